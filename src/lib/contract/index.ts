@@ -1,0 +1,3 @@
+export * from './observation.ts';
+export * from './run.ts';
+export * from './roster.ts';

@@ -1,0 +1,107 @@
+// Data contract: one observation row per target per run (data/observations/<day>.jsonl).
+// Methodology v1, "Rows". Fields are snake_case and are never dropped; new ones are added as optional.
+import { z } from 'zod';
+
+export const METHODOLOGY_VERSION = 'v1' as const;
+
+/** The closed set of v1 error classes. `no_endpoint` is also an outcome of its own. */
+export const ERROR_CLASSES = [
+  'timeout',
+  'tls',
+  'http_4xx',
+  'http_5xx',
+  'auth',
+  'rate_limited',
+  'no_endpoint',
+  'parse',
+] as const;
+export const ErrorClass = z.enum(ERROR_CLASSES);
+export type ErrorClass = z.infer<typeof ErrorClass>;
+
+/**
+ * ok: tools/list answered and was hashed. error: we contacted the endpoint (or tried to) and it failed.
+ * no_endpoint: the registry entry has no usable streamable-http remote, so nothing was contacted.
+ * retired: in the previous complete roster, absent from today's complete roster (one row, once).
+ * excluded: opted out by its operator; never contacted.
+ */
+export const OUTCOMES = ['ok', 'error', 'no_endpoint', 'retired', 'excluded'] as const;
+export const Outcome = z.enum(OUTCOMES);
+export type Outcome = z.infer<typeof Outcome>;
+
+/** The probe step that failed (or `roster`/`address` for failures before any request). */
+export const PROBE_STEPS = ['roster', 'address', 'initialize', 'initialized', 'tools/list'] as const;
+export const ProbeStep = z.enum(PROBE_STEPS);
+export type ProbeStep = z.infer<typeof ProbeStep>;
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+const isoInstant = z.string().datetime({ offset: true });
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+
+export const Observation = z
+  .object({
+    run_id: z.string().min(1).max(64),
+    day,
+    observed_at: isoInstant,
+    /** Registry `server.name`, verbatim (unvetted text). */
+    target: z.string().min(1).max(512),
+    /** Registry `server.version` of the latest entry used for this row; null for retired rows. */
+    registry_version: z.string().max(256).nullable(),
+    /** Registry `_meta[...official].status` of that entry (active, deprecated, ...), null when unknown. */
+    registry_status: z.string().max(64).nullable(),
+    /** Raw roster page object holding the registry entry, and the entry's index in `servers[]`. */
+    registry_page_sha256: sha256.nullable(),
+    registry_page_index: z.number().int().nonnegative().nullable(),
+    /** The streamable-http URL probed (as listed), or null. */
+    endpoint: z.string().max(4096).nullable(),
+    outcome: Outcome,
+    error_class: ErrorClass.nullable(),
+    step: ProbeStep.nullable(),
+    /** Short, truncated human text: why it failed or what was odd. */
+    detail: z.string().max(1024).nullable(),
+    http_status: z.number().int().nullable(),
+    jsonrpc_code: z.number().int().nullable(),
+    www_authenticate: z.string().max(1024).nullable(),
+    retry_after: z.string().max(256).nullable(),
+    /** URL actually answered after redirects (null when none were followed). */
+    final_url: z.string().max(4096).nullable(),
+    redirects: z.number().int().nonnegative(),
+    /** Protocol version the server answered in initialize. */
+    protocol_version: z.string().max(64).nullable(),
+    server_name: z.string().max(512).nullable(),
+    server_version: z.string().max(256).nullable(),
+    /** Whether initialize issued an Mcp-Session-Id. */
+    session: z.boolean().nullable(),
+    /** Canonical v1 contract hash of result.tools (methodology "Canonicalisation"). */
+    tools_sha256: sha256.nullable(),
+    /** SHA-256 of the raw tools/list HTTP body, stored verbatim under objects/. */
+    body_sha256: sha256.nullable(),
+    body_content_type: z.string().max(256).nullable(),
+    tool_count: z.number().int().nonnegative().nullable(),
+    /** tools/list result carried a nextCursor (v1 reads the first page only). */
+    next_cursor: z.boolean().nullable(),
+    latency_ms: z.number().nonnegative().nullable(),
+    prober_version: z.string().min(1).max(64),
+    methodology_version: z.literal(METHODOLOGY_VERSION),
+  })
+  .strict()
+  .superRefine((row, ctx) => {
+    const fail = (message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+    switch (row.outcome) {
+      case 'ok':
+        if (row.error_class !== null) fail('ok row carries an error_class');
+        if (!row.tools_sha256 || !row.body_sha256 || row.tool_count === null) fail('ok row lacks hashes or tool_count');
+        break;
+      case 'error':
+        if (row.error_class === null || row.error_class === 'no_endpoint') fail('error row needs a probe error_class');
+        if (row.tools_sha256 !== null) fail('error row carries tools_sha256');
+        break;
+      case 'no_endpoint':
+        if (row.error_class !== 'no_endpoint') fail('no_endpoint row must have error_class no_endpoint');
+        break;
+      case 'retired':
+      case 'excluded':
+        if (row.error_class !== null || row.tools_sha256 !== null) fail(`${row.outcome} row carries probe results`);
+        break;
+    }
+  });
+export type Observation = z.infer<typeof Observation>;
