@@ -1,0 +1,150 @@
+// A local registry that speaks the official MCP registry list API (GET /v0.1/servers), for tests,
+// the demo world and benchmarks. Behaviour follows the real service as recorded in
+// fixtures/registry/spec/openapi.yaml and checked against the live API:
+//   - limit: default 30, 1..100, anything else answers 422 (no clamping);
+//   - order: server name, then version, both as byte strings (versions sort as strings, so 1.10.0 < 1.9.0);
+//   - cursor: opaque to clients, in practice "<name>:<version>" of the last item of the previous page;
+//     a garbage cursor silently skips to whatever sorts after it;
+//   - a full last page still carries nextCursor; the following page is {"servers":[],"metadata":{"count":0}};
+//   - every version is listed by default, version=latest keeps isLatest rows only;
+//   - deleted rows are hidden unless include_deleted=true or updated_since is given;
+//   - 429 with Retry-After when the test asks for it (throttle()).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const OFFICIAL_META = 'io.modelcontextprotocol.registry/official';
+
+export interface RegistryEntry {
+  server: { name: string; version: string; [k: string]: unknown };
+  _meta?: { [OFFICIAL_META]?: { status?: string; isLatest?: boolean; publishedAt?: string; updatedAt?: string; [k: string]: unknown }; [k: string]: unknown };
+}
+
+export interface RegistryOptions {
+  /** The listing; a function is called on every request so a world can change it between days. */
+  entries: RegistryEntry[] | (() => RegistryEntry[]);
+  port?: number;
+  host?: string;
+}
+
+export interface RegistryServer {
+  /** Base URL of the list endpoint, e.g. http://127.0.0.1:PORT/v0.1/servers */
+  url: string;
+  origin: string;
+  /** Requests answered so far (any status). */
+  readonly requests: number;
+  /** The next `count` list requests answer 429 with `Retry-After: retryAfter` (seconds). */
+  throttle(count: number, retryAfter?: string): void;
+  /** The next `count` list requests answer this status with a short body (e.g. 500, 503). */
+  failNext(count: number, status: number): void;
+  close(): Promise<void>;
+}
+
+/** Byte-wise comparison, as the registry's C-collation ORDER BY. */
+function cmp(a: string, b: string): number {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return Buffer.compare(x, y);
+}
+
+export function compareEntries(a: RegistryEntry, b: RegistryEntry): number {
+  return cmp(a.server.name, b.server.name) || cmp(a.server.version, b.server.version);
+}
+
+function meta(e: RegistryEntry) {
+  return e._meta?.[OFFICIAL_META] ?? {};
+}
+
+export function listPage(all: RegistryEntry[], params: URLSearchParams): { status: number; body: unknown } {
+  const rawLimit = params.get('limit');
+  const limit = rawLimit === null ? 30 : Number(rawLimit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    return {
+      status: 422,
+      body: { title: 'Unprocessable Entity', status: 422, detail: 'validation failed', errors: [{ message: 'expected number <= 100', location: 'query.limit', value: rawLimit }] },
+    };
+  }
+  const updatedSince = params.get('updated_since');
+  const sinceMs = updatedSince === null ? null : Date.parse(updatedSince);
+  if (updatedSince !== null && Number.isNaN(sinceMs)) {
+    return { status: 422, body: { title: 'Unprocessable Entity', status: 422, detail: 'invalid updated_since' } };
+  }
+  const includeDeleted = params.get('include_deleted') === 'true' || sinceMs !== null;
+  const latestOnly = params.get('version') === 'latest';
+  let rows = all.filter((e) => {
+    const m = meta(e);
+    if (!includeDeleted && m.status === 'deleted') return false;
+    if (latestOnly && m.isLatest !== true) return false;
+    if (sinceMs !== null && !(Date.parse(String(m.updatedAt ?? '')) >= sinceMs)) return false;
+    return true;
+  });
+  rows = rows.slice().sort(compareEntries);
+  const cursor = params.get('cursor');
+  if (cursor) {
+    // The real service splits at the first ':' (names never contain one; versions may contain '+').
+    const i = cursor.indexOf(':');
+    const name = i < 0 ? cursor : cursor.slice(0, i);
+    const version = i < 0 ? '' : cursor.slice(i + 1);
+    rows = rows.filter((e) => cmp(e.server.name, name) > 0 || (e.server.name === name && cmp(e.server.version, version) > 0));
+  }
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const metadata: Record<string, unknown> = { count: page.length };
+  if (page.length === limit && last) metadata.nextCursor = `${last.server.name}:${last.server.version}`;
+  return { status: 200, body: { servers: page, metadata } };
+}
+
+export async function startRegistry(opts: RegistryOptions): Promise<RegistryServer> {
+  let requests = 0;
+  let throttled = 0;
+  let retryAfter = '1';
+  let failing = 0;
+  let failStatus = 500;
+  const entries = typeof opts.entries === 'function' ? opts.entries : () => opts.entries as RegistryEntry[];
+
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    requests++;
+    const url = new URL(req.url ?? '/', 'http://registry.local');
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      const text = JSON.stringify(body);
+      res.writeHead(status, { 'content-type': status === 200 ? 'application/json' : 'application/problem+json', ...headers });
+      res.end(text);
+    };
+    if (req.method !== 'GET' || url.pathname.replace(/\/$/, '') !== '/v0.1/servers') {
+      return send(404, { title: 'Not Found', status: 404, detail: 'no such route' });
+    }
+    if (throttled > 0) {
+      throttled--;
+      return send(429, { title: 'Too Many Requests', status: 429 }, { 'retry-after': retryAfter });
+    }
+    if (failing > 0) {
+      failing--;
+      return send(failStatus, { title: 'error', status: failStatus });
+    }
+    const { status, body } = listPage(entries(), url.searchParams);
+    send(status, body);
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    url: `${origin}/v0.1/servers`,
+    origin,
+    get requests() {
+      return requests;
+    },
+    throttle(count, after = '1') {
+      throttled = count;
+      retryAfter = after;
+    },
+    failNext(count, status) {
+      failing = count;
+      failStatus = status;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
