@@ -32,7 +32,7 @@ describe('.github/workflows', () => {
   it('collect runs daily at 03:15 UTC, never twice at once, and fails on zero attempts', () => {
     const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
     expect(text).toContain("cron: '15 3 * * *'");
-    expect(text).toMatch(/concurrency:\s*\n\s*group: collect\s*\n\s*cancel-in-progress: false/);
+    expect(text).toMatch(/concurrency:\s*\n(?:\s*#[^\n]*\n)*\s*group: collect\s*\n\s*cancel-in-progress: false/);
     // The collector exits non-zero on zero attempts; nothing after it (commit) may swallow that.
     // The collect step pipes into tee: only `shell: bash` (bash -eo pipefail) keeps the collector's exit code.
     expect(text).not.toMatch(/npm run collect[^\n]*\|\|/);
