@@ -1,0 +1,53 @@
+// Server slugs: the one mapping from a registry `server.name` to a URL path segment
+// (methodology v1, "Server pages"). Site-specific; no I/O.
+//
+// Registry names are unvetted text: they contain `/` and `.`, may differ only in case, and could
+// hold anything up to 512 characters. A slug must be
+//   - stable: a function of the name alone, so a page's URL never changes when other servers come or go;
+//   - collision-free: distinct names give distinct slugs, even on case-insensitive file systems;
+//   - confined: one path segment that can never be `.`/`..`, start with a dot, or contain `/` or `\`.
+//
+// The mapping (reversible by `nameFromSlug` unless hashed, see below):
+//   a-z 0-9 - .      kept as they are (a leading `.` is escaped);
+//   /                `_`  (the registry's namespace separator, the one character every name has);
+//   anything else    `~xx` per UTF-8 byte, lowercase hex (so `A` → `~41`, `_` → `~5f`, `~` → `~7e`).
+// Only lowercase letters survive unescaped, so two slugs never differ only in case.
+// Slugs longer than MAX_SLUG_LENGTH (file names are capped at 255 bytes on most file systems) keep
+// their first 160 characters and end in `~~` plus 16 hex of SHA-256 of the name: unique unless
+// SHA-256 collides in 64 bits.
+import { createHash } from 'node:crypto';
+
+export const MAX_SLUG_LENGTH = 200;
+const KEEP = /[a-z0-9.-]/;
+
+export function slugFor(name: string): string {
+  let out = '';
+  for (const byte of new TextEncoder().encode(name)) {
+    const ch = String.fromCharCode(byte);
+    if (byte < 0x80 && KEEP.test(ch) && !(ch === '.' && out === '')) out += ch;
+    else if (ch === '/') out += '_';
+    else out += `~${byte.toString(16).padStart(2, '0')}`;
+  }
+  if (out.length <= MAX_SLUG_LENGTH) return out;
+  const digest = createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 16);
+  return `${out.slice(0, 160)}~~${digest}`;
+}
+
+/** Inverse of `slugFor` for unhashed slugs; null when the slug is not one `slugFor` could write. */
+export function nameFromSlug(slug: string): string | null {
+  if (slug.includes('~~')) return null;
+  const bytes: number[] = [];
+  for (let i = 0; i < slug.length; i++) {
+    const ch = slug[i]!;
+    if (ch === '_') bytes.push(0x2f);
+    else if (ch === '~') {
+      const hex = slug.slice(i + 1, i + 3);
+      if (!/^[0-9a-f]{2}$/.test(hex)) return null;
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else if (KEEP.test(ch)) bytes.push(ch.charCodeAt(0));
+    else return null;
+  }
+  const name = new TextDecoder('utf-8', { fatal: false }).decode(new Uint8Array(bytes));
+  return slugFor(name) === slug ? name : null;
+}
