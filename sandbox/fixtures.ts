@@ -62,3 +62,28 @@ export function loadGithubReleases(): RealToolList[] {
     tools: (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { tools: ToolDef[] }).tools,
   }));
 }
+
+export interface GithubRelease {
+  /** Release tag, e.g. `v1.10.0`. */
+  tag: string;
+  /** Release date (RFC 3339 with offset), from the repository. */
+  date: string;
+  /** Tool-list file of that release (several tags may share one when nothing changed). */
+  file: string;
+  tools: ToolDef[];
+}
+
+/** Every release tag of github-mcp-server in manifest (release) order, with its real tool list. */
+export function loadGithubManifest(): GithubRelease[] {
+  const dir = join(FIXTURES_DIR, 'tools/real/github-mcp-server');
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { releases: Array<{ tag: string; date: string; file: string }> };
+  const byFile = new Map<string, ToolDef[]>();
+  return manifest.releases.map((r) => {
+    let tools = byFile.get(r.file);
+    if (!tools) {
+      tools = (JSON.parse(readFileSync(join(dir, r.file), 'utf8')) as { tools: ToolDef[] }).tools;
+      byFile.set(r.file, tools);
+    }
+    return { tag: r.tag, date: r.date, file: r.file, tools };
+  });
+}

@@ -43,16 +43,32 @@ export interface McpHost {
 
 const MAX_REQUEST_BODY = 1 << 20;
 
-export async function startMcpHost(opts: { port?: number; host?: string } = {}): Promise<McpHost> {
+export interface McpHandler {
+  /** The request listener to give any number of node:http servers. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  mount(path: string, behaviour: Behaviour): void;
+  unmount(path: string): void;
+  setResolver(resolve: ((path: string) => Behaviour | undefined) | null): void;
+  readonly requests: number;
+  /** Live stateful sessions (bounded: see MAX_SESSIONS_PER_PATH). */
+  readonly sessions: number;
+  /** Stop timers and close sessions (servers' sockets are the caller's). */
+  close(): Promise<void>;
+}
+
+/** Stateful sessions kept per path; older ones are closed (a collector never ends its sessions). */
+export const MAX_SESSIONS_PER_PATH = 4;
+
+/** The routing and serving logic of an MCP host, without a listener: share it between many servers. */
+export function createMcpHandler(): McpHandler {
   const mounts = new Map<string, Behaviour>();
   let resolver: ((path: string) => Behaviour | undefined) | null = null;
-  // Stateful sessions, per path: session id -> transport.
+  // Stateful sessions, per path: session id -> transport (insertion order = age).
   const sessions = new Map<string, Map<string, StreamableHTTPServerTransport>>();
-  const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let requests = 0;
 
-  const http: HttpServer = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     requests++;
     const path = new URL(req.url ?? '/', 'http://host.local').pathname;
     const behaviour = mounts.get(path) ?? resolver?.(path);
@@ -73,12 +89,7 @@ export async function startMcpHost(opts: { port?: number; host?: string } = {}):
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(`sandbox error: ${(err as Error).message}`);
     }
-  });
-  http.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-
+  };
   async function serve(path: string, b: Behaviour, req: IncomingMessage, res: ServerResponse, raw: Buffer) {
     switch (b.kind) {
       case 'mcp':
@@ -163,6 +174,11 @@ export async function startMcpHost(opts: { port?: number; host?: string } = {}):
       enableJsonResponse: b.json ?? false,
       onsessioninitialized: (id) => {
         sessionsOfPath.set(id, transport);
+        for (const [old, t] of sessionsOfPath) {
+          if (sessionsOfPath.size <= MAX_SESSIONS_PER_PATH) break;
+          sessionsOfPath.delete(old);
+          void t.close().catch(() => {});
+        }
       },
     });
     transport.onclose = () => {
@@ -173,16 +189,11 @@ export async function startMcpHost(opts: { port?: number; host?: string } = {}):
     await transport.handleRequest(req, res, parsed);
   }
 
-  await new Promise<void>((resolve) => http.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
   return {
-    origin,
-    port,
+    handle: (req, res) => void handle(req, res),
     mount(path, behaviour) {
       mounts.set(path, behaviour);
       sessions.delete(path);
-      return origin + path;
     },
     unmount(path) {
       mounts.delete(path);
@@ -194,9 +205,45 @@ export async function startMcpHost(opts: { port?: number; host?: string } = {}):
     get requests() {
       return requests;
     },
+    get sessions() {
+      let n = 0;
+      for (const byId of sessions.values()) n += byId.size;
+      return n;
+    },
     async close() {
       for (const t of timers) clearInterval(t);
+      timers.clear();
       for (const byId of sessions.values()) for (const t of byId.values()) await t.close().catch(() => {});
+      sessions.clear();
+    },
+  };
+}
+
+export async function startMcpHost(opts: { port?: number; host?: string } = {}): Promise<McpHost> {
+  const handler = createMcpHandler();
+  const sockets = new Set<Socket>();
+  const http: HttpServer = createServer(handler.handle);
+  http.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => http.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    origin,
+    port,
+    mount(path, behaviour) {
+      handler.mount(path, behaviour);
+      return origin + path;
+    },
+    unmount: (path) => handler.unmount(path),
+    setResolver: (r) => handler.setResolver(r),
+    get requests() {
+      return handler.requests;
+    },
+    async close() {
+      await handler.close();
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

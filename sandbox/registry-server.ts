@@ -24,6 +24,8 @@ export interface RegistryOptions {
   entries: RegistryEntry[] | (() => RegistryEntry[]);
   port?: number;
   host?: string;
+  /** Extra routes (e.g. a world's control endpoint): return true when the request was answered. */
+  control?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean;
 }
 
 export interface RegistryServer {
@@ -39,11 +41,14 @@ export interface RegistryServer {
   close(): Promise<void>;
 }
 
-/** Byte-wise comparison, as the registry's C-collation ORDER BY. */
+const HIGH = /[\ud800-\uffff]/;
+
+/** Byte-wise (UTF-8) comparison, as the registry's C-collation ORDER BY. UTF-16 code-unit order agrees
+ * with it unless a surrogate meets a character in U+E000..U+FFFF, so bytes are compared only then. */
 function cmp(a: string, b: string): number {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return Buffer.compare(x, y);
+  if (a === b) return 0;
+  if (!HIGH.test(a) && !HIGH.test(b)) return a < b ? -1 : 1;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 export function compareEntries(a: RegistryEntry, b: RegistryEntry): number {
@@ -52,6 +57,11 @@ export function compareEntries(a: RegistryEntry, b: RegistryEntry): number {
 
 function meta(e: RegistryEntry) {
   return e._meta?.[OFFICIAL_META] ?? {};
+}
+
+function isSorted(all: RegistryEntry[]): boolean {
+  for (let i = 1; i < all.length; i++) if (compareEntries(all[i - 1]!, all[i]!) > 0) return false;
+  return true;
 }
 
 export function listPage(all: RegistryEntry[], params: URLSearchParams): { status: number; body: unknown } {
@@ -70,23 +80,38 @@ export function listPage(all: RegistryEntry[], params: URLSearchParams): { statu
   }
   const includeDeleted = params.get('include_deleted') === 'true' || sinceMs !== null;
   const latestOnly = params.get('version') === 'latest';
-  let rows = all.filter((e) => {
+  const keep = (e: RegistryEntry) => {
     const m = meta(e);
     if (!includeDeleted && m.status === 'deleted') return false;
     if (latestOnly && m.isLatest !== true) return false;
     if (sinceMs !== null && !(Date.parse(String(m.updatedAt ?? '')) >= sinceMs)) return false;
     return true;
-  });
-  rows = rows.slice().sort(compareEntries);
+  };
+  // A listing that is already in order (the world's) is used as it is; anything else is sorted.
+  const sorted = isSorted(all) ? all : all.slice().sort(compareEntries);
   const cursor = params.get('cursor');
+  let start = 0;
   if (cursor) {
     // The real service splits at the first ':' (names never contain one; versions may contain '+').
     const i = cursor.indexOf(':');
     const name = i < 0 ? cursor : cursor.slice(0, i);
     const version = i < 0 ? '' : cursor.slice(i + 1);
-    rows = rows.filter((e) => cmp(e.server.name, name) > 0 || (e.server.name === name && cmp(e.server.version, version) > 0));
+    // First row sorting strictly after (name, version): binary search over the sorted rows.
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const e = sorted[mid]!;
+      if ((cmp(e.server.name, name) || cmp(e.server.version, version)) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    start = lo;
   }
-  const page = rows.slice(0, limit);
+  const page: RegistryEntry[] = [];
+  for (let k = start; k < sorted.length && page.length < limit; k++) {
+    const e = sorted[k]!;
+    if (keep(e)) page.push(e);
+  }
   const last = page[page.length - 1];
   const metadata: Record<string, unknown> = { count: page.length };
   if (page.length === limit && last) metadata.nextCursor = `${last.server.name}:${last.server.version}`;
@@ -102,8 +127,9 @@ export async function startRegistry(opts: RegistryOptions): Promise<RegistryServ
   const entries = typeof opts.entries === 'function' ? opts.entries : () => opts.entries as RegistryEntry[];
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    requests++;
     const url = new URL(req.url ?? '/', 'http://registry.local');
+    if (opts.control?.(req, res, url)) return;
+    requests++;
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       const text = JSON.stringify(body);
       res.writeHead(status, { 'content-type': status === 200 ? 'application/json' : 'application/problem+json', ...headers });

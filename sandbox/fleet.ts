@@ -1,0 +1,144 @@
+// Serve a World over loopback: the registry on 127.0.0.1 and the fleet on one listener per world host
+// (127.0.1.1, 127.0.1.2, ... — all of 127/8 routes to lo on Linux), every listener sharing one MCP
+// handler that resolves `/<target>/<remote>/...` against the world on the current simulated day.
+// Many hosts matter: the collector allows one request in flight per host (host:port), so a fleet on one
+// address would serialise the whole run. Where an address cannot be bound (macOS only has 127.0.0.1),
+// the listener falls back to 127.0.0.1 on its own port: still a distinct host:port.
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { createMcpHandler } from './mcp-host.ts';
+import { startRegistry, type RegistryServer } from './registry-server.ts';
+import { buildWorld, type World, type WorldOptions } from './world.ts';
+
+export interface StartWorldOptions extends Partial<WorldOptions> {
+  /** A prebuilt world (else built from seed and size). */
+  world?: World;
+  /** Initial simulated day (default 0). */
+  day?: number;
+  /** One port for everything: the registry on 127.0.0.1:port, listener i on its own address :port. 0 = ephemeral. */
+  port?: number;
+}
+
+export interface RunningWorld {
+  world: World;
+  registry: RegistryServer;
+  /** The list endpoint, e.g. http://127.0.0.1:PORT/v0.1/servers */
+  registryUrl: string;
+  /** Control endpoint: GET → state, POST ?day=N → set the simulated day. */
+  controlUrl: string;
+  /** `host:port` of each fleet listener, indexed like World.listeners. */
+  hostports: readonly string[];
+  readonly day: number;
+  setDay(day: number): void;
+  /** Requests served by the fleet so far. */
+  readonly fleetRequests: number;
+  readonly sessions: number;
+  close(): Promise<void>;
+}
+
+export async function startWorld(opts: StartWorldOptions): Promise<RunningWorld> {
+  const world = opts.world ?? buildWorld({ seed: opts.seed ?? 1, size: opts.size ?? 300, startDate: opts.startDate, maxListeners: opts.maxListeners });
+  let day = opts.day ?? 0;
+  const port = opts.port ?? 0;
+  const handler = createMcpHandler();
+  handler.setResolver((path) => world.resolve(path, day));
+
+  const servers: HttpServer[] = [];
+  const sockets = new Set<Socket>();
+  const hostports: string[] = [];
+  let registry: RegistryServer | undefined;
+  const closeAll = async () => {
+    await handler.close();
+    for (const s of sockets) s.destroy();
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    await registry?.close();
+  };
+  try {
+    for (let i = 0; i < world.listeners; i++) {
+      const server = createServer(handler.handle);
+      server.keepAliveTimeout = 2000;
+      server.on('connection', (s) => {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+      });
+      // A TLS ClientHello on this plain listener is a client error: Node answers "400 Bad Request" in
+      // plain text and closes, which the client's TLS layer reports as a handshake failure
+      // (ERR_SSL_WRONG_VERSION_NUMBER), as a misconfigured https port does in the wild.
+      servers.push(server);
+      hostports.push(await listen(server, world.listenerAddress(i), port));
+    }
+    registry = await startRegistry({
+      entries: () => world.registryEntries(day, hostports),
+      port,
+      control: (req, res, url) => control(req, res, url),
+    });
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+  const reg = registry;
+
+  function control(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
+    if (!url.pathname.startsWith('/_world')) return false;
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method === 'POST') {
+      const d = Number(url.searchParams.get('day') ?? (url.searchParams.has('advance') ? day + 1 : NaN));
+      if (!Number.isInteger(d) || d < 0 || d > 100_000) {
+        send(400, { error: 'day must be an integer 0..100000 (POST /_world?day=N or ?advance)' });
+        return true;
+      }
+      day = d;
+    }
+    send(200, state());
+    return true;
+  }
+  const state = () => ({ seed: world.seed, size: world.size, day, date: world.date(day), targets: world.targets.length, listeners: world.listeners, registry: reg.url });
+
+  return {
+    world,
+    registry: reg,
+    registryUrl: reg.url,
+    controlUrl: `${reg.origin}/_world`,
+    hostports,
+    get day() {
+      return day;
+    },
+    setDay(d: number) {
+      if (!Number.isInteger(d) || d < 0) throw new Error(`bad day ${d}`);
+      day = d;
+    },
+    get fleetRequests() {
+      return handler.requests;
+    },
+    get sessions() {
+      return handler.sessions;
+    },
+    close: closeAll,
+  };
+}
+
+async function listen(server: HttpServer, address: string, port: number): Promise<string> {
+  try {
+    await bind(server, address, port);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRNOTAVAIL' && code !== 'EADDRINUSE') throw err;
+    await bind(server, '127.0.0.1', 0);
+  }
+  const a = server.address() as AddressInfo;
+  return `${a.address}:${a.port}`;
+}
+
+function bind(server: HttpServer, address: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.once('error', onError);
+    server.listen(port, address, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
