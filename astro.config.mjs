@@ -1,11 +1,37 @@
 // Static site: every page is rendered at build time from the archive (see src/archive.ts).
 import { defineConfig } from 'astro/config';
 import mdx from '@astrojs/mdx';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * After the pages: the /data/ bundles (streamed to disk, never held in memory), the raw objects the
+ * pages link to, and the Pagefind index. Runs in Node, so the TypeScript modules are loaded through tsx;
+ * the archive itself is shared with the pages through a process-wide cache (see loadArchive).
+ */
+function archiveOutputs() {
+  return {
+    name: 'mcp-schema-archive-outputs',
+    hooks: {
+      'astro:build:done': async ({ dir, logger }) => {
+        const { tsImport } = await import('tsx/esm/api');
+        const out = fileURLToPath(dir);
+        const started = Date.now();
+        const { writeSiteOutputs } = await tsImport('./src/build-outputs.ts', import.meta.url);
+        const summary = await writeSiteOutputs(out);
+        logger.info(`${summary} in ${Date.now() - started} ms`);
+      },
+    },
+  };
+}
 
 export default defineConfig({
   output: 'static',
-  site: process.env.MCP_SCHEMA_SITE_URL ?? 'https://mcp-schema.example.org',
+  site: process.env.MCP_SCHEMA_SITE_URL || 'https://mcp-schema.example.org',
+  // GitHub Pages project sites live under /<repo>/ (set by .github/workflows/deploy.yml).
+  base: process.env.MCP_SCHEMA_BASE || '/',
   trailingSlash: 'always',
-  integrations: [mdx()],
-  build: { format: 'directory' },
+  integrations: [mdx(), archiveOutputs()],
+  build: { format: 'directory', inlineStylesheets: 'never' },
+  // Scripts become files, never inline, so the CSP can say script-src 'self'.
+  vite: { build: { assetsInlineLimit: 0 } },
 });

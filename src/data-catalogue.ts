@@ -1,0 +1,212 @@
+// What /data/ offers and how each field reads: one catalogue used by the page, the bundle writer and
+// datapackage.json (Frictionless Data Package v1), so the three never disagree.
+import type { Archive } from './archive.ts';
+import { permalink, SITE_NAME } from './settings.ts';
+
+export type ResourceName = 'observations' | 'runs' | 'changes' | 'contract-intervals' | 'survival' | 'rosters';
+
+export interface BundleFile {
+  name: string;
+  resource: ResourceName | null;
+  rows: number | null;
+  sha256: string;
+  bytes: number;
+}
+
+export interface Field {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'datetime' | 'date' | 'object' | 'array' | 'any';
+  description: string;
+}
+
+export const OBSERVATION_FIELDS: Field[] = [
+  { name: 'run_id', type: 'string', description: 'The collector run that wrote the row.' },
+  { name: 'day', type: 'date', description: 'UTC day of the run (the day file the row lives in).' },
+  { name: 'observed_at', type: 'datetime', description: 'When the probe of this target finished (RFC 3339).' },
+  { name: 'target', type: 'string', description: 'Registry server.name, verbatim and unvetted.' },
+  { name: 'registry_version', type: 'string', description: 'Registry server.version of the latest entry used; empty for retired rows.' },
+  { name: 'registry_status', type: 'string', description: 'Registry status of that entry (active, deprecated, ...), when known.' },
+  { name: 'registry_page_sha256', type: 'string', description: 'SHA-256 of the raw registry page holding the entry (objects/).' },
+  { name: 'registry_page_index', type: 'integer', description: 'Index of the entry in that page\'s servers[] array.' },
+  { name: 'endpoint', type: 'string', description: 'The streamable-http URL probed, as listed; empty when none.' },
+  { name: 'outcome', type: 'string', description: 'ok, error, no_endpoint, retired or excluded.' },
+  { name: 'error_class', type: 'string', description: 'One of timeout, tls, http_4xx, http_5xx, auth, rate_limited, no_endpoint, parse; empty when ok.' },
+  { name: 'step', type: 'string', description: 'Probe step that failed: roster, address, initialize, initialized, tools/list.' },
+  { name: 'detail', type: 'string', description: 'Short, truncated text on why it failed or what was odd.' },
+  { name: 'http_status', type: 'integer', description: 'HTTP status of the failing or final response.' },
+  { name: 'jsonrpc_code', type: 'integer', description: 'JSON-RPC error code, when the server answered one.' },
+  { name: 'www_authenticate', type: 'string', description: 'WWW-Authenticate header of a 401, truncated.' },
+  { name: 'retry_after', type: 'string', description: 'Retry-After header of a 429 or 503.' },
+  { name: 'final_url', type: 'string', description: 'URL that answered after redirects, when any were followed.' },
+  { name: 'redirects', type: 'integer', description: 'Redirects followed.' },
+  { name: 'protocol_version', type: 'string', description: 'MCP protocol version the server answered in initialize.' },
+  { name: 'server_name', type: 'string', description: 'serverInfo.name from initialize (unvetted).' },
+  { name: 'server_version', type: 'string', description: 'serverInfo.version from initialize (unvetted).' },
+  { name: 'session', type: 'boolean', description: 'Whether initialize issued an Mcp-Session-Id.' },
+  { name: 'tools_sha256', type: 'string', description: 'Canonical v1 contract hash of result.tools (methodology, Canonicalisation).' },
+  { name: 'body_sha256', type: 'string', description: 'SHA-256 of the raw tools/list HTTP body, stored verbatim under objects/.' },
+  { name: 'body_content_type', type: 'string', description: 'Content-Type of that body (application/json or text/event-stream).' },
+  { name: 'tool_count', type: 'integer', description: 'Number of tools in the first page of tools/list.' },
+  { name: 'next_cursor', type: 'boolean', description: 'tools/list offered a next page (v1 reads the first page only).' },
+  { name: 'latency_ms', type: 'number', description: 'Wall time of the probe in milliseconds.' },
+  { name: 'prober_version', type: 'string', description: 'Version of the collector that probed.' },
+  { name: 'methodology_version', type: 'string', description: 'Methodology the row was written under (v1).' },
+];
+
+export const RUN_FIELDS: Field[] = [
+  { name: 'run', type: 'object', description: 'One collector run per line, verbatim: run_id, day, started_at, finished_at, registry, roster_file, roster_complete, targets, eligible, attempts, coverage, degraded, partial, limit, outcomes, error_classes, status, message, prober_version, methodology_version.' },
+];
+
+export const CHANGE_FIELDS: Field[] = [
+  { name: 'target', type: 'string', description: 'Registry server.name.' },
+  { name: 'day', type: 'date', description: 'UTC day of the first successful observation of the new contract.' },
+  { name: 'observed_at', type: 'datetime', description: 'Instant of that observation.' },
+  { name: 'run_id', type: 'string', description: 'Run of that observation.' },
+  { name: 'before_tools_sha256', type: 'string', description: 'Contract hash the head moved from (last successful observation before).' },
+  { name: 'after_tools_sha256', type: 'string', description: 'Contract hash the head moved to.' },
+  { name: 'before_body_sha256', type: 'string', description: 'Raw body of the before observation (objects/).' },
+  { name: 'after_body_sha256', type: 'string', description: 'Raw body of the after observation (objects/).' },
+  { name: 'revert', type: 'boolean', description: 'The new hash had been seen before on this target.' },
+  { name: 'compatibility', type: 'string', description: 'Highest compatibility level among the findings: ERR, WARN, INFO, or null.' },
+  { name: 'security', type: 'string', description: 'Highest security level among the findings: HIGH, WARN, or null.' },
+  { name: 'diff', type: 'object', description: 'summariseDiff: added, removed, returned and changed tools, with JSON-pointer schema diffs.' },
+  { name: 'diff_problem', type: 'string', description: 'Why no diff could be computed (raw body missing or unreadable), else null.' },
+  { name: 'findings', type: 'array', description: 'Classification findings: rule, axis, level, tool, path, before, after, fingerprint, message.' },
+];
+
+export const INTERVAL_FIELDS: Field[] = [
+  { name: 'target', type: 'string', description: 'Registry server.name.' },
+  { name: 'tools_sha256', type: 'string', description: 'The contract.' },
+  { name: 'start_day', type: 'date', description: 'Day of its first successful observation.' },
+  { name: 'end_day', type: 'date', description: 'Day of the first successful observation of a different hash (event) or of its last successful observation (censored).' },
+  { name: 'duration', type: 'integer', description: 'Whole days from start_day to end_day.' },
+  { name: 'event', type: 'boolean', description: 'true: ended by a change; false: censored.' },
+  { name: 'retired', type: 'boolean', description: 'Censored because the server left the registry.' },
+];
+
+export const SURVIVAL_FIELDS: Field[] = [
+  { name: 'time_days', type: 'integer', description: 'A distinct duration (days).' },
+  { name: 'at_risk', type: 'integer', description: 'Contracts with duration ≥ time.' },
+  { name: 'events', type: 'integer', description: 'Contracts that changed at time.' },
+  { name: 'censored', type: 'integer', description: 'Contracts censored at time.' },
+  { name: 'survival', type: 'number', description: 'Kaplan–Meier estimate S(t).' },
+  { name: 'std_err', type: 'number', description: 'Greenwood standard error of S (NA where S = 0).' },
+  { name: 'lower_95', type: 'number', description: 'Plain pointwise 95% band, lower (clipped to 0).' },
+  { name: 'upper_95', type: 'number', description: 'Plain pointwise 95% band, upper (clipped to 1).' },
+];
+
+const ROSTER_FIELDS: Field[] = [
+  { name: 'roster', type: 'object', description: 'One validated roster per line: day, run_id, fetched_at, source, complete, incomplete_reason, pages (cursor, url, http_status, sha256, count, next_cursor, attempts, error), counts, targets (name, version, status, endpoint, endpoint_problem, page_sha256, page_index).' },
+];
+
+export const RESOURCES: Record<ResourceName, { title: string; description: string; fields: Field[] }> = {
+  observations: { title: 'Observations', description: 'One row per target per run, failures included.', fields: OBSERVATION_FIELDS },
+  runs: { title: 'Runs', description: 'One row per collector run: counts, coverage, degraded and partial flags.', fields: RUN_FIELDS },
+  changes: { title: 'Drift events', description: 'Every contract change with its summarised diff and classification findings.', fields: CHANGE_FIELDS },
+  'contract-intervals': { title: 'Contract intervals', description: 'Contract lifetimes (event or censored): the input of the survival estimate.', fields: INTERVAL_FIELDS },
+  survival: { title: 'Survival curve', description: 'The Kaplan–Meier table, one row per distinct time.', fields: SURVIVAL_FIELDS },
+  rosters: { title: 'Roster snapshots', description: 'The registry roster fetched by each run.', fields: ROSTER_FIELDS },
+};
+
+/** The files the writer produces, for the page (which renders before the files exist). */
+export function plannedBundles(a: Archive): { name: string; resource: ResourceName | null; note: string }[] {
+  return [
+    { name: 'observations.jsonl.gz', resource: 'observations', note: 'whole archive, JSON Lines, gzip' },
+    { name: 'observations.csv.gz', resource: 'observations', note: 'whole archive, CSV, gzip' },
+    ...a.months.flatMap((m) => [
+      { name: `observations-${m}.jsonl.gz`, resource: 'observations' as const, note: `${m}, JSON Lines, gzip` },
+      { name: `observations-${m}.csv.gz`, resource: 'observations' as const, note: `${m}, CSV, gzip` },
+    ]),
+    { name: 'runs.jsonl', resource: 'runs', note: 'JSON Lines' },
+    { name: 'changes.jsonl.gz', resource: 'changes', note: 'JSON Lines, gzip' },
+    { name: 'contract-intervals.csv', resource: 'contract-intervals', note: 'CSV' },
+    { name: 'survival.csv', resource: 'survival', note: 'CSV' },
+    { name: 'rosters.jsonl.gz', resource: 'rosters', note: 'JSON Lines, gzip' },
+    { name: 'datapackage.json', resource: null, note: 'Frictionless Data Package: every file, every field' },
+    { name: 'CITATION.cff', resource: null, note: 'how to cite the dataset' },
+    { name: 'LICENSE-DATA.txt', resource: null, note: 'CC BY 4.0' },
+    { name: 'LICENSE-CODE.txt', resource: null, note: 'MIT' },
+    { name: 'SHA256SUMS', resource: null, note: 'checksums of every file above (sha256sum -c SHA256SUMS)' },
+  ];
+}
+
+export function datapackage(a: Archive, files: readonly BundleFile[]): unknown {
+  return {
+    profile: 'data-package',
+    name: 'mcp-schema',
+    title: 'mcp-schema: observations of remote MCP servers\' tool contracts',
+    description: 'Daily tools/list observations of every remote MCP server in the official registry, contract changes, contract lifetimes and their Kaplan–Meier survival estimate. Methodology v1.',
+    homepage: permalink('/data/'),
+    version: a.asOfDay ?? 'empty',
+    created: a.asOf ?? undefined,
+    licenses: [{ name: 'CC-BY-4.0', path: 'https://creativecommons.org/licenses/by/4.0/', title: 'Creative Commons Attribution 4.0' }],
+    resources: files
+      .filter((f) => f.resource !== null)
+      .map((f) => {
+        const r = RESOURCES[f.resource!];
+        const csv = f.name.includes('.csv');
+        return {
+          name: f.name.replace(/[^a-z0-9._-]/g, '-').replace(/\.(jsonl|csv)(\.gz)?$/, '').toLowerCase(),
+          title: r.title,
+          description: r.description,
+          path: f.name,
+          format: csv ? 'csv' : 'jsonl',
+          mediatype: csv ? 'text/csv' : 'application/x-ndjson',
+          ...(f.name.endsWith('.gz') ? { compression: 'gz' } : {}),
+          encoding: 'utf-8',
+          bytes: f.bytes,
+          hash: `sha256:${f.sha256}`,
+          rows: f.rows,
+          schema: { fields: r.fields },
+          ...(csv && f.resource === 'observations' ? { dialect: { delimiter: ',', lineTerminator: '\r\n', header: true } } : {}),
+        };
+      }),
+    notes: 'CSV text cells that begin with = + - @ tab or CR carry a leading apostrophe so spreadsheets do not run them as formulas; the JSON Lines files are verbatim.',
+  };
+}
+
+export function citationCff(a: Archive): string {
+  const q = (s: string) => JSON.stringify(s);
+  return [
+    'cff-version: 1.2.0',
+    'message: "If you use this dataset, please cite it as below, with the data-as-of date."',
+    'type: dataset',
+    `title: ${q(`${SITE_NAME}: observations of remote MCP servers' tool contracts`)}`,
+    'authors:',
+    `  - name: ${q(`${SITE_NAME} contributors`)}`,
+    `version: ${q(a.asOfDay ?? 'empty')}`,
+    ...(a.asOfDay ? [`date-released: ${q(a.asOfDay)}`] : []),
+    `url: ${q(permalink('/data/'))}`,
+    'license: CC-BY-4.0',
+    'keywords: ["Model Context Protocol", "MCP", "API drift", "survival analysis"]',
+    '',
+  ].join('\n');
+}
+
+export const LICENCE_DATA = `The mcp-schema dataset (observations, runs, drift events, contract intervals, survival curve and
+roster snapshots) is licensed under the Creative Commons Attribution 4.0 International licence (CC BY 4.0):
+https://creativecommons.org/licenses/by/4.0/legalcode
+
+Attribution: "mcp-schema, data as of <date>, ${permalink('/data/')}".
+Tool names, descriptions and schemas inside the raw answers were written by each server's publisher.
+`;
+
+export const LICENCE_CODE = `MIT License
+
+Copyright (c) mcp-schema contributors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction, including
+without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is furnished to do so, subject to the
+following conditions:
+
+The above copyright notice and this permission notice shall be included in all copies or substantial
+portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT
+LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO
+EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER
+IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE
+USE OR OTHER DEALINGS IN THE SOFTWARE.
+`;
