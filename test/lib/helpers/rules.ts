@@ -1,0 +1,22 @@
+import { classifyChange, RULES, type Finding, type Rule, type Tool } from '../../../src/lib/index.ts';
+
+export function rule(id: string): Rule {
+  const r = RULES.find((x) => x.id === id);
+  if (!r) throw new Error(`no rule ${id}`);
+  return r;
+}
+
+/** Run one rule alone through classifyChange; both axes, concatenated. */
+export function alone(id: string, before: readonly Tool[], after: readonly Tool[], tombstones?: ReadonlyMap<string, Tool>): Finding[] {
+  const c = classifyChange(before, after, { rules: [rule(id)], tombstones });
+  return [...c.compatibility, ...c.security];
+}
+
+/** A deep copy of `tools` with `mutate` applied to the named tool. */
+export function mutated(tools: readonly Tool[], name: string, mutate: (tool: Tool & Record<string, any>) => void): Tool[] {
+  const copy = structuredClone(tools) as Tool[];
+  const t = copy.find((x) => x.name === name);
+  if (!t) throw new Error(`no tool ${name}`);
+  mutate(t as Tool & Record<string, any>);
+  return copy;
+}

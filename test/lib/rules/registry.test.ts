@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { classifyChange, RULES, trackTombstones, type Tool } from '../../../src/lib/index.ts';
+import { githubTools, proxyTools } from '../helpers/fixtures.ts';
+import { mutated } from '../helpers/rules.ts';
+
+const gh = githubTools('v1.10.1');
+const fs = proxyTools('server-filesystem');
+const issues = (edit: (t: any) => void) => mutated(gh, 'list_issues', edit);
+
+/** One firing change per rule id. A rule missing here, or an entry for a rule that no longer exists, fails. */
+const FIRING: Record<string, [Tool[], Tool[]]> = {
+  'tool-removed': [gh, gh.filter((t) => t.name !== 'get_me')],
+  'input-required-property-added': [gh, issues((t) => { t.inputSchema.properties.m = { type: 'string' }; t.inputSchema.required.push('m'); })],
+  'input-property-became-required': [gh, issues((t) => t.inputSchema.required.push('since'))],
+  'input-property-type-changed': [gh, issues((t) => (t.inputSchema.properties.since.type = 'number'))],
+  'input-enum-value-removed': [gh, issues((t) => t.inputSchema.properties.state.enum.pop())],
+  'input-constraint-tightened': [gh, issues((t) => (t.inputSchema.properties.since.pattern = '^\\d'))],
+  'output-required-property-removed': [fs, mutated(fs, 'read_file', (t) => t.outputSchema.required.pop())],
+  'input-property-removed': [gh, issues((t) => delete t.inputSchema.properties.since)],
+  'output-enum-value-added': [fs, mutated(fs, 'read_media_file', (t) => t.outputSchema.properties.content.items.properties.type.enum.push('video'))],
+  'input-optional-property-added': [gh, issues((t) => (t.inputSchema.properties.m = { type: 'string' }))],
+  'input-enum-value-added': [gh, issues((t) => t.inputSchema.properties.state.enum.push('ALL'))],
+  'input-property-type-widened': [gh, issues((t) => (t.inputSchema.properties.since.type = ['string', 'null']))],
+  'input-constraint-loosened': [gh, issues((t) => delete t.inputSchema.properties.perPage.maximum)],
+  'tool-description-changed': [gh, issues((t) => (t.description = 'x'))],
+  'tool-added': [gh, [...gh, { name: 'new_tool' }]],
+  'read-only-hint-dropped': [gh, issues((t) => (t.annotations.readOnlyHint = false))],
+  'destructive-hint-raised': [gh, mutated(gh, 'create_issue', (t) => (t.annotations.destructiveHint = true))],
+  'tool-capability-added': [gh, [...gh, { name: 'new_tool' }]],
+  'tool-description-changed-schema-identical': [gh, issues((t) => (t.description = 'x'))],
+  'annotations-removed': [gh, issues((t) => delete t.annotations)],
+};
+
+describe('RULES', () => {
+  it('has unique kebab-case ids', () => {
+    const ids = RULES.map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[a-z]+(-[a-z]+)+$/);
+  });
+  it.each(RULES.map((r) => [r.id, r] as const))('%s has its fields filled and a level its axis allows', (_id, r) => {
+    expect(r.rationale.length).toBeGreaterThan(20);
+    expect(r.rationale.endsWith('.')).toBe(true);
+    expect(typeof r.check).toBe('function');
+    expect(r.axis === 'compatibility' ? ['ERR', 'WARN', 'INFO'] : ['HIGH', 'WARN']).toContain(r.level);
+  });
+  it('has a firing case for every rule and none for a rule that does not exist', () => {
+    expect(Object.keys(FIRING).sort()).toEqual(RULES.map((r) => r.id).sort());
+  });
+  it.each(Object.entries(FIRING))('%s fires on its case, on its own axis and level', (id, [before, after]) => {
+    const r = RULES.find((x) => x.id === id)!;
+    const found = classifyChange(before, after)[r.axis].filter((f) => f.rule === id);
+    expect(found.length).toBeGreaterThan(0);
+    for (const f of found) expect([f.axis, f.level]).toEqual([r.axis, r.level]);
+  });
+  it('covers every rule named in issue 3', () => {
+    const ids = RULES.map((r) => r.id);
+    for (const id of ['tool-removed', 'tool-added', 'input-required-property-added', 'input-property-became-required', 'input-property-type-changed', 'input-enum-value-removed', 'input-constraint-tightened', 'input-property-removed', 'output-required-property-removed', 'output-enum-value-added', 'input-optional-property-added', 'input-enum-value-added', 'input-constraint-loosened', 'tool-description-changed', 'read-only-hint-dropped', 'destructive-hint-raised', 'tool-description-changed-schema-identical', 'annotations-removed', 'tool-capability-added']) {
+      expect(ids).toContain(id);
+    }
+  });
+});
+
+describe('classifyChange(before, after, opts)', () => {
+  it('gives no findings for identical lists, even reordered', () => {
+    expect(classifyChange(gh, [...gh].reverse())).toEqual({ compatibility: [], security: [] });
+  });
+  it('orders findings by rule, then tool, then path', () => {
+    const after = mutated(issues((t) => t.inputSchema.required.push('since', 'state')), 'get_me', () => undefined).filter((t) => t.name !== 'get_me');
+    expect(classifyChange(gh, after).compatibility.map((f) => `${f.rule} ${f.tool} ${f.path}`)).toEqual([
+      'tool-removed get_me ',
+      'input-property-became-required list_issues /inputSchema/properties/since',
+      'input-property-became-required list_issues /inputSchema/properties/state',
+    ]);
+  });
+  it('catches hide-then-return-changed through tombstones', () => {
+    const hidden = gh.filter((t) => t.name !== 'list_issues');
+    const returned = issues((t) => (t.annotations.readOnlyHint = false));
+    const tombs = trackTombstones([gh, hidden, returned]);
+    const c = classifyChange(hidden, returned, { tombstones: tombs[1] });
+    expect(c.security.map((f) => `${f.rule} ${f.tool}`)).toEqual(['read-only-hint-dropped list_issues']);
+    expect(c.compatibility).toEqual([]);
+    // Without tombstones it passes as a fresh tool.
+    expect(classifyChange(hidden, returned).security.map((f) => f.rule)).toEqual(['tool-capability-added']);
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { fingerprint } from '../../../src/lib/index.ts';
+import { githubTools } from '../helpers/fixtures.ts';
+import { alone, mutated } from '../helpers/rules.ts';
+
+const base = githubTools('v1.10.1'); // list_issues.perPage is { type: 'number', minimum: 1, maximum: 100 }
+const perPageType = (type: unknown) => mutated(base, 'list_issues', (t) => (t.inputSchema.properties.perPage.type = type));
+
+describe('input-property-type-changed', () => {
+  it('fires once, ERR, when a property changes type', () => {
+    expect(alone('input-property-type-changed', base, perPageType('string'))).toEqual([
+      {
+        rule: 'input-property-type-changed',
+        axis: 'compatibility',
+        level: 'ERR',
+        tool: 'list_issues',
+        path: '/inputSchema/properties/perPage/type',
+        before: 'number',
+        after: 'string',
+        fingerprint: fingerprint('input-property-type-changed', 'list_issues', '/inputSchema/properties/perPage/type'),
+        message: 'The type of input property "perPage" of tool "list_issues" changed from "number" to "string": values valid before may now be rejected.',
+      },
+    ]);
+  });
+  it.each([
+    ['number → integer (narrowed)', 'integer', 1],
+    ['number → [string, number] (widened)', ['string', 'number'], 0],
+    ['number → [number] (same set)', ['number'], 0],
+    ['number → absent (any type)', undefined, 0],
+  ])('%s gives %#: %s findings', (_what, type, count) => {
+    expect(alone('input-property-type-changed', base, perPageType(type))).toHaveLength(count as number);
+  });
+  it('narrowing ["string","null"] to "string" fires', () => {
+    const before = perPageType(['string', 'null']);
+    expect(alone('input-property-type-changed', before, perPageType('string'))).toHaveLength(1);
+  });
+});
+
+describe('input-property-type-widened', () => {
+  it('fires once, INFO, when a property accepts more types', () => {
+    expect(alone('input-property-type-widened', base, perPageType(['number', 'null']))).toEqual([
+      expect.objectContaining({
+        rule: 'input-property-type-widened',
+        level: 'INFO',
+        path: '/inputSchema/properties/perPage/type',
+        before: 'number',
+        after: ['number', 'null'],
+        message: 'The type of input property "perPage" of tool "list_issues" widened from "number" to ["number","null"].',
+      }),
+    ]);
+  });
+  it('does not fire for the same type spelled as an array', () => {
+    expect(alone('input-property-type-widened', base, perPageType(['number']))).toEqual([]);
+  });
+});
