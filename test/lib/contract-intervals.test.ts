@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { contractIntervals } from '../../src/lib/index.ts';
+import { hashOf, row } from './helpers/rows.ts';
+
+const A = hashOf('A');
+const B = hashOf('B');
+
+describe('contractIntervals(rows)', () => {
+  it('ends a contract at the first ok observation of a different hash (event) and censors the last at the last ok one', () => {
+    const rows = [
+      row('2026-01-01', { ok: 'A' }),
+      row('2026-01-05', { ok: 'A' }),
+      row('2026-01-08', { error: 'timeout' }),
+      row('2026-01-10', { ok: 'B' }),
+      row('2026-01-31', { ok: 'B' }),
+      row('2026-02-03', { error: 'timeout' }),
+    ];
+    expect(contractIntervals(rows)).toEqual([
+      { target: 'io.example/server', tools_sha256: A, start_day: '2026-01-01', end_day: '2026-01-10', duration: 9, event: true, retired: false },
+      { target: 'io.example/server', tools_sha256: B, start_day: '2026-01-10', end_day: '2026-01-31', duration: 21, event: false, retired: false },
+    ]);
+  });
+  it('counts whole UTC days from the day fields, not instants (a late run is still one day later)', () => {
+    const rows = [row('2026-01-01', { ok: 'A' }, { at: '2026-01-01T23:59:00Z' }), row('2026-01-02', { ok: 'B' }, { at: '2026-01-02T00:01:00Z' })];
+    expect(contractIntervals(rows)[0]!.duration).toBe(1);
+  });
+  it('censors a retired target at its last ok observation and says so', () => {
+    const rows = [row('2026-03-01', { ok: 'A' }), row('2026-03-04', { ok: 'A' }), row('2026-03-05', 'retired')];
+    expect(contractIntervals(rows)).toEqual([{ target: 'io.example/server', tools_sha256: A, start_day: '2026-03-01', end_day: '2026-03-04', duration: 3, event: false, retired: true }]);
+  });
+  it('gives a zero-day censored interval for a single observation, and [] for a target never seen ok', () => {
+    expect(contractIntervals([row('2026-03-01', { ok: 'A' })])).toMatchObject([{ duration: 0, event: false }]);
+    expect(contractIntervals([row('2026-03-01', 'no_endpoint')])).toEqual([]);
+    expect(contractIntervals([])).toEqual([]);
+  });
+  it('crosses month and leap-day boundaries in whole days', () => {
+    const rows = [row('2028-02-28', { ok: 'A' }), row('2028-03-01', { ok: 'B' })];
+    expect(contractIntervals(rows)[0]!.duration).toBe(2);
+  });
+});
