@@ -1,0 +1,224 @@
+// HTTP for the probe: address safety, redirects, caps and deadlines (methodology v1, "Probe" and
+// "Address safety"). The registry is unvetted, so every endpoint is hostile until proven otherwise:
+//   - literal hosts are checked before anything is sent (the WHATWG URL parser has already turned
+//     decimal/octal/hex IPv4 spellings into dotted quads; `localhost` names are loopback by RFC 6761);
+//   - DNS names are checked inside undici's connect `lookup` hook, on the addresses we are about to
+//     connect to, so a name that re-binds between a check and the connect cannot slip through;
+//   - and the socket's remote address is checked once more after connect (belt and braces).
+// Only ipaddr.js's `unicast` range is allowed: loopback, private, link-local (cloud metadata),
+// CGNAT, multicast, reserved, unspecified, unique-local, 6to4/teredo/NAT64 and IPv4-mapped forms of
+// any of them are refused. We use ipaddr.js rather than hand-written CIDR tables: its range list is
+// maintained against the IANA special-purpose registries.
+import dns from 'node:dns';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector, request, type Dispatcher } from 'undici';
+import { GUARD, GuardError } from './errors.ts';
+
+export const MiB = 1024 * 1024;
+
+/** Why an IP address may not be contacted, or null when it is public unicast. */
+export function addressRefusal(address: string): string | null {
+  const bare = address.replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(bare)) return `${bare} is not an ip address`;
+  // process() unwraps IPv4-mapped IPv6 (::ffff:a.b.c.d) so the IPv4 ranges apply to it.
+  const ip = ipaddr.process(bare);
+  const range = ip.range();
+  return range === 'unicast' ? null : `${bare} is ${range}`;
+}
+
+/** Why a URL's host may not be contacted (before any DNS), or null. DNS names are checked at connect. */
+export function hostRefusal(url: URL): string | null {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `scheme ${url.protocol} is not http(s)`;
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return `${url.hostname} is a localhost name (loopback)`;
+  if (isIP(host)) return addressRefusal(host);
+  return null;
+}
+
+function refused(message: string): GuardError {
+  return new GuardError(GUARD.addressRefused, `refused address: ${message}`);
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+
+/** dns.lookup that fails when ANY resolved address is refused (a mixed answer is a rebinding smell). */
+function safeLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
+  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, []);
+    for (const a of addresses) {
+      const why = addressRefusal(a.address);
+      if (why) return callback(refused(`${hostname} resolves to ${why}`) as NodeJS.ErrnoException, []);
+    }
+    if (options.all) return callback(null, addresses);
+    const first = addresses[0];
+    if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
+    callback(null, first.address, first.family);
+  });
+}
+
+export interface HttpContext {
+  dispatcher: Dispatcher;
+  allowPrivate: boolean;
+  gate: HostGate;
+}
+
+/** An undici Agent for endpoints; without allowPrivate it refuses non-unicast addresses at connect time. */
+export function createHttpContext(opts: { allowPrivate: boolean; timeoutMs: number }): HttpContext {
+  const common = {
+    // Our overall deadline is AbortSignal.timeout; these undici idle timers are only a backstop
+    // (bodyTimeout is reset by every SSE keep-alive comment, so it alone never ends a stalled stream).
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
+    keepAliveTimeout: 4_000,
+    connections: 4,
+  };
+  if (opts.allowPrivate) {
+    return { dispatcher: new Agent({ ...common, connect: { timeout: opts.timeoutMs } }), allowPrivate: true, gate: new HostGate() };
+  }
+  const base = buildConnector({ timeout: opts.timeoutMs, lookup: safeLookup as never });
+  const connect: buildConnector.connector = (options, callback) => {
+    if (isIP(options.hostname.replace(/^\[|\]$/g, ''))) {
+      const why = addressRefusal(options.hostname);
+      if (why) return callback(refused(why), null);
+    }
+    base(options, (err, socket) => {
+      if (err || !socket) return callback(err ?? new Error('connect failed'), null);
+      const why = socket.remoteAddress ? addressRefusal(socket.remoteAddress) : 'socket has no remote address';
+      if (why) {
+        socket.destroy();
+        return callback(refused(why), null);
+      }
+      callback(null, socket);
+    });
+  };
+  return { dispatcher: new Agent({ ...common, connect }), allowPrivate: false, gate: new HostGate() };
+}
+
+/** FIFO mutex per key: at most one request in flight per host (URL host, port included). */
+export class HostGate {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.#tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = prev.then(() => mine);
+    this.#tails.set(key, tail);
+    await prev;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    }
+  }
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+  url: string;
+}
+
+export interface SendOptions {
+  method: 'POST' | 'DELETE';
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  maxRedirects: number;
+}
+
+/** Where a request (and its redirects) ended up; updated as hops happen, so failures keep it too. */
+export interface Trace {
+  finalUrl: string | null;
+  redirects: number;
+}
+
+/**
+ * One request with its redirects, under one overall deadline. Only 307/308 are followed (they keep
+ * method and body, RFC 9110 §15.4); 301/302/303 would turn our POST into a GET, so they are reported
+ * (GuardError redirectNotFollowed → http_4xx). Cross-origin hops are followed — our requests carry
+ * no credentials — but lose Mcp-Session-Id. Each hop is address-checked and holds its host's gate
+ * while `read` consumes the body.
+ */
+export async function send<T>(ctx: HttpContext, url: string, opts: SendOptions, trace: Trace, read: (a: Answer) => Promise<T>): Promise<T> {
+  let current = new URL(url);
+  let headers = { ...opts.headers };
+  let signal: AbortSignal | null = null;
+  for (let hop = 0; ; hop++) {
+    if (!ctx.allowPrivate) {
+      const why = hostRefusal(current);
+      if (why) throw refused(why);
+    }
+    const target = current;
+    const outcome = await ctx.gate.run(target.host, async (): Promise<{ next: URL } | { value: T }> => {
+      signal ??= AbortSignal.timeout(opts.timeoutMs);
+      const res = await request(target, {
+        method: opts.method,
+        headers,
+        body: opts.body,
+        dispatcher: ctx.dispatcher,
+        signal,
+      });
+      const location = res.headers.location;
+      if ([301, 302, 303, 307, 308].includes(res.statusCode) && typeof location === 'string') {
+        await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
+        if (res.statusCode !== 307 && res.statusCode !== 308) {
+          throw new GuardError(GUARD.redirectNotFollowed, `redirect not followed: http ${res.statusCode} would turn our POST into a GET`, res.statusCode);
+        }
+        if (hop >= opts.maxRedirects) throw new GuardError(GUARD.redirectNotFollowed, `redirect not followed: more than ${opts.maxRedirects} redirects`, res.statusCode);
+        let next: URL;
+        try {
+          next = new URL(location, target);
+        } catch {
+          throw new GuardError(GUARD.redirectNotFollowed, `redirect not followed: invalid location`, res.statusCode);
+        }
+        if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+          throw new GuardError(GUARD.redirectNotFollowed, `redirect not followed: location scheme ${next.protocol}`, res.statusCode);
+        }
+        return { next };
+      }
+      trace.finalUrl = hop > 0 ? target.href : trace.finalUrl;
+      return { value: await read({ status: res.statusCode, headers: res.headers, body: res.body, url: target.href }) };
+    });
+    if ('value' in outcome) return outcome.value;
+    trace.redirects++;
+    trace.finalUrl = outcome.next.href;
+    if (outcome.next.origin !== current.origin) {
+      const { 'mcp-session-id': _dropped, ...rest } = headers;
+      headers = rest;
+    }
+    current = outcome.next;
+  }
+}
+
+/** Read a body into memory, refusing (or, with truncate, cutting) past `cap` bytes. */
+export async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): void }, cap: number, what: string, truncate = false): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = Buffer.from(chunk);
+    if (size + buf.length > cap) {
+      body.destroy();
+      if (truncate) {
+        chunks.push(buf.subarray(0, cap - size));
+        break;
+      }
+      throw new GuardError(GUARD.overCap, `${what} over ${formatBytes(cap)} cap`);
+    }
+    size += buf.length;
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function formatBytes(n: number): string {
+  return n % MiB === 0 ? `${n / MiB} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
+}
+
+export function header(h: Answer['headers'], name: string): string | null {
+  const v = h[name];
+  return Array.isArray(v) ? (v[0] ?? null) : (v ?? null);
+}

@@ -1,0 +1,170 @@
+// Stage 4: rows (methodology v1, "Rows" and "Runs"). Pure builders: every row carries
+// prober_version and methodology_version, and is validated by the store on write.
+import {
+  DEGRADED_BELOW,
+  ERROR_CLASSES,
+  METHODOLOGY_VERSION,
+  OUTCOMES,
+  type ErrorClass,
+  type Observation,
+  type Outcome,
+  type Run,
+  type RosterTarget,
+} from '../src/lib/index.ts';
+import type { ProbeError } from './errors.ts';
+import type { ProbeResult } from './probe.ts';
+import { PROBER_VERSION } from './version.ts';
+
+export interface RowContext {
+  runId: string;
+  day: string;
+  observedAt: string;
+}
+
+function blank(ctx: RowContext, t: RosterTarget | null, name: string): Observation {
+  return {
+    run_id: ctx.runId,
+    day: ctx.day,
+    observed_at: ctx.observedAt,
+    target: name,
+    registry_version: t?.version ?? null,
+    registry_status: t?.status ?? null,
+    registry_page_sha256: t?.page_sha256 ?? null,
+    registry_page_index: t?.page_index ?? null,
+    endpoint: t?.endpoint ?? null,
+    outcome: 'ok',
+    error_class: null,
+    step: null,
+    detail: null,
+    http_status: null,
+    jsonrpc_code: null,
+    www_authenticate: null,
+    retry_after: null,
+    final_url: null,
+    redirects: 0,
+    protocol_version: null,
+    server_name: null,
+    server_version: null,
+    session: null,
+    tools_sha256: null,
+    body_sha256: null,
+    body_content_type: null,
+    tool_count: null,
+    next_cursor: null,
+    latency_ms: null,
+    prober_version: PROBER_VERSION,
+    methodology_version: METHODOLOGY_VERSION,
+  };
+}
+
+export function noEndpointRow(ctx: RowContext, t: RosterTarget): Observation {
+  return { ...blank(ctx, t, t.name), outcome: 'no_endpoint', error_class: 'no_endpoint', step: 'roster', detail: t.endpoint_problem ?? 'no_streamable_http' };
+}
+
+export function excludedRow(ctx: RowContext, t: RosterTarget): Observation {
+  return { ...blank(ctx, t, t.name), outcome: 'excluded', detail: 'opt-out' };
+}
+
+/** `previous` is the target as listed in the previous complete roster (`previousFile`). */
+export function retiredRow(ctx: RowContext, previous: RosterTarget, previousFile: string): Observation {
+  return {
+    ...blank(ctx, null, previous.name),
+    endpoint: previous.endpoint,
+    outcome: 'retired',
+    detail: `absent from today's complete roster; last listed in rosters/${previousFile}`.slice(0, 1024),
+  };
+}
+
+export function probeRow(ctx: RowContext, t: RosterTarget, r: ProbeResult, bodySha256: string | null): Observation {
+  const common: Observation = {
+    ...blank(ctx, t, t.name),
+    final_url: r.finalUrl,
+    redirects: r.redirects,
+    protocol_version: r.protocolVersion,
+    server_name: r.serverName,
+    server_version: r.serverVersion,
+    session: r.session,
+    body_sha256: bodySha256,
+    body_content_type: r.bodyContentType?.slice(0, 256) ?? null,
+    latency_ms: r.latencyMs,
+  };
+  if (r.ok) {
+    return { ...common, outcome: 'ok', tools_sha256: r.toolsSha256, tool_count: r.toolCount, next_cursor: r.nextCursor, http_status: 200, detail: r.note };
+  }
+  return { ...common, outcome: 'error', ...errorFields(r.error) };
+}
+
+/** The row fields of each error class; the `never` default makes a new class a compile error here. */
+function errorFields(e: ProbeError): Pick<Observation, 'error_class' | 'step' | 'detail' | 'http_status' | 'jsonrpc_code' | 'www_authenticate' | 'retry_after'> {
+  const p = e.payload;
+  const base = { step: p.step, detail: p.detail.slice(0, 1024), http_status: p.httpStatus, jsonrpc_code: p.jsonrpcCode, www_authenticate: null, retry_after: null };
+  switch (e.errorClass) {
+    case 'timeout':
+    case 'tls':
+    case 'http_4xx':
+    case 'http_5xx':
+    case 'parse':
+      return { ...base, error_class: e.errorClass };
+    case 'auth':
+      return { ...base, error_class: 'auth', www_authenticate: e.payload.wwwAuthenticate?.slice(0, 1024) ?? null };
+    case 'rate_limited':
+      return { ...base, error_class: 'rate_limited', retry_after: e.payload.retryAfter?.slice(0, 256) ?? null };
+    default: {
+      const never: never = e;
+      throw new Error(`unmapped error class ${(never as ProbeError).errorClass}`);
+    }
+  }
+}
+
+export interface RunFacts {
+  runId: string;
+  day: string;
+  startedAt: string;
+  finishedAt: string;
+  registry: string;
+  rosterFile: string | null;
+  rosterComplete: boolean;
+  limit: number | null;
+  /** In the roster (after --limit), with an endpoint, not excluded; plus, when today's roster is
+   *  incomplete, the previous complete roster's such targets that today's could not list. */
+  eligible: number;
+  /** Every row of this run (earlier attempts of a resumed run included). */
+  rows: Observation[];
+  message: string | null;
+}
+
+export function runRow(f: RunFacts): Run {
+  const outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  const classes = Object.fromEntries(ERROR_CLASSES.map((c) => [c, 0])) as Record<ErrorClass, number>;
+  for (const r of f.rows) {
+    outcomes[r.outcome]++;
+    if (r.error_class) classes[r.error_class]++;
+  }
+  const attempts = outcomes.ok + outcomes.error;
+  const eligible = f.eligible;
+  const targets = f.rows.length;
+  const coverage = eligible === 0 ? 1 : Math.min(1, attempts / eligible);
+  const failed = attempts === 0;
+  return {
+    run_id: f.runId,
+    day: f.day,
+    started_at: f.startedAt,
+    finished_at: f.finishedAt,
+    registry: f.registry.slice(0, 4096),
+    roster_file: f.rosterFile,
+    roster_complete: f.rosterComplete,
+    targets,
+    eligible,
+    attempts,
+    coverage,
+    degraded: failed || coverage < DEGRADED_BELOW,
+    partial: f.limit !== null,
+    limit: f.limit,
+    outcomes,
+    error_classes: classes,
+    status: failed ? 'failed' : 'finished',
+    message: (failed ? (f.message ?? 'zero attempts: no target with an endpoint was probed') : f.message)?.slice(0, 1024) ?? null,
+    prober_version: PROBER_VERSION,
+    methodology_version: METHODOLOGY_VERSION,
+  };
+}

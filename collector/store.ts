@@ -1,0 +1,268 @@
+// The archive on disk (DESIGN "Data contract"): content-addressed objects written once, append-only
+// JSONL rows validated on write, roster files, and the lock. Crash safety under SIGKILL:
+//   - objects and rosters go to a temp file, are fsynced, then renamed/linked into place, so a name
+//     only ever points at complete bytes;
+//   - a row is one write() of one whole line; on open, a torn last line (no trailing newline) of
+//     runs.jsonl or of a day file is cut off and kept in quarantine/ — never silently lost. That is
+//     the only time an earlier day's file is opened for writing;
+//   - one collector at a time: `.lock` holds pid + start time; a lock whose pid is dead is recovered.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { join } from 'node:path';
+import { Observation, Roster, Run, sha256Hex } from '../src/lib/index.ts';
+import { CliError, EXIT } from './cli-error.ts';
+
+export interface LockInfo {
+  pid: number;
+  started_at: string;
+}
+
+export class Store {
+  #obsFd: number | null = null;
+  #obsDay: string | null = null;
+  #unsynced = 0;
+  #released = false;
+
+  private constructor(readonly dir: string) {}
+
+  /** Opens --data: creates the layout, takes the lock, repairs torn tails. Throws CliError. */
+  static open(dir: string, startedAt: string): Store {
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      for (const sub of ['objects', 'rosters', 'observations', 'quarantine']) fs.mkdirSync(join(dir, sub), { recursive: true });
+      fs.accessSync(dir, fs.constants.W_OK);
+    } catch (e) {
+      throw new CliError(`unusable --data ${dir}: ${(e as Error).message}`, EXIT.usage, { cause: e });
+    }
+    const store = new Store(dir);
+    store.#lock(startedAt);
+    try {
+      store.#repairTornTails();
+    } catch (e) {
+      store.close();
+      throw e;
+    }
+    return store;
+  }
+
+  get lockPath(): string {
+    return join(this.dir, '.lock');
+  }
+
+  #lock(startedAt: string): void {
+    const body = JSON.stringify({ pid: process.pid, started_at: startedAt } satisfies LockInfo) + '\n';
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        fs.writeFileSync(this.lockPath, body, { flag: 'wx' });
+        return;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new CliError(`unusable --data ${this.dir}: ${(e as Error).message}`, EXIT.usage, { cause: e });
+      }
+      const held = readLock(this.lockPath);
+      if (held && pidAlive(held.pid)) {
+        throw new CliError(`another collector holds ${this.lockPath} (pid ${held.pid}, since ${held.started_at})`, EXIT.locked);
+      }
+      // Stale (dead pid, or unreadable because the writer died mid-write): move it aside atomically,
+      // so two recovering processes cannot both delete a fresh lock.
+      const aside = join(this.dir, 'quarantine', `lock-${Date.now()}-${process.pid}.stale`);
+      try {
+        fs.renameSync(this.lockPath, aside);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      }
+    }
+    throw new CliError(`could not take ${this.lockPath}: another collector is starting`, EXIT.locked);
+  }
+
+  /** Truncate a torn last line of runs.jsonl and of every day file, keeping the torn bytes in quarantine/. */
+  #repairTornTails(): void {
+    const files = [join(this.dir, 'runs.jsonl'), ...listDir(join(this.dir, 'observations')).filter((f) => f.endsWith('.jsonl')).map((f) => join(this.dir, 'observations', f))];
+    for (const file of files) {
+      if (!fs.existsSync(file)) continue;
+      const size = fs.statSync(file).size;
+      if (size === 0) continue;
+      const fd = fs.openSync(file, 'r');
+      const last = Buffer.alloc(1);
+      fs.readSync(fd, last, 0, 1, size - 1);
+      fs.closeSync(fd);
+      if (last[0] === 0x0a) continue; // intact: never opened for writing
+      const data = fs.readFileSync(file);
+      const keep = data.lastIndexOf(0x0a) + 1;
+      const torn = data.subarray(keep);
+      const name = `${file.slice(this.dir.length + 1).replace(/[/\\]/g, '_')}.${Date.now()}.torn`;
+      writeDurably(join(this.dir, 'quarantine', name), torn);
+      fs.truncateSync(file, keep);
+      fsyncPath(file);
+    }
+  }
+
+  /** Store bytes under objects/<aa>/<sha256> (once); returns the sha256. */
+  async putObject(bytes: Uint8Array): Promise<string> {
+    const sha = sha256Hex(bytes);
+    const dir = join(this.dir, 'objects', sha.slice(0, 2));
+    const path = join(dir, sha);
+    if (fs.existsSync(path)) return sha;
+    await fs.promises.mkdir(dir, { recursive: true });
+    const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const fh = await fs.promises.open(tmp, 'wx');
+    try {
+      await fh.writeFile(bytes);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fs.promises.rename(tmp, path); // same bytes under the same name: a concurrent writer is harmless
+    return sha;
+  }
+
+  objectPath(sha: string): string {
+    return join(this.dir, 'objects', sha.slice(0, 2), sha);
+  }
+
+  /** Write rosters/<day>.json, or <day>.2.json, ... when that exists; returns the file name. */
+  writeRoster(roster: Roster): string {
+    const text = JSON.stringify(Roster.parse(roster), null, 1) + '\n';
+    const tmp = join(this.dir, 'rosters', `.${roster.day}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+    writeDurably(tmp, Buffer.from(text));
+    try {
+      for (let n = 1; n < 10_000; n++) {
+        const name = n === 1 ? `${roster.day}.json` : `${roster.day}.${n}.json`;
+        try {
+          fs.linkSync(tmp, join(this.dir, 'rosters', name)); // link fails on EEXIST: never overwrites
+          fsyncPath(join(this.dir, 'rosters'));
+          return name;
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        }
+      }
+      throw new Error(`too many rosters for ${roster.day}`);
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+  }
+
+  readRoster(file: string): Roster {
+    return Roster.parse(JSON.parse(fs.readFileSync(join(this.dir, 'rosters', file), 'utf8')));
+  }
+
+  /** The roster file an earlier attempt of this run wrote (a resumed run reuses it), or null. */
+  findRoster(day: string, runId: string): { file: string; roster: Roster } | null {
+    for (const file of listDir(join(this.dir, 'rosters'))) {
+      if (!file.startsWith(`${day}.`) || !file.endsWith('.json')) continue;
+      const roster = this.readRoster(file);
+      if (roster.run_id === runId) return { file, roster };
+    }
+    return null;
+  }
+
+  readRuns(): Run[] {
+    return readJsonl(join(this.dir, 'runs.jsonl')).map((r) => Run.parse(r));
+  }
+
+  readObservations(day: string): Observation[] {
+    return readJsonl(join(this.dir, 'observations', `${day}.jsonl`)).map((r) => Observation.parse(r));
+  }
+
+  /** Append one validated row to observations/<day>.jsonl (one write of one whole line). */
+  appendObservation(row: Observation): void {
+    const valid = Observation.parse(row);
+    if (this.#obsDay !== valid.day) {
+      this.#closeObs();
+      this.#obsFd = fs.openSync(join(this.dir, 'observations', `${valid.day}.jsonl`), 'a');
+      this.#obsDay = valid.day;
+    }
+    fs.writeSync(this.#obsFd!, JSON.stringify(valid) + '\n');
+    if (++this.#unsynced >= 256) this.sync();
+  }
+
+  appendRun(row: Run): void {
+    const line = JSON.stringify(Run.parse(row)) + '\n';
+    this.sync();
+    const fd = fs.openSync(join(this.dir, 'runs.jsonl'), 'a');
+    try {
+      fs.writeSync(fd, line);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  sync(): void {
+    if (this.#obsFd !== null) fs.fdatasyncSync(this.#obsFd);
+    this.#unsynced = 0;
+  }
+
+  #closeObs(): void {
+    if (this.#obsFd === null) return;
+    fs.fdatasyncSync(this.#obsFd);
+    fs.closeSync(this.#obsFd);
+    this.#obsFd = null;
+    this.#obsDay = null;
+  }
+
+  /** Flush, close and release the lock (idempotent; safe in an exit handler). */
+  close(): void {
+    if (this.#released) return;
+    this.#released = true;
+    try {
+      this.#closeObs();
+    } finally {
+      const held = readLock(this.lockPath);
+      if (held?.pid === process.pid) fs.rmSync(this.lockPath, { force: true });
+    }
+  }
+}
+
+export function readLock(path: string): LockInfo | null {
+  try {
+    const j = JSON.parse(fs.readFileSync(path, 'utf8')) as Partial<LockInfo>;
+    return typeof j.pid === 'number' ? { pid: j.pid, started_at: String(j.started_at ?? '') } : null;
+  } catch {
+    return null;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // exists, not ours
+  }
+}
+
+function readJsonl(path: string): unknown[] {
+  if (!fs.existsSync(path)) return [];
+  const text = fs.readFileSync(path, 'utf8');
+  const lines = text.split('\n');
+  // A last line without its newline is torn (the writer died): readers never see it.
+  lines.pop();
+  return lines.filter((l) => l.length > 0).map((l) => JSON.parse(l) as unknown);
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+function writeDurably(path: string, bytes: Uint8Array): void {
+  const fd = fs.openSync(path, 'wx');
+  try {
+    fs.writeSync(fd, bytes);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function fsyncPath(path: string): void {
+  const fd = fs.openSync(path, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,100 @@
+// Stage 2: from raw roster pages to targets (methodology v1, "Roster" → "Targets").
+//   - one target per server.name, taken from the entry flagged isLatest — never by position:
+//     versions sort as strings (1.10.0 before 1.9.0), so the latest is often not last in its group;
+//   - endpoint = the first remotes[] entry of type streamable-http, scanning the whole array:
+//     real entries list an `sse` remote first;
+//   - a URL still holding {template} variables, or not an http(s) URL, is no endpoint;
+//   - opt-outs (optout.txt: registry names or hosts) are excluded and never contacted;
+//   - retirement: in the previous complete roster, absent from today's complete roster.
+import fs from 'node:fs';
+import type { RosterTarget } from '../src/lib/index.ts';
+import type { FetchedPage } from './roster.ts';
+import { isObject } from './read-answer.ts';
+
+const OFFICIAL = 'io.modelcontextprotocol.registry/official';
+
+export function selectTargets(pages: FetchedPage[]): { targets: RosterTarget[]; entries: number } {
+  const byName = new Map<string, RosterTarget | null>(); // null: name seen, no isLatest entry yet
+  const first = new Map<string, { page: string; index: number; version: string }>();
+  let entries = 0;
+  for (const page of pages) {
+    page.servers.forEach((entry, index) => {
+      entries++;
+      if (!isObject(entry) || !isObject(entry.server) || typeof entry.server.name !== 'string' || entry.server.name.length === 0) return;
+      const name = entry.server.name.slice(0, 512);
+      if (!byName.has(name)) {
+        byName.set(name, null); // roster order = first appearance of the name
+        first.set(name, { page: page.sha256, index, version: typeof entry.server.version === 'string' ? entry.server.version.slice(0, 256) : '' });
+      }
+      const meta = isObject(entry._meta) && isObject(entry._meta[OFFICIAL]) ? entry._meta[OFFICIAL] : {};
+      if (meta.isLatest !== true || byName.get(name)) return;
+      const { endpoint, problem } = streamableEndpoint(entry.server.remotes);
+      byName.set(name, {
+        name,
+        version: typeof entry.server.version === 'string' ? entry.server.version.slice(0, 256) : '',
+        status: typeof meta.status === 'string' ? meta.status.slice(0, 64) : null,
+        endpoint,
+        endpoint_problem: problem,
+        page_sha256: page.sha256,
+        page_index: index,
+      });
+    });
+  }
+  // A name with no visible isLatest entry (the registry hides deleted rows) is still a target, but
+  // we will not guess its endpoint from a position: no_endpoint, pointing at its first entry.
+  const targets = [...byName.entries()].map(([name, t]): RosterTarget => {
+    if (t) return t;
+    const f = first.get(name)!;
+    return { name, version: f.version, status: null, endpoint: null, endpoint_problem: 'no_latest_entry', page_sha256: f.page, page_index: f.index };
+  });
+  return { targets, entries };
+}
+
+export function streamableEndpoint(remotes: unknown): { endpoint: string | null; problem: string | null } {
+  if (!Array.isArray(remotes)) return { endpoint: null, problem: 'no_streamable_http' };
+  const remote = remotes.find((r) => isObject(r) && r.type === 'streamable-http');
+  if (!isObject(remote) || typeof remote.url !== 'string') return { endpoint: null, problem: 'no_streamable_http' };
+  const url = remote.url.trim();
+  if (/\{[^}]*\}/.test(url)) return { endpoint: null, problem: 'templated_url' };
+  if (url.length > 4096) return { endpoint: null, problem: 'invalid_url' };
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return { endpoint: null, problem: 'invalid_url' };
+  } catch {
+    return { endpoint: null, problem: 'invalid_url' };
+  }
+  return { endpoint: url, problem: null };
+}
+
+/** Targets of `previous` that are absent from `today`; none unless both rosters are complete. */
+export function retiredTargets(previous: { complete: boolean; targets: RosterTarget[] } | null, today: { complete: boolean; targets: RosterTarget[] }): RosterTarget[] {
+  if (!previous || !previous.complete || !today.complete) return [];
+  const now = new Set(today.targets.map((t) => t.name));
+  return previous.targets.filter((t) => !now.has(t.name));
+}
+
+export interface OptOut {
+  names: Set<string>;
+  hosts: Set<string>;
+}
+
+/** optout.txt: one registry name or host per line, `#` starts a comment. A missing file opts nobody out. */
+export function readOptOut(path: string | null): OptOut {
+  const out: OptOut = { names: new Set(), hosts: new Set() };
+  if (path === null || !fs.existsSync(path)) return out;
+  for (const line of fs.readFileSync(path, 'utf8').split('\n')) {
+    const entry = line.replace(/#.*/, '').trim();
+    if (!entry) continue;
+    out.names.add(entry);
+    if (!entry.includes('/')) out.hosts.add(entry.toLowerCase().replace(/\.$/, ''));
+  }
+  return out;
+}
+
+export function isOptedOut(t: RosterTarget, optOut: OptOut): boolean {
+  if (optOut.names.has(t.name)) return true;
+  if (t.endpoint === null || optOut.hosts.size === 0) return false;
+  const u = new URL(t.endpoint);
+  const hostname = u.hostname.toLowerCase().replace(/\.$/, '');
+  return optOut.hosts.has(hostname) || optOut.hosts.has(u.host.toLowerCase());
+}
