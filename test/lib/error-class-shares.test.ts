@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { errorClassShares, PartialRunError, Run, wilson } from '../../src/lib/index.ts';
+import { row } from './helpers/rows.ts';
+
+const day = '2026-04-01';
+const rows = [
+  row(day, { ok: 'A' }, { target: 't1', endpoint: 'https://a.example/mcp' }),
+  row(day, { ok: 'B' }, { target: 't2', endpoint: 'https://A.example:8443/other' }),
+  row(day, { error: 'timeout' }, { target: 't3', endpoint: 'https://a.example/x' }),
+  row(day, { error: 'auth' }, { target: 't4', endpoint: 'https://b.example/mcp' }),
+  row(day, 'no_endpoint', { target: 't5' }),
+  row(day, 'no_endpoint', { target: 't6' }),
+  row(day, 'retired', { target: 't7' }),
+  row(day, 'excluded', { target: 't8' }),
+];
+
+function run(partial: boolean): Run {
+  const zero = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, 0]));
+  return Run.parse({
+    run_id: `${day}-r1`, day, started_at: `${day}T06:00:00Z`, finished_at: `${day}T06:10:00Z`, registry: 'https://registry.example', roster_file: null,
+    roster_complete: true, targets: 8, eligible: 5, attempts: 4, coverage: 0.8, degraded: true, partial, limit: partial ? 4 : null,
+    outcomes: zero(['ok', 'error', 'no_endpoint', 'retired', 'excluded']), error_classes: zero(['timeout', 'tls', 'http_4xx', 'http_5xx', 'auth', 'rate_limited', 'no_endpoint', 'parse']),
+    status: 'finished', message: null, prober_version: 'test', methodology_version: 'v1',
+  });
+}
+
+describe('errorClassShares(rows)', () => {
+  const s = errorClassShares(rows, { run: run(false) });
+  it('counts attempted rows (ok + error) with Wilson intervals', () => {
+    expect(s.attempted.n).toBe(4);
+    expect(s.attempted.classes.ok).toEqual({ count: 2, ...wilson(2, 4) });
+    expect(s.attempted.classes.timeout.count).toBe(1);
+    expect(s.attempted.classes.auth.count).toBe(1);
+    expect(s.attempted.classes.no_endpoint).toEqual({ count: 0, ...wilson(0, 4) });
+  });
+  it('counts listed rows (ok + error + no_endpoint), where no_endpoint is a class', () => {
+    expect(s.listed.n).toBe(6);
+    expect(s.listed.classes.no_endpoint.count).toBe(2);
+    expect(s.listed.classes.no_endpoint.p).toBe(2 / 6);
+  });
+  it('weights hosts equally (hostname, case and port ignored): mean of within-host shares', () => {
+    expect(s.attempted.hosts).toBe(2);
+    expect(s.attempted.largestHostCount).toBe(3);
+    // a.example: ok 2/3, timeout 1/3; b.example: auth 1/1
+    expect(s.attempted.hostWeighted.ok).toBeCloseTo((2 / 3 + 0) / 2, 15);
+    expect(s.attempted.hostWeighted.timeout).toBeCloseTo((1 / 3 + 0) / 2, 15);
+    expect(s.attempted.hostWeighted.auth).toBe(0.5);
+  });
+  it('keeps retired and excluded rows out of both denominators, and counts them', () => {
+    expect([s.retired, s.excluded]).toEqual([1, 1]);
+  });
+  it('refuses a partial run and rows of several runs', () => {
+    expect(() => errorClassShares(rows, { run: run(true) })).toThrow(PartialRunError);
+    expect(() => errorClassShares([...rows, row('2026-04-02', { ok: 'A' })])).toThrow(RangeError);
+  });
+  it('gives n = 0, NaN shares and no hosts for a run without attempts', () => {
+    const e = errorClassShares([row(day, 'no_endpoint')]);
+    expect(e.attempted).toMatchObject({ n: 0, hosts: 0, largestHostCount: 0 });
+    expect(e.attempted.hostWeighted.ok).toBeNaN();
+  });
+});
