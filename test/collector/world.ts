@@ -39,10 +39,29 @@ export function sdkBehaviour(i: number): Behaviour {
  * Start a world over the first `names` server names of the real listing (all their versions).
  * `behave(i, name)` gives the behaviour of the i-th name that has a streamable-http remote.
  */
-export async function startWorld(opts: { names?: number; hostCount?: number; behave?: (i: number, name: string) => Behaviour; date?: '2025-10-20' | '2025-12-12' } = {}): Promise<World> {
+export async function startWorld(
+  opts: {
+    /** Keep the first n names of the listing ... */
+    names?: number;
+    /** ... or as many names as it takes to have n endpoints. */
+    endpoints?: number;
+    hostCount?: number;
+    behave?: (i: number, name: string) => Behaviour;
+    /** Replace the i-th endpoint URL (e.g. an https:// URL at a plain-http server, or a closed port). */
+    urlFor?: (i: number, url: string, host: McpHost) => string;
+    date?: '2025-10-20' | '2025-12-12';
+  } = {},
+): Promise<World> {
   const listing = loadRealListing(opts.date ?? '2025-12-12');
   const allNames = [...new Set(listing.map((e) => e.server.name))];
-  const keep = new Set(allNames.slice(0, opts.names ?? allNames.length));
+  const isLatestWithEndpoint = (name: string) =>
+    listing.some((x) => x.server.name === name && x._meta?.[OFFICIAL]?.isLatest === true && ((x.server.remotes ?? []) as Array<{ type: string }>).some((r) => r.type === 'streamable-http'));
+  let take = opts.names ?? allNames.length;
+  if (opts.endpoints !== undefined) {
+    let n = 0;
+    take = allNames.findIndex((name) => isLatestWithEndpoint(name) && ++n === opts.endpoints) + 1;
+  }
+  const keep = new Set(allNames.slice(0, take));
   const hostCount = opts.hostCount ?? 8;
   const hosts: McpHost[] = [];
   for (let h = 0; h < hostCount; h++) hosts.push(await startMcpHost({ host: `127.0.0.${h + 1}` }));
@@ -59,7 +78,8 @@ export async function startWorld(opts: { names?: number; hostCount?: number; beh
     const h = i % hostCount;
     const path = `/s/${i}/mcp`;
     hosts[h]!.mount(path, behave(i, name));
-    const url = `http://127.0.0.${h + 1}:${hosts[h]!.port}${path}`;
+    const local = `http://127.0.0.${h + 1}:${hosts[h]!.port}${path}`;
+    const url = opts.urlFor ? opts.urlFor(i, local, hosts[h]!) : local;
     urlOf.set(name, url);
     endpoints.set(name, url);
     i++;

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { addressRefusal, hostRefusal } from '../../collector/http.ts';
+
+describe('hostRefusal(url)', () => {
+  // Every spelling of a forbidden address a registry entry could use. The WHATWG URL parser
+  // normalises decimal/octal/hex IPv4 first; we check what it produced.
+  it.each([
+    ['http://127.0.0.1/mcp', /loopback/],
+    ['http://2130706433/mcp', /loopback/], // decimal
+    ['http://0177.0.0.1/mcp', /loopback/], // octal
+    ['http://0x7f.0.0.1/mcp', /loopback/], // hex
+    ['http://0x7f000001/mcp', /loopback/],
+    ['http://127.1/mcp', /loopback/], // short form
+    ['http://[::1]/mcp', /loopback/],
+    ['http://[::ffff:127.0.0.1]/mcp', /loopback/], // IPv4-mapped
+    ['http://[::ffff:7f00:1]/mcp', /loopback/],
+    ['http://[::ffff:169.254.169.254]/mcp', /linkLocal/],
+    ['http://localhost/mcp', /localhost/],
+    ['http://localhost./mcp', /localhost/],
+    ['http://LOCALHOST:8080/mcp', /localhost/],
+    ['http://foo.localhost/mcp', /localhost/],
+    ['http://169.254.169.254/latest/meta-data', /linkLocal/], // cloud metadata
+    ['http://100.64.0.1/mcp', /carrierGradeNat/],
+    ['http://100.127.255.254/mcp', /carrierGradeNat/],
+    ['http://10.0.0.1/mcp', /private/],
+    ['http://172.16.5.4/mcp', /private/],
+    ['http://192.168.1.1/mcp', /private/],
+    ['http://0.0.0.0/mcp', /unspecified/],
+    ['http://0/mcp', /unspecified/],
+    ['http://224.0.0.1/mcp', /multicast/],
+    ['http://255.255.255.255/mcp', /broadcast/],
+    ['http://240.0.0.1/mcp', /reserved/],
+    ['http://[fc00::1]/mcp', /uniqueLocal/],
+    ['http://[fd12:3456::1]/mcp', /uniqueLocal/],
+    ['http://[fe80::1]/mcp', /linkLocal/],
+    ['http://[::]/mcp', /unspecified/],
+    ['http://[ff02::1]/mcp', /multicast/],
+    ['http://[2002:7f00:1::]/mcp', /6to4/], // 6to4 embedding 127.0.0.1
+    ['http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/mcp', /teredo/],
+    ['http://[64:ff9b::7f00:1]/mcp', /rfc6052/], // NAT64 of 127.0.0.1
+    ['ftp://example.com/mcp', /scheme/],
+  ])('refuses %s', (url, why) => {
+    expect(hostRefusal(new URL(url))).toMatch(why);
+  });
+
+  it.each(['https://example.com/mcp', 'http://93.184.215.14/mcp', 'http://8.8.8.8:8080/mcp', 'https://[2606:4700::6810:85e5]/mcp', 'https://mcp.localhost.example.com/'])(
+    'lets %s through (public unicast, or a DNS name checked at connect)',
+    (url) => {
+      expect(hostRefusal(new URL(url))).toBeNull();
+    },
+  );
+});
+
+describe('addressRefusal(ip)', () => {
+  it('allows public unicast only', () => {
+    expect(addressRefusal('1.1.1.1')).toBeNull();
+    expect(addressRefusal('2606:4700:4700::1111')).toBeNull();
+    expect(addressRefusal('::ffff:1.1.1.1')).toBeNull();
+    expect(addressRefusal('127.0.0.53')).toMatch(/loopback/);
+    expect(addressRefusal('::ffff:10.1.2.3')).toMatch(/private/);
+    expect(addressRefusal('not-an-ip')).toMatch(/not an ip/);
+  });
+});
