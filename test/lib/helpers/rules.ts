@@ -13,10 +13,13 @@ export function alone(id: string, before: readonly Tool[], after: readonly Tool[
 }
 
 /** A deep copy of `tools` with `mutate` applied to the named tool. */
-export function mutated(tools: readonly Tool[], name: string, mutate: (tool: Tool & Record<string, any>) => void): Tool[] {
+/** Fixture tools are edited freely in tests: their surfaces are typed `any` here, not `unknown`. */
+export type LooseTool = { name: string; [key: string]: any };
+
+export function mutated(tools: readonly Tool[], name: string, mutate: (tool: LooseTool) => void): Tool[] {
   const copy = structuredClone(tools) as Tool[];
   const t = copy.find((x) => x.name === name);
   if (!t) throw new Error(`no tool ${name}`);
-  mutate(t as Tool & Record<string, any>);
+  mutate(t as LooseTool);
   return copy;
 }
