@@ -88,7 +88,9 @@ async function fetchPage(
   limits: RosterLimits,
 ): Promise<{ record: RosterPage; servers: unknown[] | null }> {
   let last: { status: number | null; error: string } = { status: null, error: 'not attempted' };
+  let attempts = 0;
   for (let attempt = 1; attempt <= limits.maxAttempts; attempt++) {
+    attempts = attempt;
     let wait = limits.backoffMs * attempt;
     try {
       const res = await request(url, {
@@ -124,7 +126,7 @@ async function fetchPage(
     if (attempt < limits.maxAttempts) await sleep(wait);
   }
   return {
-    record: { cursor, url: url.href, http_status: last.status, sha256: null, count: null, next_cursor: null, attempts: limits.maxAttempts, error: clip(last.error) },
+    record: { cursor, url: url.href, http_status: last.status, sha256: null, count: null, next_cursor: null, attempts, error: clip(last.error) },
     servers: null,
   };
 }
