@@ -30,8 +30,13 @@ export function addressRefusal(address: string): string | null {
 /** Why a URL's host may not be contacted (before any DNS), or null. DNS names are checked at connect. */
 export function hostRefusal(url: URL): string | null {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `scheme ${url.protocol} is not http(s)`;
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return `${url.hostname} is a localhost name (loopback)`;
+  return nameRefusal(url.hostname);
+}
+
+/** A literal address or a localhost name (RFC 6761: always loopback, whatever DNS says). */
+function nameRefusal(hostname: string): string | null {
+  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return `${hostname} is a localhost name (loopback)`;
   if (isIP(host)) return addressRefusal(host);
   return null;
 }
@@ -43,7 +48,7 @@ function refused(message: string): GuardError {
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 
 /** dns.lookup that fails when ANY resolved address is refused (a mixed answer is a rebinding smell). */
-function safeLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
+export function safeLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
   dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, []);
     for (const a of addresses) {
@@ -78,10 +83,9 @@ export function createHttpContext(opts: { allowPrivate: boolean; timeoutMs: numb
   }
   const base = buildConnector({ timeout: opts.timeoutMs, lookup: safeLookup as never });
   const connect: buildConnector.connector = (options, callback) => {
-    if (isIP(options.hostname.replace(/^\[|\]$/g, ''))) {
-      const why = addressRefusal(options.hostname);
-      if (why) return callback(refused(why), null);
-    }
+    // Literal addresses never reach the lookup hook, so they are checked here.
+    const early = nameRefusal(options.hostname);
+    if (early) return callback(refused(early), null);
     base(options, (err, socket) => {
       if (err || !socket) return callback(err ?? new Error('connect failed'), null);
       const why = socket.remoteAddress ? addressRefusal(socket.remoteAddress) : 'socket has no remote address';

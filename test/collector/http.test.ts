@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { addressRefusal, hostRefusal } from '../../collector/http.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GUARD } from '../../collector/errors.ts';
+import { addressRefusal, createHttpContext, hostRefusal, safeLookup } from '../../collector/http.ts';
 
 describe('hostRefusal(url)', () => {
   // Every spelling of a forbidden address a registry entry could use. The WHATWG URL parser
@@ -59,5 +63,42 @@ describe('addressRefusal(ip)', () => {
     expect(addressRefusal('127.0.0.53')).toMatch(/loopback/);
     expect(addressRefusal('::ffff:10.1.2.3')).toMatch(/private/);
     expect(addressRefusal('not-an-ip')).toMatch(/not an ip/);
+  });
+});
+
+describe('createHttpContext({ allowPrivate: false }) at connect time', () => {
+  // Bypasses send()'s literal pre-check on purpose: the Agent itself must refuse, because that is
+  // where a DNS answer (or a re-bound one) turns into a socket.
+  let server: import('node:http').Server;
+  let port: number;
+  beforeAll(async () => {
+    server = createServer((_req, res) => res.end('reached'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it.each(['localhost', 'localhost.', '127.0.0.1'])('refuses http://%s:port/ in the connector', async (host) => {
+    const ctx = createHttpContext({ allowPrivate: false, timeoutMs: 2000 });
+    try {
+      await expect(request(`http://${host}:${port}/`, { dispatcher: ctx.dispatcher })).rejects.toMatchObject({ code: GUARD.addressRefused });
+    } finally {
+      await ctx.dispatcher.close();
+    }
+  });
+
+  it('the lookup hook refuses a name that resolves to loopback', async () => {
+    const err = await new Promise<unknown>((resolve) => safeLookup('localhost', { all: true }, (e) => resolve(e)));
+    expect(err).toMatchObject({ code: GUARD.addressRefused, message: expect.stringMatching(/localhost resolves to 127\.0\.0\.1 is loopback/) });
+  });
+
+  it('reaches the same server with allowPrivate', async () => {
+    const ctx = createHttpContext({ allowPrivate: true, timeoutMs: 2000 });
+    try {
+      const res = await request(`http://127.0.0.1:${port}/`, { dispatcher: ctx.dispatcher });
+      expect(await res.body.text()).toBe('reached');
+    } finally {
+      await ctx.dispatcher.close();
+    }
   });
 });
