@@ -1,0 +1,503 @@
+// npm run demo — the whole product on a local world, in one command:
+//   1. start the world (registry + fleet of real SDK MCP servers on loopback, sandbox/fleet.ts);
+//   2. run the real collector (collector/run.ts) once per simulated day into <out>/archive;
+//   3. build the real site from that archive with the "simulated data" banner
+//      (MCP_SCHEMA_DATA=<archive> MCP_SCHEMA_SIMULATED=1 astro build --outDir <out>/site);
+//   4. serve <out>/site on 127.0.0.1 and print the URL (until Ctrl-C).
+// Nothing is written outside <out> (default .demo/, git-ignored); never data/.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startWorld, type RunningWorld } from './fleet.ts';
+
+export const REPO = fileURLToPath(new URL('..', import.meta.url));
+
+export interface DemoOptions {
+  days: number;
+  size: number;
+  seed: string;
+  /** Output folder (archive/, site/, summary.json); wiped at the start. */
+  out: string;
+  /** Port for the static server (0 = any free one). */
+  port: number;
+  serve: boolean;
+  build: boolean;
+  concurrency: number;
+  timeoutMs: number;
+  /** One line per day and the closing summary; default console.log. */
+  log?: (line: string) => void;
+}
+
+export const DEMO_DEFAULTS: DemoOptions = {
+  days: 60,
+  size: 400,
+  seed: '1',
+  out: '.demo',
+  port: 4321,
+  serve: true,
+  build: true,
+  concurrency: 48,
+  timeoutMs: 1500,
+};
+
+export interface DemoDay {
+  day: number;
+  date: string;
+  targets: number;
+  ok: number;
+  errors: number;
+  no_endpoint: number;
+  retired: number;
+  /** Targets whose canonical tools hash differs from their last successful one. */
+  changes: number;
+  error_classes: Record<string, number>;
+  ms: number;
+}
+
+export interface DemoSummary {
+  seed: string;
+  size: number;
+  days: DemoDay[];
+  archive: string;
+  site: string | null;
+  rows: number;
+  distinct_targets: number;
+  outcomes: Record<string, number>;
+  error_classes: Record<string, number>;
+  changes: number;
+  targets_changed: number;
+  collect_ms: number;
+  build_ms: number | null;
+  /** Build failure (stderr tail) when the site did not build. */
+  build_error: string | null;
+  url: string | null;
+}
+
+/** Everything the demo started, closed on success, error and signal alike. */
+class Cleanup {
+  world: RunningWorld | null = null;
+  child: ChildProcess | null = null;
+  server: Server | null = null;
+  async run(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await new Promise<void>((r) => child.once('exit', () => r()));
+      clearTimeout(killer);
+    }
+    const server = this.server;
+    this.server = null;
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+    const world = this.world;
+    this.world = null;
+    await world?.close();
+  }
+}
+
+function safeOut(out: string): string {
+  const abs = resolve(REPO, out);
+  const rel = relative(REPO, abs);
+  if (rel === '' || rel === 'data' || rel.startsWith(`data${sep}`) || abs === dirname(abs)) {
+    throw new Error(`refusing --out ${out}: the demo never writes to the repository root or data/`);
+  }
+  for (const inside of ['src', 'collector', 'sandbox', 'fixtures', 'content', 'public', 'test', 'node_modules']) {
+    if (rel === inside || rel.startsWith(`${inside}${sep}`)) throw new Error(`refusing --out ${out}: inside ${inside}/`);
+  }
+  return abs;
+}
+
+export async function runDemo(partial: Partial<DemoOptions> = {}, cleanup = new Cleanup()): Promise<DemoSummary> {
+  const o: DemoOptions = { ...DEMO_DEFAULTS, ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)) };
+  const log = o.log ?? ((l: string) => console.log(l));
+  const out = safeOut(o.out);
+  const archive = join(out, 'archive');
+  const site = join(out, 'site');
+  rmSync(archive, { recursive: true, force: true });
+  rmSync(site, { recursive: true, force: true });
+  mkdirSync(archive, { recursive: true });
+
+  // Imported here so `--help` and option errors never load the collector.
+  const { runCollector } = await import('../collector/run.ts');
+
+  const t0 = performance.now();
+  const world = await startWorld({ seed: o.seed, size: o.size });
+  cleanup.world = world;
+  log(`world  seed ${o.seed}, ${world.world.targets.length} targets on ${world.hostports.length} loopback hosts, registry ${world.registryUrl}`);
+  log(`collect ${o.days} simulated days from ${world.world.date(0)} into ${relative(process.cwd(), archive) || archive}`);
+
+  const lastOk = new Map<string, string>();
+  const changedTargets = new Set<string>();
+  const days: DemoDay[] = [];
+  const outcomes: Record<string, number> = {};
+  const errorClasses: Record<string, number> = {};
+  const allTargets = new Set<string>();
+  let rows = 0;
+  for (let d = 0; d < o.days; d++) {
+    const td = performance.now();
+    world.setDay(d);
+    const date = world.world.date(d);
+    const summary = await runCollector({
+      registry: world.registryUrl,
+      data: archive,
+      now: new Date(`${date}T06:00:00.000Z`),
+      allowPrivate: true,
+      concurrency: o.concurrency,
+      timeoutMs: o.timeoutMs,
+      optout: null,
+      probeLimits: { sseGraceMs: Math.min(500, o.timeoutMs) },
+    });
+    const run = summary.run;
+    let changes = 0;
+    const dayRows = readJsonl(join(archive, 'observations', `${run.day}.jsonl`)).filter((r) => r.run_id === run.run_id);
+    for (const r of dayRows) {
+      rows++;
+      allTargets.add(String(r.target));
+      outcomes[String(r.outcome)] = (outcomes[String(r.outcome)] ?? 0) + 1;
+      if (r.error_class) errorClasses[String(r.error_class)] = (errorClasses[String(r.error_class)] ?? 0) + 1;
+      if (r.outcome !== 'ok' || typeof r.tools_sha256 !== 'string') continue;
+      const prev = lastOk.get(String(r.target));
+      if (prev !== undefined && prev !== r.tools_sha256) {
+        changes++;
+        changedTargets.add(String(r.target));
+      }
+      lastOk.set(String(r.target), r.tools_sha256);
+    }
+    const ec = Object.fromEntries(Object.entries(run.error_classes).filter(([k, v]) => v > 0 && k !== 'no_endpoint'));
+    const dayInfo: DemoDay = {
+      day: d,
+      date,
+      targets: run.targets,
+      ok: run.outcomes.ok,
+      errors: run.outcomes.error,
+      no_endpoint: run.outcomes.no_endpoint,
+      retired: run.outcomes.retired,
+      changes,
+      error_classes: ec,
+      ms: Math.round(performance.now() - td),
+    };
+    days.push(dayInfo);
+    const top = Object.entries(ec)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    log(
+      `day ${String(d + 1).padStart(String(o.days).length)}/${o.days} ${date}  ok ${pad(dayInfo.ok)}  errors ${pad(dayInfo.errors)}${top ? ` (${top})` : ''}  no_endpoint ${pad(dayInfo.no_endpoint)}` +
+        `${dayInfo.retired ? `  retired ${dayInfo.retired}` : ''}  changes ${changes}  ${(dayInfo.ms / 1000).toFixed(1)}s${run.degraded ? '  DEGRADED' : ''}`,
+    );
+  }
+  const collectMs = Math.round(performance.now() - t0);
+  cleanup.world = null;
+  await world.close();
+  const totalChanges = days.reduce((s, d) => s + d.changes, 0);
+  log(`collected ${rows} rows for ${allTargets.size} targets over ${o.days} days in ${(collectMs / 1000).toFixed(1)}s: ${totalChanges} contract changes on ${changedTargets.size} servers`);
+
+  const summary: DemoSummary = {
+    seed: o.seed,
+    size: o.size,
+    days,
+    archive,
+    site: null,
+    rows,
+    distinct_targets: allTargets.size,
+    outcomes,
+    error_classes: errorClasses,
+    changes: totalChanges,
+    targets_changed: changedTargets.size,
+    collect_ms: collectMs,
+    build_ms: null,
+    build_error: null,
+    url: null,
+  };
+
+  let server: Server | null = null;
+  let port = o.port;
+  if (o.serve) {
+    // Bind before building, so the site's absolute URLs name the port it will be served on.
+    server = await listenStatic(site, o.port);
+    cleanup.server = server;
+    port = (server.address() as AddressInfo).port;
+  }
+  if (o.build) {
+    const tb = performance.now();
+    log(`build  the site from the simulated archive (MCP_SCHEMA_SIMULATED=1) into ${relative(process.cwd(), site) || site}`);
+    const result = await buildSite(archive, site, o.serve ? `http://127.0.0.1:${port}` : null, cleanup);
+    summary.build_ms = Math.round(performance.now() - tb);
+    if (result.ok) {
+      summary.site = site;
+      log(`built  ${countFiles(site)} files in ${(summary.build_ms / 1000).toFixed(1)}s`);
+    } else {
+      summary.build_error = result.tail;
+      log(`build FAILED (exit ${result.code}); last lines:\n${result.tail}`);
+    }
+  }
+  if (server && summary.site) summary.url = `http://127.0.0.1:${port}/`;
+  writeFileSync(join(out, 'summary.json'), `${JSON.stringify({ ...summary, archive: relative(REPO, archive), site: summary.site && relative(REPO, summary.site) }, null, 2)}\n`);
+  return summary;
+}
+
+function pad(n: number): string {
+  return String(n).padStart(4);
+}
+
+function readJsonl(file: string): Array<Record<string, unknown> & { run_id?: unknown; target?: unknown; outcome?: unknown; error_class?: unknown; tools_sha256?: unknown }> {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+function countFiles(dir: string): number {
+  let n = 0;
+  const walk = (d: string, depth: number) => {
+    if (depth > 20) return;
+    for (const e of readdirSafe(d)) {
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p, depth + 1);
+      else n++;
+    }
+  };
+  walk(dir, 0);
+  return n;
+}
+
+function readdirSafe(d: string): string[] {
+  try {
+    return readdirSync(d).sort();
+  } catch {
+    return [];
+  }
+}
+
+async function buildSite(archive: string, outDir: string, siteUrl: string | null, cleanup: Cleanup): Promise<{ ok: boolean; code: number | null; tail: string }> {
+  const astro = join(REPO, 'node_modules', 'astro', 'astro.js');
+  const env: NodeJS.ProcessEnv = { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_SIMULATED: '1', ASTRO_TELEMETRY_DISABLED: '1' };
+  if (siteUrl) env.MCP_SCHEMA_SITE_URL = siteUrl;
+  const child = spawn(process.execPath, [astro, 'build', '--outDir', outDir], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  cleanup.child = child;
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-4000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  cleanup.child = null;
+  return { ok: code === 0, code, tail: tail.split('\n').slice(-25).join('\n') };
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.xml': 'application/xml; charset=utf-8',
+  '.atom': 'application/atom+xml; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8',
+  '.jsonl': 'application/x-ndjson; charset=utf-8',
+  '.gz': 'application/gzip',
+  '.zst': 'application/zstd',
+  '.wasm': 'application/wasm',
+  '.woff2': 'font/woff2',
+};
+
+/** A tiny static server for the built site: directory → index.html, 404.html for misses, no traversal. */
+export async function listenStatic(root: string, port: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    let path: string;
+    try {
+      path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    } catch {
+      res.writeHead(400).end('bad path');
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    let file = resolve(root, `.${path}`);
+    if (file !== root && !file.startsWith(root + sep)) {
+      res.writeHead(403).end('forbidden');
+      return;
+    }
+    try {
+      if (existsSync(file) && statSync(file).isDirectory()) {
+        if (!path.endsWith('/')) {
+          res.writeHead(301, { location: `${path}/` }).end();
+          return;
+        }
+        file = join(file, 'index.html');
+      }
+      let status = 200;
+      if (!existsSync(file) || !statSync(file).isFile()) {
+        status = 404;
+        file = join(root, '404.html');
+        if (!existsSync(file)) {
+          res.writeHead(404, { 'content-type': 'text/plain' }).end(existsSync(root) ? 'not found' : 'the site is still being built');
+          return;
+        }
+      }
+      res.writeHead(status, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+      if (req.method === 'HEAD') res.end();
+      else createReadStream(file).pipe(res);
+    } catch {
+      if (!res.headersSent) res.writeHead(500).end('error');
+    }
+  });
+  const tryListen = (p: number) =>
+    new Promise<void>((ok, fail) => {
+      const onErr = (e: Error) => fail(e);
+      server.once('error', onErr);
+      server.listen(p, '127.0.0.1', () => {
+        server.off('error', onErr);
+        ok();
+      });
+    });
+  for (let i = 0; i < 10; i++) {
+    try {
+      await tryListen(port === 0 ? 0 : port + i);
+      return server;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) throw e;
+    }
+  }
+  await tryListen(0);
+  return server;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// CLI
+
+const HELP = `Usage: npm run demo -- [options]
+
+Runs the whole product on a local world: a registry speaking the official list API and a fleet of
+real MCP servers (official SDK) on loopback, drifting over simulated days. The real collector runs
+once per simulated day into <out>/archive, the real site is built from it with a "simulated data"
+banner into <out>/site and served on 127.0.0.1. Nothing leaves this machine; nothing touches data/.
+
+Options:
+  --days N          simulated days (default ${DEMO_DEFAULTS.days})
+  --size N          targets in the world, 50..25000 (default ${DEMO_DEFAULTS.size})
+  --seed S          world seed (default ${DEMO_DEFAULTS.seed}); same seed, same archive contents
+  --out DIR         output folder, wiped first (default ${DEMO_DEFAULTS.out}/)
+  --port P          port for the site (default ${DEMO_DEFAULTS.port}, next free one if busy)
+  --concurrency N   collector concurrency (default ${DEMO_DEFAULTS.concurrency})
+  --timeout MS      collector per-request timeout (default ${DEMO_DEFAULTS.timeoutMs})
+  --no-serve        build, print the summary and exit instead of serving
+  --no-build        stop after collecting (no site)
+  -h, --help        this text`;
+
+function intOpt(name: string, v: string | undefined, lo: number, hi: number): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < lo || Number(v) > hi) throw new UsageError(`--${name} must be an integer ${lo}..${hi}, got ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        days: { type: 'string' },
+        size: { type: 'string' },
+        seed: { type: 'string' },
+        out: { type: 'string' },
+        port: { type: 'string' },
+        concurrency: { type: 'string' },
+        timeout: { type: 'string' },
+        'no-serve': { type: 'boolean', default: false },
+        'no-build': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (e) {
+    console.error(`demo: ${(e as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  let opts: Partial<DemoOptions>;
+  try {
+    opts = {
+      days: intOpt('days', values.days, 1, 3650),
+      size: intOpt('size', values.size, 1, 100_000),
+      seed: values.seed,
+      out: values.out,
+      port: intOpt('port', values.port, 0, 65535),
+      concurrency: intOpt('concurrency', values.concurrency, 1, 1024),
+      timeoutMs: intOpt('timeout', values.timeout, 100, 120_000),
+      serve: !values['no-serve'] && !values['no-build'],
+      build: !values['no-build'],
+    };
+    safeOut(opts.out ?? DEMO_DEFAULTS.out);
+  } catch (e) {
+    console.error(`demo: ${(e as Error).message}`);
+    return 2;
+  }
+
+  const cleanup = new Cleanup();
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping the demo (world, build, server)…`);
+    void cleanup.run().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const t0 = performance.now();
+  try {
+    const s = await runDemo(opts, cleanup);
+    const total = (performance.now() - t0) / 1000;
+    const share = (k: string) => `${(((s.outcomes[k] ?? 0) / Math.max(1, s.rows)) * 100).toFixed(0)}%`;
+    console.log(
+      `\ndone in ${total.toFixed(0)}s: ${s.distinct_targets} targets × ${s.days.length} days = ${s.rows} rows ` +
+        `(ok ${share('ok')}, error ${share('error')}, no_endpoint ${share('no_endpoint')}), ${s.changes} contract changes on ${s.targets_changed} servers. Summary: ${relative(process.cwd(), join(resolve(REPO, opts.out ?? DEMO_DEFAULTS.out), 'summary.json'))}`,
+    );
+    if (s.build_error !== null) {
+      await cleanup.run();
+      return 1;
+    }
+    if (s.url) {
+      console.log(`\n  the simulated archive's site: ${s.url}\n\n  Ctrl-C to stop.`);
+      await new Promise<void>(() => {}); // serve until a signal
+    }
+    await cleanup.run();
+    return 0;
+  } catch (e) {
+    console.error(`demo failed: ${(e as Error).stack ?? String(e)}`);
+    await cleanup.run();
+    return 1;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
