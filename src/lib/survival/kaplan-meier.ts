@@ -27,16 +27,24 @@ export interface KMRow {
 export function kaplanMeier(durations: readonly number[], events: readonly boolean[]): KMRow[] {
   if (durations.length !== events.length) throw new RangeError('kaplanMeier needs one event flag per duration');
   for (const d of durations) if (!Number.isFinite(d) || d < 0) throw new RangeError('kaplanMeier durations must be finite and ≥ 0');
-  const order = durations.map((_, i) => i).sort((a, b) => durations[a]! - durations[b]!);
+  // Two typed-array sorts (events, censorings) and a merge walk: 1M intervals with 1M distinct times
+  // sort in ~0.2 s this way, where an index sort with a comparator took over a second (bench/survival.ts).
+  const nEvents = events.reduce((n, e) => (e ? n + 1 : n), 0);
+  const ev = new Float64Array(nEvents);
+  const ce = new Float64Array(durations.length - nEvents);
+  for (let i = 0, a = 0, b = 0; i < durations.length; i++) events[i] ? (ev[a++] = durations[i]!) : (ce[b++] = durations[i]!);
+  ev.sort();
+  ce.sort();
   const rows: KMRow[] = [];
   let atRisk = durations.length;
   let survival = 1;
   let greenwood = 0;
-  for (let k = 0; k < order.length; ) {
-    const time = durations[order[k]!]!;
+  for (let i = 0, j = 0; i < ev.length || j < ce.length; ) {
+    const time = j >= ce.length || (i < ev.length && ev[i]! <= ce[j]!) ? ev[i]! : ce[j]!;
     let d = 0;
     let c = 0;
-    for (; k < order.length && durations[order[k]!] === time; k++) events[order[k]!] ? d++ : c++;
+    for (; i < ev.length && ev[i] === time; i++) d++;
+    for (; j < ce.length && ce[j] === time; j++) c++;
     if (d > 0) {
       survival *= 1 - d / atRisk;
       // When everyone left at risk has the event, S = 0 and the Greenwood term is infinite.
