@@ -26,6 +26,8 @@ function archiveOutputs() {
 
 export default defineConfig({
   output: 'static',
+  // Tests build several archives side by side; the default stays dist/.
+  outDir: process.env.MCP_SCHEMA_OUT || './dist',
   site: process.env.MCP_SCHEMA_SITE_URL || 'https://mcp-schema.example.org',
   // GitHub Pages project sites live under /<repo>/ (set by .github/workflows/deploy.yml).
   base: process.env.MCP_SCHEMA_BASE || '/',

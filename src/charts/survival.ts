@@ -52,17 +52,17 @@ export function survivalChart(rows: readonly SurvivalPoint[], options: SurvivalC
   const { document } = parseHTML('<!doctype html><html><body></body></html>');
 
   const marks: Plot.Markish[] = [
-    Plot.areaY(steps, { x: 'time', y1: 'lower', y2: 'upper', curve: 'step-after', fill: '#0b5cad', fillOpacity: 0.16, ariaDescription: 'pointwise 95% band' }),
-    Plot.ruleY([0.5], { stroke: '#57606a', strokeDasharray: '2,3', ariaDescription: 'S = 0.5 reference' }),
+    Plot.areaY(steps, { x: 'time', y1: 'lower', y2: 'upper', curve: 'step-after', fill: '#0b5cad', fillOpacity: 0.16 }),
+    Plot.ruleY([0.5], { stroke: '#57606a', strokeDasharray: '2,3' }),
     Plot.text([{ x: maxTime, y: 0.5 }], { x: 'x', y: 'y', text: () => 'S = 0.5', textAnchor: 'end', dy: -6, fill: '#57606a', fontSize: 11 }),
-    Plot.line(solid, { x: 'time', y: 'survival', curve: 'step-after', stroke: '#0b5cad', strokeWidth: 2, ariaDescription: 'survival curve (up to the last change)', className: 'km-solid' }),
-    Plot.line(dashed, { x: 'time', y: 'survival', curve: 'step-after', stroke: '#0b5cad', strokeWidth: 2, strokeDasharray: '6,4', ariaDescription: 'survival curve after the last change (no change observed yet)', className: 'km-tail' }),
-    Plot.dot(events, { x: 'time', y: 'survival', r: 3, fill: '#0b5cad', ariaDescription: 'contracts changed', className: 'km-events' }),
-    Plot.dot(censored, { x: 'time', y: 'survival', symbol: 'plus', r: 4, stroke: '#24292f', strokeWidth: 1.2, ariaDescription: 'contracts censored', className: 'km-censored' }),
+    Plot.line(solid, { x: 'time', y: 'survival', curve: 'step-after', stroke: '#0b5cad', strokeWidth: 2, className: 'km-solid' }),
+    Plot.line(dashed, { x: 'time', y: 'survival', curve: 'step-after', stroke: '#0b5cad', strokeWidth: 2, strokeDasharray: '6,4', className: 'km-tail' }),
+    Plot.dot(events, { x: 'time', y: 'survival', r: 3, fill: '#0b5cad', className: 'km-events' }),
+    Plot.dot(censored, { x: 'time', y: 'survival', symbol: 'plus', r: 4, stroke: '#24292f', strokeWidth: 1.2, className: 'km-censored' }),
   ];
   if (options.median != null) {
     marks.push(
-      Plot.ruleX([options.median], { y1: 0, y2: 0.5, stroke: '#b42318', strokeDasharray: '3,3', ariaDescription: 'half-life' }),
+      Plot.ruleX([options.median], { y1: 0, y2: 0.5, stroke: '#b42318', strokeDasharray: '3,3' }),
       Plot.text([{ x: options.median, y: 0.02 }], { x: 'x', y: 'y', text: () => `half-life ${formatDays(options.median!)}`, textAnchor: 'start', dx: 4, fill: '#b42318', fontSize: 11 }),
     );
   }
@@ -79,6 +79,12 @@ export function survivalChart(rows: readonly SurvivalPoint[], options: SurvivalC
     marks,
   }) as unknown as Element;
 
+  // The <svg role="img"> is named by <title>/<desc> and backed by a data table on the page; Plot's
+  // per-mark aria-labels on plain <g> elements are prohibited ARIA there (axe: aria-prohibited-attr).
+  for (const el of svg.querySelectorAll('[aria-label],[aria-description]')) {
+    el.removeAttribute('aria-label');
+    el.removeAttribute('aria-description');
+  }
   svg.setAttributeNS('http://www.w3.org/2000/xmlns/', 'xmlns', SVG_NS);
   svg.setAttribute('role', 'img');
   const title = document.createElementNS(SVG_NS, 'title');

@@ -10,7 +10,8 @@
 // The mapping (reversible by `nameFromSlug` unless hashed, see below):
 //   a-z 0-9 - .      kept as they are (a leading `.` is escaped);
 //   /                `_`  (the registry's namespace separator, the one character every name has);
-//   anything else    `~xx` per UTF-8 byte, lowercase hex (so `A` → `~41`, `_` → `~5f`, `~` → `~7e`).
+//   anything else    `~xx` per UTF-8 byte, lowercase hex (so `A` → `~41`, `_` → `~5f`, `~` → `~7e`);
+//   lone surrogates  `~uxxxx` (they have no UTF-8 form, and mapping them all to U+FFFD would collide).
 // Only lowercase letters survive unescaped, so two slugs never differ only in case.
 // Slugs longer than MAX_SLUG_LENGTH (file names are capped at 255 bytes on most file systems) keep
 // their first 160 characters and end in `~~` plus 16 hex of SHA-256 of the name: unique unless
@@ -22,11 +23,19 @@ const KEEP = /[a-z0-9.-]/;
 
 export function slugFor(name: string): string {
   let out = '';
-  for (const byte of new TextEncoder().encode(name)) {
-    const ch = String.fromCharCode(byte);
-    if (byte < 0x80 && KEEP.test(ch) && !(ch === '.' && out === '')) out += ch;
-    else if (ch === '/') out += '_';
-    else out += `~${byte.toString(16).padStart(2, '0')}`;
+  const encoder = new TextEncoder();
+  for (const char of name) {
+    const cp = char.codePointAt(0)!;
+    if (cp >= 0xd800 && cp <= 0xdfff) {
+      out += `~u${cp.toString(16)}`;
+      continue;
+    }
+    for (const byte of encoder.encode(char)) {
+      const ch = String.fromCharCode(byte);
+      if (byte < 0x80 && KEEP.test(ch) && !(ch === '.' && out === '')) out += ch;
+      else if (ch === '/') out += '_';
+      else out += `~${byte.toString(16).padStart(2, '0')}`;
+    }
   }
   if (out.length <= MAX_SLUG_LENGTH) return out;
   const digest = createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 16);
@@ -36,11 +45,22 @@ export function slugFor(name: string): string {
 /** Inverse of `slugFor` for unhashed slugs; null when the slug is not one `slugFor` could write. */
 export function nameFromSlug(slug: string): string | null {
   if (slug.includes('~~')) return null;
+  let name = '';
   const bytes: number[] = [];
+  const flush = () => {
+    name += new TextDecoder('utf-8', { fatal: false }).decode(new Uint8Array(bytes));
+    bytes.length = 0;
+  };
   for (let i = 0; i < slug.length; i++) {
     const ch = slug[i]!;
     if (ch === '_') bytes.push(0x2f);
-    else if (ch === '~') {
+    else if (ch === '~' && slug[i + 1] === 'u') {
+      const hex = slug.slice(i + 2, i + 6);
+      if (!/^d[89a-f][0-9a-f]{2}$/.test(hex)) return null;
+      flush();
+      name += String.fromCharCode(parseInt(hex, 16));
+      i += 5;
+    } else if (ch === '~') {
       const hex = slug.slice(i + 1, i + 3);
       if (!/^[0-9a-f]{2}$/.test(hex)) return null;
       bytes.push(parseInt(hex, 16));
@@ -48,6 +68,6 @@ export function nameFromSlug(slug: string): string | null {
     } else if (KEEP.test(ch)) bytes.push(ch.charCodeAt(0));
     else return null;
   }
-  const name = new TextDecoder('utf-8', { fatal: false }).decode(new Uint8Array(bytes));
+  flush();
   return slugFor(name) === slug ? name : null;
 }

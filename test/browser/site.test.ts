@@ -1,0 +1,168 @@
+// The built fixture site in Debian's Chromium (playwright-core, no browser download).
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { slugFor } from '../../src/lib/slug.ts';
+import { builtSite, ROOT, TMP } from '../site/shared.ts';
+import { HOSTILE_NAME, LONG_NAME } from '../site/fixture-archive.ts';
+import { serveStatic, type StaticSite } from './serve.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = path.join(TMP, 'screenshots');
+
+describe.skipIf(!existsSync(CHROMIUM))('the fixture site in Chromium', () => {
+  let browser: Browser;
+  let site: StaticSite;
+  let errors: string[];
+
+  beforeAll(async () => {
+    const built = await builtSite('fixture', { MCP_SCHEMA_SIMULATED: '1' });
+    site = await serveStatic(built.out);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    await mkdir(SHOTS, { recursive: true });
+  }, 600_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+
+  async function open(pathname: string): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await page.goto(site.origin + pathname, { waitUntil: 'load' });
+    return page;
+  }
+
+  it('dashboard shows the half-life tile and a survival chart whose tail is dashed', async () => {
+    const page = await open('/');
+    await expect(page.locator('#half-life').textContent()).resolves.toMatch(/Schema half-life/);
+    await expect(page.getByTestId('half-life-value').textContent()).resolves.toMatch(/^(—|\d+(\.\d)? days)$/);
+    const tail = page.locator('[data-testid=survival-chart] svg g.km-tail path');
+    await expect(tail.count()).resolves.toBe(1);
+    await expect(tail.evaluate((el) => getComputedStyle(el).strokeDasharray)).resolves.not.toBe('none');
+    const solid = page.locator('[data-testid=survival-chart] svg g.km-solid path');
+    await expect(solid.evaluate((el) => getComputedStyle(el).strokeDasharray)).resolves.toBe('none');
+    await expect(page.locator('[data-testid=survival-chart] svg > title').count()).resolves.toBe(1);
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a server page shows a diff with the findings and schemas side by side', async () => {
+    const page = await open(`/servers/${slugFor('io.github.github/github-mcp-server')}/`);
+    const changes = page.getByTestId('change');
+    expect(await changes.count()).toBeGreaterThan(0);
+    const text = await page.locator('main').textContent();
+    expect(text).toMatch(/Added \(\d+\)|Changed \(\d+\)|Removed \(\d+\)/);
+    await page.screenshot({ path: path.join(SHOTS, 'server-github.png'), fullPage: false });
+    await page.close();
+  });
+
+  it('a tool description containing <script> shows as text and runs nothing', async () => {
+    const page = await open(`/servers/${slugFor(HOSTILE_NAME)}/`);
+    await expect(page.locator('h1').textContent()).resolves.toBe(HOSTILE_NAME);
+    await page.locator('details').first().evaluate((d) => ((d as HTMLDetailsElement).open = true));
+    const main = (await page.locator('main').textContent()) ?? '';
+    expect(main).toContain('<script>window.__pwned = 1</script>');
+    expect(main).toContain('</pre><script>window.__pwned = 3</script>');
+    await expect(page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
+    await expect(page.locator('main script').count()).resolves.toBe(0);
+    await expect(page.locator('main img').count()).resolves.toBe(0);
+    await expect(page.locator('a[href^="javascript:"]').count()).resolves.toBe(0);
+    await page.screenshot({ path: path.join(SHOTS, 'server-hostile.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('cuts a very long description and links the raw artifact', async () => {
+    const page = await open(`/servers/${slugFor(LONG_NAME)}/`);
+    await page.locator('details').first().evaluate((d) => ((d as HTMLDetailsElement).open = true));
+    const note = page.locator('.tool-description .truncated');
+    await expect(note.textContent()).resolves.toMatch(/shortened: [\d,]+ characters/);
+    const raw = await note.locator('a').getAttribute('href');
+    const res = await page.request.get(site.origin + raw!);
+    expect(res.status()).toBe(200);
+    expect((await res.body()).toString('utf8')).toContain('END');
+    await page.close();
+  });
+
+  it('the feeds parse: RSS as XML, JSON Feed 1.1 as JSON, per server too', async () => {
+    const page = await open('/');
+    const rss = await page.request.get(`${site.origin}/drift.xml`);
+    const items = await page.evaluate((xml) => {
+      const doc = new DOMParser().parseFromString(xml, 'application/xml');
+      return doc.querySelector('parsererror') ? -1 : doc.querySelectorAll('rss > channel > item').length;
+    }, await rss.text());
+    expect(items).toBeGreaterThan(0);
+    const json = (await (await page.request.get(`${site.origin}/drift.json`)).json()) as { version: string; items: { id: string; url: string }[] };
+    expect(json.version).toBe('https://jsonfeed.org/version/1.1');
+    expect(json.items.length).toBe(items);
+    const one = (await (await page.request.get(`${site.origin}/servers/${slugFor(HOSTILE_NAME)}/feed.json`)).json()) as { items: { title: string }[] };
+    expect(one.items.length).toBe(1);
+    expect(one.items[0]!.title).toContain('<script>alert(1)</script>');
+    await page.close();
+  });
+
+  it('every file listed in SHA256SUMS downloads with that checksum', async () => {
+    const page = await open('/data/');
+    const sums = (await (await page.request.get(`${site.origin}/data/SHA256SUMS`)).text()).trim().split('\n');
+    expect(sums.length).toBeGreaterThan(10);
+    const links = await page.locator('main a[download]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    for (const line of sums) {
+      const [hash, name] = line.split('  ');
+      expect(links).toContain(`/data/${name}`);
+      const body = await (await page.request.get(`${site.origin}/data/${name}`)).body();
+      expect(createHash('sha256').update(body).digest('hex'), name).toBe(hash);
+    }
+    const ld = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent())!) as { '@type': string; license: string };
+    expect(ld['@type']).toBe('Dataset');
+    expect(ld.license).toContain('creativecommons.org/licenses/by/4.0');
+    await page.close();
+  });
+
+  it.each(['/', '/servers/', `/servers/${slugFor(HOSTILE_NAME)}/`, `/servers/${slugFor('io.github.github/github-mcp-server')}/`, '/drift/', '/methodology/', '/methodology/rules/', '/data/', '/charts/schema-survival/', '/search/'])(
+    'axe-core finds no serious or critical violation on %s',
+    async (pathname) => {
+      const page = await open(pathname);
+      await page.addScriptTag({ content: await readFile(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8') }).catch(async () => {
+        // The CSP forbids inline script (as it should): inject through an isolated evaluate instead.
+        await page.evaluate(await readFile(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'));
+      });
+      const result = await page.evaluate(async () => {
+        const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+        return axe.run(document, { resultTypes: ['violations'] });
+      });
+      const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+      expect(serious).toEqual([]);
+      await page.close();
+    },
+  );
+});
+
+describe.skipIf(!existsSync(CHROMIUM))('static search', () => {
+  it('finds a server by a word from its tool description and shows the hit as text', async () => {
+    const built = await builtSite('fixture', { MCP_SCHEMA_SIMULATED: '1' });
+    const site = await serveStatic(built.out);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${site.origin}/search/`);
+      await page.fill('#search-q', 'github');
+      await page.click('button[type=submit]');
+      await page.waitForFunction(() => /result/.test(document.getElementById('search-status')?.textContent ?? ''));
+      expect(await page.locator('#search-results li').count()).toBeGreaterThan(0);
+      await expect(page.locator('#search-results a').first().getAttribute('href')).resolves.toMatch(/^\/servers\//);
+    } finally {
+      await browser.close();
+      await site.close();
+    }
+  }, 600_000);
+});

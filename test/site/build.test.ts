@@ -1,0 +1,103 @@
+// `npm run build` on an empty archive and on the collector-made fixture archive.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { builtSite, fixtureArchive, type BuiltSite } from './shared.ts';
+
+const read = (site: BuiltSite, p: string) => readFile(path.join(site.out, p), 'utf8');
+
+async function sums(site: BuiltSite): Promise<Map<string, string>> {
+  const text = await read(site, 'data/SHA256SUMS');
+  return new Map(text.trim().split('\n').filter(Boolean).map((l) => { const [h, n] = l.split('  '); return [n!, h!]; }));
+}
+
+describe('npm run build on an empty archive', () => {
+  let site: BuiltSite;
+  beforeAll(async () => {
+    site = await builtSite('empty');
+  }, 300_000);
+
+  it.each(['index.html', 'servers/index.html', 'drift/index.html', 'methodology/index.html', 'data/index.html', 'charts/schema-survival/index.html', 'search/index.html'])('%s says plainly that nothing has been observed yet', async (page) => {
+    const html = await read(site, page);
+    expect(html.startsWith('<!DOCTYPE html>') || html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toContain('<meta charset="utf-8"');
+    expect(html).toContain('Content-Security-Policy');
+    expect(html).toContain('Nothing has been observed yet');
+  });
+
+  it('writes valid, empty feeds and a datapackage whose files match SHA256SUMS', async () => {
+    expect(JSON.parse(await read(site, 'drift.json')).items).toEqual([]);
+    expect(await read(site, 'drift.xml')).toContain('<rss');
+    const s = await sums(site);
+    expect([...s.keys()]).toContain('observations.jsonl.gz');
+    for (const [name, hash] of s) expect(createHash('sha256').update(await readFile(path.join(site.out, 'data', name))).digest('hex')).toBe(hash);
+    expect(gunzipSync(await readFile(path.join(site.out, 'data/observations.jsonl.gz'))).length).toBe(0);
+  });
+});
+
+describe('npm run build on the fixture archive', () => {
+  let site: BuiltSite;
+  let archive: string;
+  beforeAll(async () => {
+    archive = await fixtureArchive();
+    site = await builtSite('fixture', { MCP_SCHEMA_SIMULATED: '1' });
+  }, 600_000);
+
+  it('renders one page, one API answer and two feeds per observed server, with collision-free slugs', async () => {
+    const lines = (await Promise.all((await readdir(path.join(archive, 'observations'))).map((f) => readFile(path.join(archive, 'observations', f), 'utf8'))))
+      .flatMap((t) => t.split('\n').filter(Boolean))
+      .map((l) => JSON.parse(l) as { target: string });
+    const targets = new Set(lines.map((r) => r.target));
+    const dirs = (await readdir(path.join(site.out, 'servers'), { withFileTypes: true })).filter((d) => d.isDirectory());
+    expect(dirs.length).toBe(targets.size);
+    for (const d of dirs) {
+      for (const f of ['index.html', 'feed.xml', 'feed.json']) expect(existsSync(path.join(site.out, 'servers', d.name, f))).toBe(true);
+      expect(existsSync(path.join(site.out, 'api/servers', `${d.name}.json`))).toBe(true);
+    }
+  });
+
+  it('ships observations whose row count matches the archive, per month and whole', async () => {
+    const s = await sums(site);
+    const whole = gunzipSync(await readFile(path.join(site.out, 'data/observations.jsonl.gz'))).toString('utf8').split('\n').filter(Boolean);
+    const monthly = [...s.keys()].filter((n) => /^observations-\d{4}-\d{2}\.jsonl\.gz$/.test(n));
+    let monthRows = 0;
+    for (const m of monthly) monthRows += gunzipSync(await readFile(path.join(site.out, 'data', m))).toString('utf8').split('\n').filter(Boolean).length;
+    expect(whole.length).toBeGreaterThan(0);
+    expect(monthRows).toBe(whole.length);
+    const csv = gunzipSync(await readFile(path.join(site.out, 'data/observations.csv.gz'))).toString('utf8').trim().split('\r\n');
+    expect(csv[0]).toMatch(/^run_id,day,observed_at,target,/);
+    const pkg = JSON.parse(await read(site, 'data/datapackage.json')) as { resources: { path: string; hash: string; schema: { fields: { description: string }[] } }[] };
+    for (const r of pkg.resources) {
+      expect(r.hash).toBe(`sha256:${s.get(r.path)}`);
+      for (const f of r.schema.fields) expect(f.description.length).toBeGreaterThan(5);
+    }
+  });
+
+  it('shows the simulated-data banner and never emits registry markup as HTML', async () => {
+    const html = await read(site, 'index.html');
+    expect(html).toContain('Simulated data');
+    for (const file of await htmlFiles(site.out)) {
+      const text = await readFile(file, 'utf8');
+      expect(text).not.toContain('<script>window.__pwned');
+      expect(text).not.toMatch(/<img src=x/i);
+      expect(text).not.toMatch(/href="javascript:/i);
+    }
+  });
+
+  it('draws a standalone survival SVG with xmlns, title and desc', async () => {
+    const svg = await read(site, 'charts/schema-survival/schema-survival.svg');
+    expect(svg).toContain('xmlns="http://www.w3.org/2000/svg"');
+    expect(svg).toMatch(/<title>[^<]+<\/title><desc>[^<]+<\/desc>/);
+    const png = await readFile(path.join(site.out, 'charts/schema-survival/schema-survival.png'));
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+  });
+});
+
+async function htmlFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile() && e.name.endsWith('.html')) out.push(path.join(e.parentPath, e.name));
+  return out;
+}

@@ -1,0 +1,66 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAX_SLUG_LENGTH, nameFromSlug, slugFor } from '../../src/lib/slug.ts';
+
+describe('slugFor(name)', () => {
+  it.each([
+    ['io.github.user/server', 'io.github.user_server'],
+    ['com.example/my_server', 'com.example_my~5fserver'],
+    ['io.github.JohnDoe/X', 'io.github.~4aohn~44oe_~58'],
+    ['../../etc/passwd', '~2e._.._etc_passwd'],
+    ['.hidden/x', '~2ehidden_x'],
+    ['a~b', 'a~7eb'],
+    ['ü/ß', '~c3~bc_~c3~9f'],
+    ['<script>/x', '~3cscript~3e_x'],
+  ])('maps %j to %j', (name, slug) => {
+    expect(slugFor(name)).toBe(slug);
+  });
+
+  it('never yields a path that escapes its folder, a dot-segment or a hidden file', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 300, unit: 'binary' }), (name) => {
+        const slug = slugFor(name);
+        expect(slug).toMatch(/^[a-z0-9_~-][a-z0-9._~-]*$/);
+        expect(slug.length).toBeLessThanOrEqual(MAX_SLUG_LENGTH);
+      }),
+    );
+  });
+
+  it('is injective: names that differ (case included) never share a slug', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 60, unit: 'binary' }), fc.string({ minLength: 1, maxLength: 60, unit: 'binary' }), (a, b) => {
+        fc.pre(a !== b);
+        expect(slugFor(a)).not.toBe(slugFor(b));
+      }),
+    );
+    expect(slugFor('Foo/bar')).not.toBe(slugFor('foo/bar'));
+  });
+
+  it('round-trips through nameFromSlug for well-formed unicode names', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 60, unit: 'grapheme' }), (name) => {
+        expect(nameFromSlug(slugFor(name))).toBe(name);
+      }),
+    );
+  });
+
+  it('hashes over-long names into a bounded, distinct slug', () => {
+    const a = slugFor(`io.github.x/${'a'.repeat(500)}`);
+    const b = slugFor(`io.github.x/${'a'.repeat(499)}b`);
+    expect(a.length).toBeLessThanOrEqual(MAX_SLUG_LENGTH);
+    expect(a).toMatch(/~~[0-9a-f]{16}$/);
+    expect(a).not.toBe(b);
+    expect(nameFromSlug(a)).toBeNull();
+  });
+});
+
+describe('slugFor(name) with lone surrogates', () => {
+  it('keeps names that differ only in a lone surrogate apart, and round-trips them', () => {
+    expect(slugFor('a\ud800')).toBe('a~ud800');
+    expect(slugFor('a\ud800')).not.toBe(slugFor('a\udfff'));
+    expect(nameFromSlug('a~ud800')).toBe('a\ud800');
+    fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 40, unit: 'binary' }), (name) => {
+      expect(nameFromSlug(slugFor(name))).toBe(name);
+    }));
+  });
+});
