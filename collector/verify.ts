@@ -183,6 +183,10 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
   for (const name of existsSync(dir) ? readdirSync(dir) : []) {
     if (/\.tmp|~$/.test(name)) problem('orphan', name, 'temp file in the archive root');
   }
+  const quarantine = join(dir, 'quarantine');
+  for (const name of existsSync(quarantine) ? readdirSync(quarantine).sort() : []) {
+    warn('quarantine', `quarantine/${name}`, 'bytes set aside by a crash repair (kept for inspection, not part of the record)');
+  }
   if (existsSync(join(dir, '.lock'))) warn('lock', '.lock', 'a lock file is present (a run in progress, or a dead one the next run recovers)');
   return report;
 }
