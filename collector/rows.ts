@@ -78,7 +78,8 @@ export function retiredRow(ctx: RowContext, previous: RosterTarget, previousFile
 export function probeRow(ctx: RowContext, t: RosterTarget, r: ProbeResult, bodySha256: string | null): Observation {
   const common: Observation = {
     ...blank(ctx, t, t.name),
-    final_url: r.finalUrl,
+    // A hostile Location can be longer than the contract allows; keep a prefix rather than lose the row.
+    final_url: r.finalUrl?.slice(0, 4096) ?? null,
     redirects: r.redirects,
     protocol_version: r.protocolVersion,
     server_name: r.serverName,

@@ -54,6 +54,9 @@ export interface CollectorSummary {
   /** Targets probed by this process. */
   probed: number;
   duration_ms: number;
+  /** Time spent fetching (or reloading) the roster, and probing. */
+  roster_ms: number;
+  probe_ms: number;
   /** Rows written by this process per second of wall time. */
   targets_per_s: number;
 }
@@ -114,6 +117,7 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
       }
     }
     const { file: rosterFile, roster } = found;
+    const rosterMs = Math.round(performance.now() - t0);
     const selected = limit === null ? roster.targets : roster.targets.slice(0, limit);
     const optOut = readOptOut(o.optout === undefined ? null : o.optout);
 
@@ -171,6 +175,7 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
       else byHost.set(host, [t]);
     }
     const slots = semaphore(Math.max(1, o.concurrency));
+    const probeStart = performance.now();
     try {
       await Promise.all(
         [...byHost.values()].map(async (queue) => {
@@ -195,6 +200,7 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
     } finally {
       await http.dispatcher.close();
     }
+    const probeMs = Math.round(performance.now() - probeStart);
 
     const run = runRow({
       runId,
@@ -218,6 +224,8 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
       resumed_rows: earlier.length,
       probed: toProbe.length,
       duration_ms: durationMs,
+      roster_ms: rosterMs,
+      probe_ms: probeMs,
       targets_per_s: durationMs > 0 ? Math.round((written / durationMs) * 1000 * 10) / 10 : 0,
     };
   } finally {

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCollector, type CollectorSummary } from '../../collector/run.ts';
@@ -35,7 +36,7 @@ interface Case {
   label: string;
   behaviour?: Behaviour;
   /** Rewrite the URL (TLS failure, refused port, redirects that need the URL). */
-  url?: (local: string, ctx: { closedPort: number; urlOf: (label: string) => string }) => string;
+  url?: (local: string, ctx: { closedPort: number; tlsPort: number; urlOf: (label: string) => string }) => string;
   expect: Partial<Observation>;
   detail?: RegExp;
 }
@@ -49,6 +50,7 @@ const CASES: Case[] = [
   { label: 'sse-stall', behaviour: { kind: 'sse-stall', everyMs: 50 }, expect: { outcome: 'error', error_class: 'timeout', step: 'initialize' } },
   { label: 'refused', url: (_, c) => `http://127.0.0.1:${c.closedPort}/mcp`, expect: { outcome: 'error', error_class: 'tls', step: 'initialize' }, detail: /ECONNREFUSED/ },
   { label: 'tls-handshake', behaviour: { kind: 'mcp', tools: realTools(4) }, url: (local) => local.replace('http://', 'https://'), expect: { outcome: 'error', error_class: 'tls' }, detail: /tls handshake failed/ },
+  { label: 'self-signed', url: (_, c) => `https://127.0.0.1:${c.tlsPort}/mcp`, expect: { outcome: 'error', error_class: 'tls', step: 'initialize' }, detail: /DEPTH_ZERO_SELF_SIGNED_CERT/ },
   { label: '404', behaviour: { kind: 'status', status: 404, body: 'not here' }, expect: { outcome: 'error', error_class: 'http_4xx', http_status: 404, step: 'initialize' } },
   { label: '500', behaviour: { kind: 'status', status: 500, body: 'oops' }, expect: { outcome: 'error', error_class: 'http_5xx', http_status: 500 } },
   { label: '401', behaviour: { kind: 'status', status: 401, headers: { 'www-authenticate': 'Bearer resource_metadata="https://x/.well-known/oauth-protected-resource"' } }, expect: { outcome: 'error', error_class: 'auth', http_status: 401, www_authenticate: 'Bearer resource_metadata="https://x/.well-known/oauth-protected-resource"' } },
@@ -98,6 +100,7 @@ const CASES: Case[] = [
 ];
 
 let world: World;
+let tls: HttpsServer;
 let data: string;
 let summary: CollectorSummary;
 let rows: Observation[];
@@ -109,6 +112,11 @@ beforeAll(async () => {
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
   const closedPort = (closed.address() as AddressInfo).port;
   await new Promise<void>((r) => closed.close(() => r()));
+
+  const fixture = (f: string) => readFileSync(new URL(`./fixtures/${f}`, import.meta.url));
+  tls = createHttpsServer({ key: fixture('self-signed.key'), cert: fixture('self-signed.crt') }, (_req, res) => res.end('{}'));
+  await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+  const tlsPort = (tls.address() as AddressInfo).port;
 
   const byIndex = new Map<number, Case>();
   world = await startWorld({
@@ -128,7 +136,7 @@ beforeAll(async () => {
         host.mount(new URL(local).pathname, { kind: 'redirect', location: '', status: 307 });
       }
       if (c.label === 'redirect-loop') host.mount(new URL(local).pathname.replace(/mcp$/, 'loop'), { kind: 'redirect', location: new URL(local).pathname.replace(/mcp$/, 'loop'), status: 308 });
-      return c.url && c.label !== 'redirect-307' ? c.url(local, { closedPort, urlOf: (l) => urlOfLabel.get(l)! }) : local;
+      return c.url && c.label !== 'redirect-307' ? c.url(local, { closedPort, tlsPort, urlOf: (l) => urlOfLabel.get(l)! }) : local;
     },
   });
   // The 307's location is only known once every URL exists.
@@ -145,6 +153,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await world?.close();
+  tls?.close();
 });
 
 const rowOf = (label: string) => rows.find((r) => r.target === nameOf.get(label))!;
