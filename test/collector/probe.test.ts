@@ -93,6 +93,27 @@ const CASES: Case[] = [
     }),
     expect: { outcome: 'ok', next_cursor: true, protocol_version: '2025-06-18' },
   },
+  {
+    label: 'sse-priming-and-notification-first',
+    behaviour: scripted((res, id) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('id: 0\ndata:\n\n: keepalive\n\n');
+      res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'hi' } })}\n\n`);
+      res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { tools: realTools(7) } })}\n\n`);
+    }),
+    expect: { outcome: 'ok', detail: null, body_content_type: 'text/event-stream' },
+  },
+  {
+    label: 'sse-left-open',
+    behaviour: scripted((res, id) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { tools: realTools(8) } })}\n\n`);
+      const t = setInterval(() => res.write(': keepalive\n\n'), 50);
+      res.on('close', () => clearInterval(t));
+    }),
+    expect: { outcome: 'ok' },
+    detail: /left open after the answer/,
+  },
   { label: 'redirect-307', url: (_, c) => c.urlOf('redirect-307-target'), behaviour: { kind: 'mcp', tools: realTools(6), stateful: true }, expect: { outcome: 'ok', redirects: 1 } },
   { label: 'redirect-307-target', behaviour: { kind: 'mcp', tools: realTools(6), stateful: true }, expect: { outcome: 'ok', redirects: 0, final_url: null } },
   { label: 'redirect-302', behaviour: { kind: 'redirect', location: '/elsewhere', status: 302 }, expect: { outcome: 'error', error_class: 'http_4xx', http_status: 302 }, detail: /redirect not followed/ },
@@ -147,7 +168,7 @@ beforeAll(async () => {
   world.hosts.find((h) => h.port === Number(loopFrom.port))!.mount(loopFrom.pathname, { kind: 'redirect', location: loopFrom.pathname.replace(/mcp$/, 'loop'), status: 308 });
 
   data = tmpData();
-  summary = await runCollector({ registry: world.registry.url, data, allowPrivate: true, now: NOW, timeoutMs: 600, optout: null, concurrency: 8 });
+  summary = await runCollector({ registry: world.registry.url, data, allowPrivate: true, now: NOW, timeoutMs: 600, optout: null, concurrency: 8, probeLimits: { sseGraceMs: 200 } });
   rows = readFileSync(`${data}/observations/2026-02-01.jsonl`, 'utf8').trimEnd().split('\n').map((l) => Observation.parse(JSON.parse(l)));
 }, 60_000);
 
