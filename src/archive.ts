@@ -174,6 +174,12 @@ function isMissing(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'ENOENT';
 }
 
+/** Array.prototype.findLast (ES2023) is in Node 20 but not in this project's ES2022 lib typings. */
+export function findLast<T>(items: readonly T[], test: (item: T) => boolean): T | undefined {
+  for (let i = items.length - 1; i >= 0; i--) if (test(items[i]!)) return items[i];
+  return undefined;
+}
+
 /** Code-unit order: the same everywhere, independent of locale. */
 function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -350,8 +356,8 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     intervals.map((i) => i.event),
   );
   const median = halfLife(km);
-  const latestRun = raw.runs.findLast((r) => r.status === 'finished') ?? raw.runs.at(-1) ?? null;
-  const latestFullRun = raw.runs.findLast((r) => r.status === 'finished' && !r.partial) ?? null;
+  const latestRun = findLast(raw.runs, (r) => r.status === 'finished') ?? raw.runs.at(-1) ?? null;
+  const latestFullRun = findLast(raw.runs, (r) => r.status === 'finished' && !r.partial) ?? null;
   const fullRows = latestFullRun ? rowsOfRun(raw, latestFullRun.run_id) : [];
   const asOf = latestRun?.finished_at ?? servers.map((s) => s.lastObserved).sort().at(-1) ?? null;
   const asOfDay = latestRun?.day ?? raw.days.at(-1) ?? null;
@@ -398,7 +404,7 @@ async function registryEntry(dir: string, row: Observation): Promise<unknown> {
 
 function serverView(name: string, slug: string, rows: Observation[], drift: Drift, changes: ChangeView[]): ServerView {
   const latest = rows[rows.length - 1]!;
-  const lastOkRow = rows.findLast((r) => r.outcome === 'ok') ?? null;
+  const lastOkRow = findLast(rows, (r) => r.outcome === 'ok') ?? null;
   const versions: VersionView[] = drift.versions.map((v) => ({
     toolsSha256: v.tools_sha256,
     bodySha256: v.body_sha256,
@@ -412,7 +418,7 @@ function serverView(name: string, slug: string, rows: Observation[], drift: Drif
     latest,
     status: latest.outcome,
     errorClass: latest.error_class,
-    endpoint: latest.endpoint ?? rows.findLast((r) => r.endpoint !== null)?.endpoint ?? null,
+    endpoint: latest.endpoint ?? findLast(rows, (r) => r.endpoint !== null)?.endpoint ?? null,
     toolCount: lastOkRow?.tool_count ?? null,
     firstObserved: rows[0]!.observed_at,
     lastObserved: latest.observed_at,

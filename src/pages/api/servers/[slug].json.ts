@@ -1,7 +1,7 @@
 // /api/servers/<slug>.json: the server's registry entry verbatim (from the raw roster page the row
 // points at) plus our schema history under _meta, so the site can serve agents as a sub-registry.
 import type { APIRoute } from 'astro';
-import { loadArchive } from '../../../archive.ts';
+import { findLast, loadArchive } from '../../../archive.ts';
 import { contractSha256, proseSha256 } from '../../../lib/index.ts';
 import { META_NAMESPACE, permalink } from '../../../settings.ts';
 
@@ -15,7 +15,7 @@ export const GET: APIRoute = async ({ params }) => {
   const s = a.bySlug.get(params.slug!)!;
   // The entry of the last row that points at a roster page: retired rows carry none, so a retired
   // server answers with its last known entry and the reason.
-  const withEntry = s.rows.findLast((r) => r.registry_page_sha256 !== null) ?? null;
+  const withEntry = findLast(s.rows, (r) => r.registry_page_sha256 !== null) ?? null;
   const entry = withEntry ? await a.registryEntry(withEntry) : null;
   const base = entry && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Record<string, unknown>) : { server: { name: s.name } };
   const meta = base._meta && typeof base._meta === 'object' && !Array.isArray(base._meta) ? (base._meta as Record<string, unknown>) : {};

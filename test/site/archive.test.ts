@@ -1,0 +1,147 @@
+// The loader (src/archive.ts) on an empty directory, on the collector-made fixture archive, and on
+// copies of it damaged the ways real archives get damaged (a torn last line, a corrupt object).
+import { appendFile, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { group } from 'd3-array';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deriveArchive, forgetArchive, jsonRpcFromBody, loadArchive, readObject, readRawArchive, type Archive } from '../../src/archive.ts';
+import { contractIntervals, halfLife, kaplanMeier, type Observation } from '../../src/lib/index.ts';
+import { slugFor } from '../../src/lib/slug.ts';
+import { HOSTILE_NAME } from './fixture-archive.ts';
+import { fixtureArchive } from './shared.ts';
+
+const scratch: string[] = [];
+afterAll(async () => {
+  for (const d of scratch) await rm(d, { recursive: true, force: true });
+});
+
+async function copyOf(dir: string): Promise<string> {
+  const to = await mkdtemp(path.join(os.tmpdir(), 'mcp-schema-archive-'));
+  scratch.push(to);
+  await cp(dir, to, { recursive: true });
+  return to;
+}
+
+async function allRows(dir: string): Promise<Observation[]> {
+  const files = (await readdir(path.join(dir, 'observations'))).sort();
+  const texts = await Promise.all(files.map((f) => readFile(path.join(dir, 'observations', f), 'utf8')));
+  return texts.flatMap((t) => t.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Observation));
+}
+
+describe('loadArchive(dir) on a directory with nothing in it', () => {
+  it('yields an empty archive rather than an error', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'mcp-schema-empty-'));
+    scratch.push(dir);
+    const a = await loadArchive(dir);
+    expect(a.empty).toBe(true);
+    expect([a.servers, a.changes, a.km, a.runs, a.days]).toEqual([[], [], [], [], []]);
+    expect([a.halfLife, a.errorShares, a.asOf, a.latestFullRun]).toEqual([null, null, null, null]);
+  });
+});
+
+describe('loadArchive(dir) on the fixture archive', () => {
+  let dir: string;
+  let a: Archive;
+  beforeAll(async () => {
+    dir = await fixtureArchive();
+    a = await loadArchive(dir);
+  }, 300_000);
+
+  it('reads every row once and groups them by target, each group in time order', async () => {
+    const rows = await allRows(dir);
+    expect(a.rowCount).toBe(rows.length);
+    expect(a.problems).toEqual([]);
+    expect(a.servers.map((s) => s.name).sort()).toEqual([...new Set(rows.map((r) => r.target))].sort());
+    for (const s of a.servers) {
+      const times = s.rows.map((r) => Date.parse(r.observed_at));
+      expect(times).toEqual([...times].sort((x, y) => x - y));
+      expect(a.bySlug.get(slugFor(s.name))).toBe(s);
+    }
+  });
+
+  it('takes intervals, the survival table and the half-life from src/lib over the same rows', async () => {
+    const rows = await allRows(dir);
+    const byTarget = group(rows, (r) => r.target);
+    const intervals = [...byTarget.values()].flatMap((r) => contractIntervals(r));
+    expect(a.intervals.length).toBe(intervals.length);
+    const km = kaplanMeier(intervals.map((i) => i.duration), intervals.map((i) => i.event));
+    expect(a.km).toEqual(km);
+    expect(a.halfLife).toEqual(halfLife(km));
+  });
+
+  it('lists changes newest first with their diff and classification', () => {
+    const times = a.changes.map((c) => Date.parse(c.observedAt));
+    expect(times).toEqual([...times].sort((x, y) => y - x));
+    const hostile = a.bySlug.get(slugFor(HOSTILE_NAME))!;
+    expect(hostile.changes).toHaveLength(1);
+    const [c] = hostile.changes;
+    expect(c!.compatibility).toBe('ERR');
+    expect(c!.security).toBe('HIGH');
+    expect(c!.findings.map((f) => f.rule).sort()).toEqual(['input-required-property-added', 'read-only-hint-dropped']);
+    expect(c!.diff?.changed.map((t) => t.name)).toEqual(['render_page']);
+  });
+
+  it('takes error-class shares from the latest full run only', () => {
+    expect(a.latestFullRun?.partial).toBe(false);
+    expect(a.errorShares?.run_id).toBe(a.latestFullRun?.run_id);
+    expect(a.errorShares!.attempted.n).toBe(a.latestFullRun!.attempts);
+  });
+
+  it('reads tools/list bodies sent as SSE and as JSON', async () => {
+    const rows = (await allRows(dir)).filter((r) => r.outcome === 'ok');
+    const types = new Set(rows.map((r) => r.body_content_type?.split(';')[0]));
+    expect(types).toContain('text/event-stream');
+    for (const type of types) {
+      const row = rows.find((r) => r.body_content_type?.startsWith(type!))!;
+      const tools = await a.tools(row.body_sha256!);
+      expect(Array.isArray(tools), String(tools)).toBe(true);
+      expect((tools as unknown[]).length).toBe(row.tool_count);
+    }
+  });
+
+  it('finds the verbatim registry entry a row points at', async () => {
+    const s = a.bySlug.get(slugFor(HOSTILE_NAME))!;
+    const entry = (await a.registryEntry(s.latest)) as { server: { name: string; websiteUrl: string } };
+    expect(entry.server.name).toBe(HOSTILE_NAME);
+    expect(entry.server.websiteUrl).toBe('javascript:alert(1)');
+  });
+});
+
+describe('the loader on damaged archives', () => {
+  it('skips a torn last line and says so, without losing the other rows', async () => {
+    const dir = await copyOf(await fixtureArchive());
+    const before = (await readRawArchive(dir)).rowCount;
+    const last = (await readdir(path.join(dir, 'observations'))).sort().at(-1)!;
+    const text = await readFile(path.join(dir, 'observations', last), 'utf8');
+    const firstLine = text.split('\n')[0]!;
+    await appendFile(path.join(dir, 'observations', last), firstLine.slice(0, firstLine.length >> 1));
+    const raw = await readRawArchive(dir);
+    expect(raw.rowCount).toBe(before);
+    expect(raw.problems).toEqual([{ file: `observations/${last}`, line: text.split('\n').length, message: 'not json (torn or corrupt line)' }]);
+    const derived = await deriveArchive(raw);
+    expect(derived.problems).toHaveLength(1);
+  });
+
+  it('refuses object names that are not a sha256 and objects whose bytes no longer match their name', async () => {
+    const dir = await copyOf(await fixtureArchive());
+    expect(await readObject(dir, '../runs.jsonl')).toBeNull();
+    expect(await readObject(dir, `../../${'a'.repeat(62)}`)).toBeNull();
+    const row = (await allRows(dir)).find((r) => r.outcome === 'ok')!;
+    const file = path.join(dir, 'objects', row.body_sha256!.slice(0, 2), row.body_sha256!);
+    expect(await readObject(dir, row.body_sha256!)).not.toBeNull();
+    await writeFile(file, 'tampered');
+    expect(await readObject(dir, row.body_sha256!)).toBeNull();
+    forgetArchive(dir);
+  });
+});
+
+describe('jsonRpcFromBody(text)', () => {
+  it('skips a priming event with empty data and returns the first JSON-RPC response', () => {
+    const sse = 'id: 1\ndata: \n\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\nevent: message\ndata: {"jsonrpc":"2.0","id":2,"result":{"tools":[]}}\n\n';
+    expect(jsonRpcFromBody(sse)).toEqual({ jsonrpc: '2.0', id: 2, result: { tools: [] } });
+  });
+  it('throws when the stream holds no response', () => {
+    expect(() => jsonRpcFromBody(': keepalive\n\n')).toThrow(/no json-rpc response/);
+  });
+});
