@@ -4,33 +4,17 @@ import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCollector } from '../../collector/run.ts';
 import { verifyArchive } from '../../collector/verify.ts';
-import { startWorld, type RunningWorld } from '../../sandbox/fleet.ts';
+import { collectArchive } from './archive.ts';
 
-let world: RunningWorld;
 let base: string;
 const scratch: string[] = [];
 
 beforeAll(async () => {
-  world = await startWorld({ seed: 'verify', size: 60 });
-  base = mkdtempSync(join(tmpdir(), 'mcps-verify-'));
-  for (let day = 0; day < 3; day++) {
-    world.setDay(day);
-    await runCollector({
-      registry: world.registryUrl,
-      data: base,
-      now: new Date(Date.parse(`${world.world.date(day)}T03:15:00Z`)),
-      allowPrivate: true,
-      concurrency: 16,
-      timeoutMs: 800,
-      optout: null,
-    });
-  }
+  base = await collectArchive({ seed: 'verify', size: 60, days: 3 });
 });
 
-afterAll(async () => {
-  await world?.close();
+afterAll(() => {
   for (const d of [base, ...scratch]) if (d) rmSync(d, { recursive: true, force: true });
 });
 

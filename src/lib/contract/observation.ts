@@ -1,6 +1,7 @@
 // Data contract: one observation row per target per run (data/observations/<day>.jsonl).
 // Methodology v1, "Rows". Fields are snake_case and are never dropped; new ones are added as optional.
 import { z } from 'zod';
+import { METHODOLOGY_SERIES } from '../methodology-series.ts';
 
 export const METHODOLOGY_VERSION = 'v1' as const;
 
@@ -81,7 +82,8 @@ export const Observation = z
     next_cursor: z.boolean().nullable(),
     latency_ms: z.number().nonnegative().nullable(),
     prober_version: z.string().min(1).max(64),
-    methodology_version: z.literal(METHODOLOGY_VERSION),
+    /** 'v1' on every row the collector writes; a restatement's rows name their series (see methodology-series.ts). */
+    methodology_version: z.enum(METHODOLOGY_SERIES),
   })
   .strict()
   .superRefine((row, ctx) => {
