@@ -9,7 +9,7 @@
 // Host-weighted view (attempted only, since only contacted rows have a host): each endpoint hostname
 // counts once, as the mean of within-host shares, so one host serving hundreds of names cannot dominate.
 // Partial runs never feed these figures: pass the Run and a partial one is refused.
-import { fsum } from 'd3-array';
+import { fsum, max } from 'd3-array';
 import { ERROR_CLASSES, type Observation, type Run } from './contract/index.ts';
 import { wilson, type WilsonInterval } from './wilson.ts';
 
@@ -54,7 +54,9 @@ export function errorClassShares(rows: readonly Observation[], opts: { run?: Run
   const byHost = new Map<string, Observation[]>();
   for (const r of attempted) {
     const host = hostOf(r.endpoint);
-    byHost.set(host, [...(byHost.get(host) ?? []), r]);
+    const list = byHost.get(host);
+    if (list) list.push(r);
+    else byHost.set(host, [r]);
   }
   const hostWeighted = {} as Record<ShareClass, number>;
   for (const c of SHARE_CLASSES) {
@@ -66,7 +68,7 @@ export function errorClassShares(rows: readonly Observation[], opts: { run?: Run
       ...view(attempted),
       hostWeighted,
       hosts: byHost.size,
-      largestHostCount: Math.max(0, ...[...byHost.values()].map((h) => h.length)),
+      largestHostCount: max(byHost.values(), (h) => h.length) ?? 0,
     },
     listed: view(listed),
     retired: rows.filter((r) => r.outcome === 'retired').length,
