@@ -38,6 +38,7 @@ export class Store {
     store.#lock(startedAt);
     try {
       store.#repairTornTails();
+      store.#sweepTempFiles();
     } catch (e) {
       store.close();
       throw e;
@@ -93,6 +94,25 @@ export class Store {
       writeDurably(join(this.dir, 'quarantine', name), torn);
       fs.truncateSync(file, keep);
       fsyncPath(file);
+    }
+  }
+
+  /**
+   * Remove temp files a killed writer left behind (objects/<aa>/<sha>.tmp-*, rosters/.<day>.tmp-*,
+   * restatements/.<series>.tmp-*). Holding the lock, nobody else can be writing them, and they were
+   * never renamed into place, so no reader ever saw them: an object is written again whole when next
+   * needed. Without this sweep one crash would leave `npm run verify` failing for good.
+   */
+  #sweepTempFiles(): void {
+    const isTemp = (name: string) => /\.tmp-\d+/.test(name);
+    const objects = join(this.dir, 'objects');
+    for (const shard of listDir(objects)) {
+      const shardDir = join(objects, shard);
+      if (!fs.statSync(shardDir).isDirectory()) continue;
+      for (const name of listDir(shardDir)) if (isTemp(name)) fs.rmSync(join(shardDir, name), { force: true });
+    }
+    for (const sub of ['rosters', 'restatements']) {
+      for (const name of listDir(join(this.dir, sub))) if (name.startsWith('.') && isTemp(name)) fs.rmSync(join(this.dir, sub, name), { recursive: true, force: true });
     }
   }
 

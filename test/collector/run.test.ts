@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../collector/cli-error.ts';
 import { runCollector, type CollectorOptions } from '../../collector/run.ts';
 import { Store } from '../../collector/store.ts';
+import { verifyArchive } from '../../collector/verify.ts';
 import { Observation, Run } from '../../src/lib/index.ts';
 import { startRegistry, type RegistryEntry, type RegistryServer } from '../../sandbox/registry-server.ts';
 import { startWorld, tmpData, type World } from './world.ts';
@@ -191,5 +192,21 @@ describe('Store.open(dir): lock and repair', () => {
     const file = join(tmpData(), 'a-file');
     fs.writeFileSync(file, 'x');
     await expect(run(file, 1)).rejects.toMatchObject({ name: 'CliError', exitCode: 2 });
+  });
+
+  it('sweeps temp files a killed writer left, so verify passes after the next run', async () => {
+    const data = tmpData();
+    current = world.entries;
+    await run(data, 1);
+    const shard = fs.readdirSync(join(data, 'objects')).sort()[0]!;
+    const strayObject = join(data, 'objects', shard, `${shard}${'0'.repeat(62)}.tmp-4242-deadbeef`);
+    const strayRoster = join(data, 'rosters', '.2026-03-02.tmp-4242-deadbeef');
+    fs.writeFileSync(strayObject, 'half an object');
+    fs.writeFileSync(strayRoster, '{"day":');
+    expect((await verifyArchive(data)).problems.map((p) => p.kind)).toContain('orphan');
+    await run(data, 2);
+    expect(fs.existsSync(strayObject)).toBe(false);
+    expect(fs.existsSync(strayRoster)).toBe(false);
+    expect((await verifyArchive(data)).problems).toEqual([]);
   });
 });
