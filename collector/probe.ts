@@ -1,7 +1,7 @@
 // The v1 probe (methodology v1, "Probe"): initialize → notifications/initialized → tools/list,
 // the way an MCP client over streamable HTTP does it, and nothing more. Every failure becomes a
 // ProbeError via classify() (errors.ts); the raw tools/list body is returned verbatim.
-import { CanonicalError, toolsSha256, type ProbeStep } from '../src/lib/index.ts';
+import { CanonicalError, INITIALIZE_REQUEST_ID, parseToolsList, TOOLS_LIST_REQUEST_ID, ToolsListError, toolsSha256, type ProbeStep, type Tool } from '../src/lib/index.ts';
 import { classify, type Failure, type ProbeError, type RpcError } from './errors.ts';
 import { header, MiB, readCapped, send, type Answer, type HttpContext, type Trace } from './http.ts';
 import { isObject, readAnswer, type ReadResult } from './read-answer.ts';
@@ -10,8 +10,8 @@ import { PROBER_VERSION, USER_AGENT } from './version.ts';
 /** What we offer: the oldest streamable-era revision every server still speaks. */
 export const OFFERED_PROTOCOL_VERSION = '2024-11-05';
 /** Constant JSON-RPC ids, so identical servers give byte-identical raw bodies. */
-export const INITIALIZE_ID = 1;
-export const TOOLS_LIST_ID = 2;
+export const INITIALIZE_ID = INITIALIZE_REQUEST_ID;
+export const TOOLS_LIST_ID = TOOLS_LIST_REQUEST_ID;
 
 const INITIALIZE_BODY = JSON.stringify({
   jsonrpc: '2.0',
@@ -166,12 +166,13 @@ export async function probe(ctx: HttpContext, endpoint: string, limits: ProbeLim
 
     // 3. tools/list — first page only.
     const list = await step('tools/list', url, TOOLS_LIST_BODY, headers, TOOLS_LIST_ID, limits.toolsCap);
-    const tools = list.result.tools;
-    if (!Array.isArray(tools)) {
-      throw new Stop(classify({ kind: 'not-jsonrpc', step: 'tools/list', status: 200, detail: 'tools/list result has no tools array' }), list.read);
-    }
-    if (!tools.every((t) => isObject(t) && typeof t.name === 'string')) {
-      throw new Stop(classify({ kind: 'not-jsonrpc', step: 'tools/list', status: 200, detail: 'tools[] holds an item that is not a tool object with a name' }), list.read);
+    // The one reading of result.tools (src/lib parseToolsList), shared with the site and restate.
+    let tools: Tool[];
+    try {
+      tools = parseToolsList({ result: list.result });
+    } catch (e) {
+      if (!(e instanceof ToolsListError)) throw e;
+      throw new Stop(classify({ kind: 'not-jsonrpc', step: 'tools/list', status: 200, detail: e.message }), list.read);
     }
     let hash: string;
     try {

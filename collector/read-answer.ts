@@ -8,6 +8,7 @@ import { createParser } from 'eventsource-parser';
 import type { Answer } from './http.ts';
 import { formatBytes, header, readCapped } from './http.ts';
 import { GUARD, GuardError } from './errors.ts';
+import { isAnswer } from '../src/lib/index.ts';
 
 export interface ReadLimits {
   /** Maximum raw body bytes. */
@@ -58,7 +59,9 @@ async function readSse(a: Answer, id: number, limits: ReadLimits, contentType: s
         unparsable++;
         return;
       }
-      if (isObject(msg) && msg.id === id) found = msg;
+      // The same rule as answerFromBody (src/lib), which re-reads stored bodies: a response with our id.
+      // A server-to-client request that happens to reuse id 2 is not our answer.
+      if (isAnswer(msg, id)) found = msg;
     },
   });
   const decoder = new TextDecoder();
