@@ -9,8 +9,8 @@ import { createReadStream } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { createParser } from 'eventsource-parser';
 import {
+  answerFromBody,
   classifyChange,
   contractIntervals,
   detectDrift,
@@ -23,6 +23,7 @@ import {
   Run,
   sha256Hex,
   summariseDiff,
+  TOOLS_LIST_REQUEST_ID,
   trackTombstones,
   type DiffSummary,
   type Drift,
@@ -335,6 +336,9 @@ export function forgetArchive(dir?: string): void {
 }
 
 export async function deriveArchive(raw: RawArchive): Promise<Archive> {
+  // A stored body is read back with its content type (JSON or an event stream), as the collector read it.
+  const contentTypes = new Map<string, string | null>();
+  for (const rows of raw.byTarget.values()) for (const r of rows) if (r.body_sha256 !== null) contentTypes.set(r.body_sha256, r.body_content_type);
   const servers: ServerView[] = [];
   const intervals: Interval[] = [];
   const changes: ChangeView[] = [];
@@ -345,7 +349,7 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     intervals.push(...contractIntervals(rows));
     const slug = slugFor(name);
     // One cache per target: its versions are read once for the diffs, then released.
-    const serverChanges = await deriveChanges(drift, slug, new ToolsCache(raw.dir));
+    const serverChanges = await deriveChanges(drift, slug, new ToolsCache(raw.dir, contentTypes));
     changes.push(...serverChanges);
     servers.push(serverView(name, slug, rows, drift, serverChanges));
   }
@@ -385,7 +389,7 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     problems: raw.problems,
     proberVersions: [...new Set(raw.runs.map((r) => r.prober_version))],
     methodologyVersions: [...new Set(raw.runs.map((r) => r.methodology_version))],
-    tools: (bodySha256) => new ToolsCache(raw.dir).get(bodySha256),
+    tools: (bodySha256) => new ToolsCache(raw.dir, contentTypes).get(bodySha256),
     registryEntry: (row) => registryEntry(raw.dir, row),
   };
 }
@@ -515,7 +519,10 @@ function highest(findings: FindingView[], axis: string, order: string[]): string
  */
 class ToolsCache {
   private readonly lists = new Map<string, Promise<Tool[] | string>>();
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly contentTypes: ReadonlyMap<string, string | null>,
+  ) {}
 
   get(bodySha256: string): Promise<Tool[] | string> {
     let list = this.lists.get(bodySha256);
@@ -530,29 +537,10 @@ class ToolsCache {
     const bytes = await readObject(this.dir, bodySha256);
     if (!bytes) return `raw body ${bodySha256.slice(0, 12)} missing or corrupt`;
     try {
-      return parseToolsList(jsonRpcFromBody(bytes.toString('utf8')));
+      return parseToolsList(answerFromBody(bytes, this.contentTypes.get(bodySha256) ?? null, TOOLS_LIST_REQUEST_ID));
     } catch (error) {
       return error instanceof Error ? error.message.slice(0, MAX_MESSAGE) : 'unreadable tools/list body';
     }
   }
 }
 
-/** The JSON-RPC response in a tools/list body: the JSON itself, or the first SSE event whose data is one. */
-export function jsonRpcFromBody(text: string): unknown {
-  if (/^\s*[[{]/.test(text)) return JSON.parse(text);
-  let found: unknown;
-  const parser = createParser({
-    onEvent(event) {
-      if (found !== undefined || event.data.trim() === '') return;
-      try {
-        const value: unknown = JSON.parse(event.data);
-        if (typeof value === 'object' && value !== null && ('result' in value || 'error' in value)) found = value;
-      } catch {
-        // Not every event is a response (notifications, garbage); keep looking.
-      }
-    },
-  });
-  parser.feed(text);
-  if (found === undefined) throw new SyntaxError('no json-rpc response in the event stream');
-  return found;
-}

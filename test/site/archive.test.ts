@@ -5,7 +5,8 @@ import { group } from 'd3-array';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveArchive, forgetArchive, jsonRpcFromBody, loadArchive, readObject, readRawArchive, type Archive } from '../../src/archive.ts';
+import { deriveArchive, forgetArchive, loadArchive, readObject, readRawArchive, type Archive } from '../../src/archive.ts';
+import { answerFromBody } from '../../src/lib/index.ts';
 import { contractIntervals, halfLife, kaplanMeier, type Observation } from '../../src/lib/index.ts';
 import { slugFor } from '../../src/lib/slug.ts';
 import { HOSTILE_NAME } from './fixture-archive.ts';
@@ -136,12 +137,16 @@ describe('the loader on damaged archives', () => {
   });
 });
 
-describe('jsonRpcFromBody(text)', () => {
-  it('skips a priming event with empty data and returns the first JSON-RPC response', () => {
+describe('answerFromBody(body, contentType) on stored SSE bodies', () => {
+  it('skips a priming event and a notification and returns the response with our id', () => {
     const sse = 'id: 1\ndata: \n\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\nevent: message\ndata: {"jsonrpc":"2.0","id":2,"result":{"tools":[]}}\n\n';
-    expect(jsonRpcFromBody(sse)).toEqual({ jsonrpc: '2.0', id: 2, result: { tools: [] } });
+    expect(answerFromBody(sse, 'text/event-stream')).toEqual({ jsonrpc: '2.0', id: 2, result: { tools: [] } });
   });
   it('throws when the stream holds no response', () => {
-    expect(() => jsonRpcFromBody(': keepalive\n\n')).toThrow(/no json-rpc response/);
+    expect(() => answerFromBody(': keepalive\n\n', 'text/event-stream')).toThrow(/no json-rpc answer with id 2/);
+  });
+  it('does not take a server-to-client request that reuses id 2 for the answer', () => {
+    const sse = 'data: {"jsonrpc":"2.0","id":2,"method":"sampling/createMessage","params":{}}\n\ndata: {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a"}]}}\n\n';
+    expect(answerFromBody(sse, 'text/event-stream; charset=utf-8')).toMatchObject({ result: { tools: [{ name: 'a' }] } });
   });
 });
