@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO, runDemo } from '../../sandbox/demo.ts';
+import { buildWorld } from '../../sandbox/world.ts';
 
 const OUT = join('.tmp', `test-demo-${process.pid}`);
 afterAll(() => {
@@ -38,6 +39,26 @@ describe('npm run demo (short)', () => {
     expect(Object.fromEntries(cb)).toEqual(Object.fromEntries(ca));
     const c = await runDemo({ size: 80, days: 1, seed: 'other', out: join(OUT, 'c'), serve: false, build: false, log: quiet });
     expect([...contentOf(c.archive).keys()].sort()).not.toEqual([...ca.keys()].filter((k) => k.endsWith('2025-12-15')).sort());
+  });
+
+  it("the real collector's outcome for every target agrees with what the world says it serves", { timeout: 120_000 }, async () => {
+    const s = await runDemo({ size: 400, days: 2, seed: 'agree', out: join(OUT, 'agree'), serve: false, build: false, log: () => {} });
+    const world = buildWorld({ seed: 'agree', size: 400 });
+    const byName = new Map(world.targets.map((t) => [t.name, t]));
+    const mismatches: string[] = [];
+    const seen = new Set<string>();
+    for (const [key, content] of contentOf(s.archive)) {
+      const [name, date] = key.split('|') as [string, string];
+      const t = byName.get(name)!;
+      const e = world.expected(t.index, date === world.date(0) ? 0 : 1);
+      const [outcome, errorClass] = content.split(' ');
+      const got = outcome === 'error' ? errorClass : outcome;
+      const want = e.outcome === 'error' ? e.errorClass : e.outcome;
+      seen.add(String(got));
+      if (got !== want) mismatches.push(`${key} (${t.profile}): collector ${got}, world ${want}`);
+    }
+    expect(mismatches).toEqual([]);
+    for (const c of ['ok', 'no_endpoint', 'auth', 'timeout', 'tls', 'http_4xx', 'http_5xx', 'parse']) expect(seen, c).toContain(c);
   });
 
   it('collects drift over a few days, builds the site with the simulated banner, serves it, and stops on SIGINT', { timeout: 180_000 }, async () => {
