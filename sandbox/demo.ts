@@ -41,7 +41,7 @@ export const DEMO_DEFAULTS: DemoOptions = {
   serve: true,
   build: true,
   concurrency: 48,
-  timeoutMs: 1500,
+  timeoutMs: 1000,
 };
 
 export interface DemoDay {
