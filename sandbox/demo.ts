@@ -154,6 +154,8 @@ export async function runDemo(partial: Partial<DemoOptions> = {}, cleanup = new 
       timeoutMs: o.timeoutMs,
       optout: null,
       probeLimits: { sseGraceMs: Math.min(500, o.timeoutMs) },
+      // The world's registry has bad days (429, 502, an outage): retry quickly, it is all local.
+      rosterLimits: { backoffMs: 200 },
     });
     const run = summary.run;
     let changes = 0;
@@ -191,7 +193,8 @@ export async function runDemo(partial: Partial<DemoOptions> = {}, cleanup = new 
       .join(', ');
     log(
       `day ${String(d + 1).padStart(String(o.days).length)}/${o.days} ${date}  ok ${pad(dayInfo.ok)}  errors ${pad(dayInfo.errors)}${top ? ` (${top})` : ''}  no_endpoint ${pad(dayInfo.no_endpoint)}` +
-        `${dayInfo.retired ? `  retired ${dayInfo.retired}` : ''}  changes ${changes}  ${(dayInfo.ms / 1000).toFixed(1)}s${run.degraded ? '  DEGRADED' : ''}`,
+        `${dayInfo.retired ? `  retired ${dayInfo.retired}` : ''}  changes ${changes}  ${(dayInfo.ms / 1000).toFixed(1)}s` +
+        `${run.roster_complete ? '' : '  registry listing cut short'}${run.degraded ? '  DEGRADED' : ''}`,
     );
   }
   const collectMs = Math.round(performance.now() - t0);

@@ -78,7 +78,26 @@ export async function startWorld(opts: StartWorldOptions): Promise<RunningWorld>
   }
   const reg = registry;
 
+  // Registry weather: throttling and failures for the first requests of a day; an outage for every
+  // page past a name (by cursor, so retries fail too and the roster is cut short).
+  let outageFrom: string | null = null;
+  const applyWeather = () => {
+    const w = world.registryWeather(day);
+    reg.throttle(w.throttle, w.retryAfter);
+    reg.failNext(w.fail, w.failStatus);
+    outageFrom = w.outageFrom;
+  };
+  applyWeather();
+
   function control(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
+    if (outageFrom !== null && url.pathname.startsWith('/v0.1/servers')) {
+      const cursor = url.searchParams.get('cursor');
+      if (cursor !== null && cursor.split(':')[0]! >= outageFrom) {
+        res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' });
+        res.end(JSON.stringify({ title: 'Service Unavailable', status: 503, detail: 'simulated registry outage' }));
+        return true;
+      }
+    }
     if (!url.pathname.startsWith('/_world')) return false;
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -91,6 +110,7 @@ export async function startWorld(opts: StartWorldOptions): Promise<RunningWorld>
         return true;
       }
       day = d;
+      applyWeather();
     }
     send(200, state());
     return true;
@@ -109,6 +129,7 @@ export async function startWorld(opts: StartWorldOptions): Promise<RunningWorld>
     setDay(d: number) {
       if (!Number.isInteger(d) || d < 0) throw new Error(`bad day ${d}`);
       day = d;
+      applyWeather();
     },
     get fleetRequests() {
       return handler.requests;

@@ -185,7 +185,23 @@ export interface World {
   toolsAt(index: number, day: number): ToolDef[] | null;
   /** The expected outcome of probing the target on `day` (for population tests). */
   expected(index: number, day: number): Expected;
+  /** The registry's own trouble on `day` (429s, a 5xx, an outage cutting the listing short). */
+  registryWeather(day: number): RegistryWeather;
 }
+
+export interface RegistryWeather {
+  /** The first `throttle` list requests of the day answer 429 with this Retry-After. */
+  throttle: number;
+  retryAfter: string;
+  /** The first `fail` list requests (after any throttling) answer `failStatus`. */
+  fail: number;
+  failStatus: number;
+  /** Every page whose cursor sorts at or after this name answers 503 all day: the roster is cut short. */
+  outageFrom: string | null;
+}
+
+/** Shares of days with registry trouble (never day 0). */
+export const WEATHER_RATE = { throttle: 0.06, fail: 0.04, outage: 0.02 } as const;
 
 // ---------------------------------------------------------------------------------------------------
 
@@ -588,6 +604,19 @@ export function buildWorld(opts: WorldOptions): World {
     }
   }
 
+  function registryWeather(day: number): RegistryWeather {
+    const clear: RegistryWeather = { throttle: 0, retryAfter: '1', fail: 0, failStatus: 502, outageFrom: null };
+    if (day === 0) return clear;
+    const u = unit(key('weather', day));
+    if (u < WEATHER_RATE.throttle) return { ...clear, throttle: 1 };
+    if (u < WEATHER_RATE.throttle + WEATHER_RATE.fail) return { ...clear, fail: 1 };
+    if (u < WEATHER_RATE.throttle + WEATHER_RATE.fail + WEATHER_RATE.outage) {
+      const listed = targets.filter((t) => day >= t.joinDay);
+      return { ...clear, outageFrom: listed[Math.floor(listed.length / 2)]?.name ?? null };
+    }
+    return clear;
+  }
+
   function listenerAddress(i: number): string {
     return `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`;
   }
@@ -605,6 +634,7 @@ export function buildWorld(opts: WorldOptions): World {
     resolve,
     toolsAt,
     expected,
+    registryWeather,
   };
 }
 

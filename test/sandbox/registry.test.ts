@@ -171,6 +171,36 @@ describe("the world's registry over simulated days", () => {
     w.setDay(0);
   });
 
+  it('has bad days of its own: a 429 or a 5xx first thing, or an outage that cuts the listing short', async () => {
+    const days = Array.from({ length: 200 }, (_, d) => d);
+    const throttled = days.find((d) => w.world.registryWeather(d).throttle > 0)!;
+    const failing = days.find((d) => w.world.registryWeather(d).fail > 0)!;
+    const outage = days.find((d) => w.world.registryWeather(d).outageFrom !== null)!;
+    expect(w.world.registryWeather(0)).toMatchObject({ throttle: 0, fail: 0, outageFrom: null });
+    w.setDay(throttled);
+    const r1 = await fetch(`${w.registryUrl}?limit=100`);
+    expect(r1.status).toBe(429);
+    expect(r1.headers.get('retry-after')).toBe('1');
+    expect((await fetch(`${w.registryUrl}?limit=100`)).status).toBe(200);
+    w.setDay(failing);
+    expect((await fetch(`${w.registryUrl}?limit=100`)).status).toBeGreaterThanOrEqual(500);
+    expect((await fetch(`${w.registryUrl}?limit=100`)).status).toBe(200);
+    w.setDay(outage);
+    let cursor: string | undefined;
+    let status = 200;
+    for (let i = 0; i < 100 && status === 200; i++) {
+      const r = await fetch(`${w.registryUrl}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      status = r.status;
+      if (status !== 200) break;
+      cursor = ((await r.json()) as { metadata: { nextCursor?: string } }).metadata.nextCursor;
+      if (!cursor) break;
+    }
+    expect(status).toBe(503);
+    // Retrying does not help that day.
+    expect((await fetch(`${w.registryUrl}?limit=100&cursor=${encodeURIComponent(cursor!)}`)).status).toBe(503);
+    w.setDay(0);
+  });
+
   it('control endpoint sets the day', async () => {
     const r = await fetch(`${w.controlUrl}?day=7`, { method: 'POST' });
     expect(((await r.json()) as { day: number }).day).toBe(7);
