@@ -115,7 +115,17 @@ function safeOut(out: string): string {
   return abs;
 }
 
+/** Run the demo; on error everything it started is closed before the error propagates. */
 export async function runDemo(partial: Partial<DemoOptions> = {}, cleanup = new Cleanup()): Promise<DemoSummary> {
+  try {
+    return await demo(partial, cleanup);
+  } catch (err) {
+    await cleanup.run();
+    throw err;
+  }
+}
+
+async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<DemoSummary> {
   const o: DemoOptions = { ...DEMO_DEFAULTS, ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)) };
   const log = o.log ?? ((l: string) => console.log(l));
   const out = safeOut(o.out);
