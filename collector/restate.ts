@@ -8,9 +8,9 @@
 //
 // Restating under `v1` itself is the reproducibility check: every recomputed hash must equal the
 // recorded one, and any mismatch is counted and listed.
-import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { listDays, objectPath, readDayLines } from '../src/archive-files.ts';
 import {
   answerFromBody,
   contractIntervals,
@@ -84,9 +84,9 @@ export async function restate(dataDir: string, seriesId: string): Promise<Restat
       original: emptySummary(),
       restated: emptySummary(),
     };
-    for (const file of readdirSync(obsDir).filter((f) => /^\d{4}-\d{2}-\d{2}\.jsonl$/.test(f)).sort()) {
+    for (const day of listDays(dataDir)) {
       const out: string[] = [];
-      for await (const line of createInterface({ input: createReadStream(join(obsDir, file), 'utf8'), crlfDelay: Infinity })) {
+      for await (const { line } of readDayLines(dataDir, day)) {
         if (line === '') continue;
         const row = Observation.parse(JSON.parse(line));
         m.source_rows++;
@@ -110,8 +110,8 @@ export async function restate(dataDir: string, seriesId: string): Promise<Restat
         t.original.push(row);
         t.restated.push(restated);
       }
-      writeFileSync(join(tmp, 'observations', file), out.length ? `${out.join('\n')}\n` : '');
-      m.days.push(file.slice(0, 10));
+      writeFileSync(join(tmp, 'observations', `${day.day}.jsonl`), out.length ? `${out.join('\n')}\n` : '');
+      m.days.push(day.day);
     }
     m.original = summarise([...byTarget.values()].map((t) => t.original));
     m.restated = summarise([...byTarget.values()].map((t) => t.restated));
@@ -129,7 +129,7 @@ export async function restate(dataDir: string, seriesId: string): Promise<Restat
 }
 
 function hashBody(dataDir: string, sha: string, contentType: string | null, hash: (tools: ReturnType<typeof parseToolsList>) => string): string | null {
-  const path = join(dataDir, 'objects', sha.slice(0, 2), sha);
+  const path = objectPath(dataDir, sha);
   if (!existsSync(path)) return null;
   try {
     return hash(parseToolsList(answerFromBody(readFileSync(path), contentType, TOOLS_LIST_REQUEST_ID)));

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { Observation, Roster, Run, sha256Hex } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
 
@@ -39,6 +40,7 @@ export class Store {
     try {
       store.#repairTornTails();
       store.#sweepTempFiles();
+      store.#finishCompaction();
     } catch (e) {
       store.close();
       throw e;
@@ -113,6 +115,24 @@ export class Store {
     }
     for (const sub of ['rosters', 'restatements']) {
       for (const name of listDir(join(this.dir, sub))) if (name.startsWith('.') && isTemp(name)) fs.rmSync(join(this.dir, sub, name), { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * `npm run compact` renames <day>.jsonl.gz into place before it removes <day>.jsonl; a crash between
+   * the two leaves the same lines twice. When the plain file's whole content is the tail of the gz,
+   * it is that leftover: remove it. (A late run's fresh plain file beside a gz holds other rows.)
+   */
+  #finishCompaction(): void {
+    const obs = join(this.dir, 'observations');
+    for (const name of listDir(obs)) {
+      if (!/^\d{4}-\d{2}-\d{2}\.jsonl$/.test(name) || !fs.existsSync(join(obs, `${name}.gz`))) continue;
+      const plain = fs.readFileSync(join(obs, name));
+      const packed = gunzipSync(fs.readFileSync(join(obs, `${name}.gz`)));
+      if (plain.length > 0 && packed.length >= plain.length && packed.subarray(packed.length - plain.length).equals(plain)) {
+        fs.unlinkSync(join(obs, name));
+        fsyncPath(obs);
+      }
     }
   }
 

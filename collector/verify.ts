@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, openSync, readSync, closeSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { createInterface } from 'node:readline';
+import { DAY_FILE, listDays, readDayLines, readLines } from '../src/archive-files.ts';
 import { Observation, Roster, Run, type Outcome, OUTCOMES } from '../src/lib/index.ts';
 
 export interface Finding {
@@ -98,21 +98,15 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
   const seen = new Set<string>(); // run_id \0 target
   const perRun = new Map<string, { outcomes: Record<Outcome, number>; first: string }>();
   const obsDir = join(dir, 'observations');
-  if (existsSync(obsDir)) {
-    for (const file of readdirSync(obsDir).sort()) {
-      const where = `observations/${file}`;
-      const m = /^(\d{4}-\d{2}-\d{2})\.jsonl$/.exec(file);
-      if (!m) {
-        problem('orphan', where, 'not a day file (temp file left by a crash?)');
-        continue;
-      }
-      report.dayFiles++;
-      const path = join(obsDir, file);
-      if (tornLastLine(path)) problem('torn-line', where, 'last line has no newline (an interrupted append)');
-      let n = 0;
-      for await (const line of lines(path)) {
-        n++;
-        const at = `${where}:${n}`;
+  for (const file of existsSync(obsDir) ? readdirSync(obsDir).sort() : []) {
+    if (!DAY_FILE.test(file)) problem('orphan', `observations/${file}`, 'not a day file (temp file left by a crash?)');
+  }
+  for (const day of listDays(dir)) {
+    report.dayFiles += day.files.length;
+    for (const file of day.files) if (!file.endsWith('.gz') && tornLastLine(join(dir, file))) problem('torn-line', file, 'last line has no newline (an interrupted append)');
+    try {
+      for await (const { line, file, n } of readDayLines(dir, day)) {
+        const at = `${file}:${n}`;
         if (line === '') {
           problem('row-invalid', at, 'empty line');
           continue;
@@ -125,7 +119,8 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
         }
         const row = r.data;
         report.rows++;
-        if (row.day !== m[1]) problem('row-misfiled', at, `row of day ${row.day} in the file of ${m[1]}`);
+        if (row.day !== day.day) problem('row-misfiled', at, `row of day ${row.day} in the file of ${day.day}`);
+        if (row.methodology_version !== 'v1') problem('row-invalid', at, `a recorded row names series ${row.methodology_version}; only restatements may`);
         const key = `${row.run_id}\0${row.target}`;
         if (seen.has(key)) problem('row-duplicate', at, `second row for target ${clip(row.target)} in run ${row.run_id}`);
         seen.add(key);
@@ -135,6 +130,8 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
         if (!run) perRun.set(row.run_id, (run = { outcomes: zeroOutcomes(), first: at }));
         run.outcomes[row.outcome]++;
       }
+    } catch (e) {
+      problem('day-file-corrupt', day.files.join(' + '), `unreadable: ${(e as Error).message.slice(0, 160)}`);
     }
   }
 
@@ -144,7 +141,7 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
   if (existsSync(runsPath)) {
     if (tornLastLine(runsPath)) problem('torn-line', 'runs.jsonl', 'last line has no newline (an interrupted append)');
     let n = 0;
-    for await (const line of lines(runsPath)) {
+    for await (const line of readLines(runsPath)) {
       n++;
       const at = `runs.jsonl:${n}`;
       const parsed = parseJson(line);
@@ -205,11 +202,6 @@ export function formatReport(r: VerifyReport): string {
 
 function zeroOutcomes(): Record<Outcome, number> {
   return Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
-}
-
-async function* lines(path: string): AsyncGenerator<string> {
-  const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const line of rl) yield line;
 }
 
 function tornLastLine(path: string): boolean {
