@@ -18,16 +18,27 @@ export interface LockInfo {
   started_at: string;
 }
 
+export interface StoreOptions {
+  /**
+   * Default true. false skips every fsync/fdatasync (rows, objects, rosters, runs): a BENCH-ONLY
+   * option for bench/archive-gen.ts, which writes millions of rows into a throwaway folder. Rows are
+   * still validated and written the same way; only crash durability is given up.
+   */
+  durable?: boolean;
+}
+
 export class Store {
   #obsFd: number | null = null;
   #obsDay: string | null = null;
   #unsynced = 0;
   #released = false;
 
+  #durable = true;
+
   private constructor(readonly dir: string) {}
 
   /** Opens --data: creates the layout, takes the lock, repairs torn tails. Throws CliError. */
-  static open(dir: string, startedAt: string): Store {
+  static open(dir: string, startedAt: string, options: StoreOptions = {}): Store {
     try {
       fs.mkdirSync(dir, { recursive: true });
       for (const sub of ['objects', 'rosters', 'observations', 'quarantine']) fs.mkdirSync(join(dir, sub), { recursive: true });
@@ -36,6 +47,7 @@ export class Store {
       throw new CliError(`unusable --data ${dir}: ${(e as Error).message}`, EXIT.usage, { cause: e });
     }
     const store = new Store(dir);
+    store.#durable = options.durable ?? true;
     store.#lock(startedAt);
     try {
       store.#repairTornTails();
@@ -147,7 +159,7 @@ export class Store {
     const fh = await fs.promises.open(tmp, 'wx');
     try {
       await fh.writeFile(bytes);
-      await fh.sync();
+      if (this.#durable) await fh.sync();
     } finally {
       await fh.close();
     }
@@ -163,13 +175,13 @@ export class Store {
   writeRoster(roster: Roster): string {
     const text = JSON.stringify(Roster.parse(roster), null, 1) + '\n';
     const tmp = join(this.dir, 'rosters', `.${roster.day}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
-    writeDurably(tmp, Buffer.from(text));
+    writeDurably(tmp, Buffer.from(text), this.#durable);
     try {
       for (let n = 1; n < 10_000; n++) {
         const name = n === 1 ? `${roster.day}.json` : `${roster.day}.${n}.json`;
         try {
           fs.linkSync(tmp, join(this.dir, 'rosters', name)); // link fails on EEXIST: never overwrites
-          fsyncPath(join(this.dir, 'rosters'));
+          if (this.#durable) fsyncPath(join(this.dir, 'rosters'));
           return name;
         } catch (e) {
           if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
@@ -212,7 +224,7 @@ export class Store {
       this.#obsDay = valid.day;
     }
     fs.writeSync(this.#obsFd!, JSON.stringify(valid) + '\n');
-    if (++this.#unsynced >= 256) this.sync();
+    if (++this.#unsynced >= 256 && this.#durable) this.sync();
   }
 
   appendRun(row: Run): void {
@@ -221,20 +233,20 @@ export class Store {
     const fd = fs.openSync(join(this.dir, 'runs.jsonl'), 'a');
     try {
       fs.writeSync(fd, line);
-      fs.fsyncSync(fd);
+      if (this.#durable) fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
   }
 
   sync(): void {
-    if (this.#obsFd !== null) fs.fdatasyncSync(this.#obsFd);
+    if (this.#obsFd !== null && this.#durable) fs.fdatasyncSync(this.#obsFd);
     this.#unsynced = 0;
   }
 
   #closeObs(): void {
     if (this.#obsFd === null) return;
-    fs.fdatasyncSync(this.#obsFd);
+    if (this.#durable) fs.fdatasyncSync(this.#obsFd);
     fs.closeSync(this.#obsFd);
     this.#obsFd = null;
     this.#obsDay = null;
@@ -288,11 +300,11 @@ function listDir(dir: string): string[] {
   }
 }
 
-function writeDurably(path: string, bytes: Uint8Array): void {
+function writeDurably(path: string, bytes: Uint8Array, durable = true): void {
   const fd = fs.openSync(path, 'wx');
   try {
     fs.writeSync(fd, bytes);
-    fs.fsyncSync(fd);
+    if (durable) fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
