@@ -1,0 +1,123 @@
+// The fleet for `npm run bench:collector`, in its own process so the prober's CPU can be measured
+// alone. N real SDK MCP endpoints (sandbox/mcp-host.ts: low-level `Server` + StreamableHTTPServerTransport,
+// real tool lists from fixtures/ served verbatim), each on its own path, spread round-robin over
+// `hosts` loopback listeners (127.0.1.1, 127.0.1.2, ...), plus a registry (official list API) on
+// 127.0.0.1 that lists exactly those N endpoints. Loopback only.
+//
+// Protocol with the parent: one JSON line on stdout once listening:
+//   {"pid", "registryUrl", "endpoints": [url...], "kinds": {"stateless-sse": n, ...}}
+// then it serves until stdin closes or SIGTERM/SIGINT.
+//
+// Usage: node --import tsx bench/fleet-server.ts --endpoints 1000 [--hosts 250] [--seed bench] [--lists sdk-valid|all]
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { parseArgs } from 'node:util';
+import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { loadRealToolLists } from '../sandbox/fixtures.ts';
+import { createMcpHandler } from '../sandbox/mcp-host.ts';
+import { unit } from '../sandbox/prng.ts';
+import { OFFICIAL_META, startRegistry, type RegistryEntry } from '../sandbox/registry-server.ts';
+
+const { values } = parseArgs({
+  options: {
+    endpoints: { type: 'string', default: '1000' },
+    hosts: { type: 'string', default: '250' },
+    seed: { type: 'string', default: 'bench' },
+    lists: { type: 'string', default: 'sdk-valid' },
+  },
+});
+const n = Number(values.endpoints);
+const hosts = Math.min(Number(values.hosts), n);
+if (!Number.isInteger(n) || n < 1 || n > 100_000 || !Number.isInteger(hosts) || hosts < 1 || hosts > 250 * 250) {
+  console.error('--endpoints must be 1..100000 and --hosts 1..62500');
+  process.exit(2);
+}
+
+/** Same rates as the local world (sandbox/README.md): 40% stateful, 30% JSON answers, independently drawn. */
+function endpointKind(seed: string, i: number): { stateful: boolean; json: boolean } {
+  return { stateful: unit(`${seed}|e${i}|stateful`) < 0.4, json: unit(`${seed}|e${i}|json`) < 0.3 };
+}
+
+// Real tool lists (fixtures/tools/real). By default only those the SDK client's own schema accepts
+// (`--lists sdk-valid`): most mcp-proxy-era lists carry `annotations: null` or `description: null`,
+// which Client.listTools() rejects after the answer arrived, so the SDK loop would not do the same
+// work as the collector. `--lists all` serves every real list (and shows those rejections).
+const allLists = loadRealToolLists();
+const lists = values.lists === 'all' ? allLists : allLists.filter((l) => ListToolsResultSchema.safeParse({ tools: l.tools }).success);
+if (values.lists !== 'all' && values.lists !== 'sdk-valid') {
+  console.error('--lists must be sdk-valid or all');
+  process.exit(2);
+}
+const handler = createMcpHandler();
+const servers: HttpServer[] = [];
+const sockets = new Set<Socket>();
+const hostports: string[] = [];
+
+for (let h = 0; h < hosts; h++) {
+  const server = createServer(handler.handle);
+  // Node's default keep-alive (5 s; the header says timeout=5). sandbox/fleet.ts uses 2 s, which with
+  // undici's default 2 s keepAliveTimeoutThreshold (fetch too) means "never reuse": every request of
+  // every probe, for both probers, would open a new connection. 5 s is what a plain Node server does.
+  server.keepAliveTimeout = 5000;
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  servers.push(server);
+  // 127.0.1.1 .. 127.0.1.250, then 127.0.2.1 ...: all of 127/8 routes to lo on Linux.
+  const address = `127.0.${1 + Math.floor(h / 250)}.${1 + (h % 250)}`;
+  hostports.push(await listen(server, address));
+}
+
+const endpoints: string[] = [];
+const entries: RegistryEntry[] = [];
+const kinds: Record<string, number> = {};
+const width = String(n - 1).length;
+for (let i = 0; i < n; i++) {
+  const path = `/e${i}/mcp`;
+  const { stateful, json } = endpointKind(values.seed!, i);
+  const list = lists[i % lists.length]!;
+  handler.mount(path, { kind: 'mcp', tools: list.tools, stateful, json, name: `bench-e${i}`, version: '1.0.0' });
+  const key = `${stateful ? 'stateful' : 'stateless'}-${json ? 'json' : 'sse'}`;
+  kinds[key] = (kinds[key] ?? 0) + 1;
+  const url = `http://${hostports[i % hosts]}${path}`;
+  endpoints.push(url);
+  entries.push({
+    server: { name: `io.bench/e${String(i).padStart(width, '0')}`, version: '1.0.0', description: `bench endpoint ${i} (${list.source})`, remotes: [{ type: 'streamable-http', url }] },
+    _meta: { [OFFICIAL_META]: { status: 'active', isLatest: true, publishedAt: '2025-12-01T00:00:00Z', updatedAt: '2025-12-01T00:00:00Z' } },
+  });
+}
+const registry = await startRegistry({ entries });
+
+let closing = false;
+async function shutdown(): Promise<void> {
+  if (closing) return;
+  closing = true;
+  await handler.close();
+  for (const s of sockets) s.destroy();
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  await registry.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown());
+process.on('SIGINT', () => void shutdown());
+process.stdin.on('end', () => void shutdown());
+process.stdin.on('close', () => void shutdown());
+process.stdin.resume();
+
+const listBytes = lists.map((l) => JSON.stringify(l.tools).length);
+process.stdout.write(
+  JSON.stringify({ pid: process.pid, registryUrl: registry.url, hosts: hostports.length, endpoints, kinds, lists: { count: lists.length, of: allLists.length, meanBytes: Math.round(listBytes.reduce((a, b) => a + b, 0) / lists.length) } }) + '\n',
+);
+
+async function listen(server: HttpServer, address: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, address, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const a = server.address() as AddressInfo;
+  return `${a.address}:${a.port}`;
+}
