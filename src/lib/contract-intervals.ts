@@ -6,8 +6,7 @@
 // An interval starts at the first ok observation of a hash and ends at the first ok observation of a
 // different hash (event), or at the last ok observation (censored — also when the target was retired:
 // we saw it go away, not its contract change).
-import type { Observation } from './contract/index.ts';
-import { detectDrift } from './detect-drift.ts';
+import { detectDrift, type DriftRow } from './detect-drift.ts';
 import { daysBetween } from './observation-order.ts';
 
 export interface Interval {
@@ -24,7 +23,7 @@ export interface Interval {
 }
 
 /** One interval per contiguous occupancy of a hash, in time order; [] when the target never answered ok. */
-export function contractIntervals(rows: readonly Observation[]): Interval[] {
+export function contractIntervals(rows: readonly DriftRow[]): Interval[] {
   if (rows.length === 0) return [];
   const drift = detectDrift(rows);
   const last = drift.versions[drift.versions.length - 1];

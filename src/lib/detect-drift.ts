@@ -50,11 +50,17 @@ export interface Drift {
   repeatMover: boolean;
 }
 
+/**
+ * The fields of a row that drift, versions and lifetimes read: a full Observation is one, and so is
+ * the lean row the site's loader keeps per target (ok rows and retired rows only, no probe details).
+ */
+export type DriftRow = Pick<Observation, 'target' | 'outcome' | 'observed_at' | 'day' | 'run_id' | 'tools_sha256' | 'body_sha256'>;
+
 /** A repeat mover changed at least this many times; the same threshold as volatility's volatile subset. */
 export const REPEAT_MOVER_CHANGES = 2;
 
 /** The drift history of ONE target's rows (any order; sorted by observed_at, then run_id). Throws on no rows or mixed targets. */
-export function detectDrift(rows: readonly Observation[]): Drift {
+export function detectDrift(rows: readonly DriftRow[]): Drift {
   if (rows.length === 0) throw new RangeError('detectDrift needs at least one row');
   const sorted = inTimeOrder(rows, 'detectDrift');
   const drift: Drift = { target: sorted[0]!.target, head: null, versions: [], changes: [], repeatMover: false };

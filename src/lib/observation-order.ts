@@ -5,7 +5,7 @@ import type { Observation } from './contract/index.ts';
  * A sorted copy: by observed_at as an instant (RFC 3339 with a variable number of fraction digits and
  * any offset: parsed, never compared as strings), then by run_id. Throws when rows mix targets.
  */
-export function inTimeOrder(rows: readonly Observation[], caller: string): Observation[] {
+export function inTimeOrder<R extends Pick<Observation, 'target' | 'observed_at' | 'run_id'>>(rows: readonly R[], caller: string): R[] {
   const target = rows[0]?.target;
   for (const row of rows) {
     if (row.target !== target) throw new RangeError(`${caller} takes one target's rows, got more than one target`);

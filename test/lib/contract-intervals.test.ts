@@ -38,3 +38,22 @@ describe('contractIntervals(rows)', () => {
     expect(contractIntervals(rows)[0]!.duration).toBe(2);
   });
 });
+
+describe('contractIntervals and detectDrift on lean rows (DriftRow: ok and retired rows, drift fields only)', () => {
+  it('give what they give on the full rows, failures included', async () => {
+    const { detectDrift } = await import('../../src/lib/index.ts');
+    const rows = [
+      row('2026-01-01', { ok: 'A' }),
+      row('2026-01-02', { error: 'timeout' }),
+      row('2026-01-03', { ok: 'B' }),
+      row('2026-01-04', 'no_endpoint'),
+      row('2026-01-05', { ok: 'A' }),
+      row('2026-01-06', 'retired'),
+    ];
+    const lean = rows
+      .filter((r) => r.outcome === 'ok' || r.outcome === 'retired')
+      .map(({ target, outcome, observed_at, day, run_id, tools_sha256, body_sha256 }) => ({ target, outcome, observed_at, day, run_id, tools_sha256, body_sha256 }));
+    expect(contractIntervals(lean)).toEqual(contractIntervals(rows));
+    expect(detectDrift(lean)).toEqual(detectDrift(rows));
+  });
+});
