@@ -75,7 +75,7 @@ export async function restate(dataDir: string, seriesId: string): Promise<Restat
       title: series.title,
       summary: series.summary,
       basis: 'v1',
-      note: `content/restatements/${series.id}.md`,
+      note: `content/changelog/${series.note}.md`,
       source_rows: 0,
       ok_rows: 0,
       unreadable_rows: 0,
