@@ -76,7 +76,10 @@ export function createHttpContext(opts: { allowPrivate: boolean; timeoutMs: numb
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
     keepAliveTimeout: 4_000,
-    connections: 4,
+    // One socket per origin is enough: HostGate keeps at most one request in flight per host. With
+    // more, undici's pool opened a second socket whenever the next request of a probe arrived in the
+    // event-loop turn it waits before reusing a socket (a TCP connect and its teardown, per host).
+    connections: 1,
   };
   if (opts.allowPrivate) {
     return { dispatcher: new Agent({ ...common, connect: { timeout: opts.timeoutMs } }), allowPrivate: true, gate: new HostGate() };
@@ -203,7 +206,7 @@ export async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): 
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
-    const buf = Buffer.from(chunk);
+    const buf = asBuffer(chunk);
     if (size + buf.length > cap) {
       body.destroy();
       if (truncate) {
@@ -216,6 +219,11 @@ export async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): 
     chunks.push(buf);
   }
   return Buffer.concat(chunks);
+}
+
+/** A view of the chunk's bytes, not a copy (undici's body chunks are already Buffers). */
+export function asBuffer(chunk: Uint8Array): Buffer {
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 
 export function formatBytes(n: number): string {

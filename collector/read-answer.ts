@@ -6,7 +6,7 @@
 // are the artifact.
 import { createParser } from 'eventsource-parser';
 import type { Answer } from './http.ts';
-import { formatBytes, header, readCapped } from './http.ts';
+import { asBuffer, formatBytes, header, readCapped } from './http.ts';
 import { GUARD, GuardError } from './errors.ts';
 import { isAnswer } from '../src/lib/index.ts';
 
@@ -87,7 +87,7 @@ async function readSse(a: Answer, id: number, limits: ReadLimits, contentType: s
       break;
     }
     if (next.done) break;
-    const buf = Buffer.from(next.value);
+    const buf = asBuffer(next.value);
     if (size + buf.length > limits.cap) {
       a.body.destroy();
       throw new GuardError(GUARD.overCap, `sse body over ${formatBytes(limits.cap)} cap`);
