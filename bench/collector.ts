@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createHttpContext } from '../collector/http.ts';
+import { createHttpContext, type HttpContext } from '../collector/http.ts';
 import { DEFAULT_PROBE_LIMITS, probe } from '../collector/probe.ts';
 import { runCollector } from '../collector/run.ts';
 
@@ -233,13 +233,20 @@ async function runCollectorOnce(fleet: Fleet, concurrency: number, limit: number
   }
 }
 
-async function runLoopOnce(fleet: Fleet, endpoints: string[], concurrency: number, one: (url: string) => Promise<{ ok: boolean; latencyMs: number; note?: string }>): Promise<Measure> {
+async function runLoopOnce(
+  fleet: Fleet,
+  endpoints: string[],
+  concurrency: number,
+  one: (url: string) => Promise<{ ok: boolean; latencyMs: number; note?: string }>,
+  setup: { before?: () => void; after?: () => Promise<void> } = {},
+): Promise<Measure> {
   const latencies: number[] = [];
   const notes = new Set<string>();
   let ok = 0;
   const fleet0 = procCpuMs(fleet.pid);
   const cpu0 = ownCpuMs();
   const t0 = performance.now();
+  setup.before?.();
   await schedule(endpoints, concurrency, async (url) => {
     const r = await one(url);
     latencies.push(r.latencyMs);
@@ -247,6 +254,7 @@ async function runLoopOnce(fleet: Fleet, endpoints: string[], concurrency: numbe
     else if (r.note) notes.add(r.note);
   });
   const wallMs = performance.now() - t0;
+  await setup.after?.(); // in the CPU window, as runCollector closes its Agent inside its own
   return { probes: endpoints.length, ok, wallMs, cpuMs: ownCpuMs() - cpu0, fleetCpuMs: procCpuMs(fleet.pid) - fleet0, latencies, notes };
 }
 
@@ -269,16 +277,18 @@ async function sdkProbe(url: string): Promise<{ ok: boolean; latencyMs: number; 
 async function runProber(p: ProberName, fleet: Fleet, endpoints: string[], concurrency: number): Promise<Measure> {
   if (p === 'collector') return runCollectorOnce(fleet, concurrency, endpoints.length === fleet.endpoints.length ? null : endpoints.length);
   if (p === 'sdk') return runLoopOnce(fleet, endpoints, concurrency, sdkProbe);
-  const http = createHttpContext({ allowPrivate: true, timeoutMs: TIMEOUT_MS });
   const limits = { ...DEFAULT_PROBE_LIMITS, timeoutMs: TIMEOUT_MS };
-  try {
-    return await runLoopOnce(fleet, endpoints, concurrency, async (url) => {
-      const r = await probe(http, url, limits);
+  let http: HttpContext | null = null;
+  return runLoopOnce(
+    fleet,
+    endpoints,
+    concurrency,
+    async (url) => {
+      const r = await probe(http!, url, limits);
       return { ok: r.ok, latencyMs: r.latencyMs, note: r.ok ? undefined : `probe: ${r.error.errorClass}: ${r.error.payload.detail}` };
-    });
-  } finally {
-    await http.dispatcher.close();
-  }
+    },
+    { before: () => (http = createHttpContext({ allowPrivate: true, timeoutMs: TIMEOUT_MS })), after: () => http!.dispatcher.close() },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
