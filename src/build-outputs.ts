@@ -1,19 +1,28 @@
 // Post-build outputs (called from astro.config.mjs once the pages are written): bundles, the raw
-// objects pages link to, and the search index.
-import { copyFile, mkdir } from 'node:fs/promises';
+// objects pages link to, and the search index; then the published site's size and file count,
+// checked against the host limits we design for (bench/README.md, "Deployability").
+import { copyFile, mkdir, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadArchive } from './archive.ts';
 import { writeBundles } from './bundles.ts';
+import { writeServerFiles } from './server-files.ts';
+import { markSince, timed } from './build-timings.ts';
 
 /** Pagefind writes one fragment per page unless capped: hosts limit file counts. */
 const MAX_SEARCH_FRAGMENTS = 500;
+/** GitHub Pages publishes sites up to 1 GB; we warn well before. */
+export const SITE_BYTES_LIMIT = 1_000_000_000;
 
 export async function writeSiteOutputs(outDir: string): Promise<string> {
+  markSince('render');
   const a = await loadArchive();
-  const files = await writeBundles(a, outDir);
-  const objects = await copyLinkedObjects(a, outDir);
-  const indexed = await writeSearchIndex(outDir);
-  return `wrote ${files.length} data files, ${objects} raw objects, search over ${indexed} pages`;
+  const perServer = await timed('server-files', () => writeServerFiles(a, outDir));
+  const files = await timed('bundles', () => writeBundles(a, outDir));
+  const objects = await timed('objects', () => copyLinkedObjects(a, outDir));
+  const indexed = await timed('search', () => writeSearchIndex(outDir));
+  const size = await siteSize(outDir);
+  const warn = size.bytes > SITE_BYTES_LIMIT ? ` — WARNING: over the ${SITE_BYTES_LIMIT / 1e9} GB GitHub Pages limit` : '';
+  return `wrote ${perServer} per-server API answers and feeds, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}`;
 }
 
 /** Raw bodies of every contract version (what server pages link to), served without an extension so hosts send them as downloads, never as HTML. */
@@ -22,12 +31,16 @@ async function copyLinkedObjects(a: Awaited<ReturnType<typeof loadArchive>>, out
   for (const s of a.servers) for (const v of s.versions) if (v.bodySha256) shas.add(v.bodySha256);
   for (const c of a.changes) for (const sha of [c.beforeBody, c.afterBody]) if (sha) shas.add(sha);
   let copied = 0;
+  const dirs = new Set<string>();
   for (const sha of shas) {
     if (!/^[0-9a-f]{64}$/.test(sha)) continue;
     const from = path.join(a.dir, 'objects', sha.slice(0, 2), sha);
     const to = path.join(outDir, 'objects', sha.slice(0, 2), sha);
     try {
-      await mkdir(path.dirname(to), { recursive: true });
+      if (!dirs.has(path.dirname(to))) {
+        await mkdir(path.dirname(to), { recursive: true });
+        dirs.add(path.dirname(to));
+      }
       await copyFile(from, to);
       copied++;
     } catch (error) {
@@ -47,4 +60,15 @@ async function writeSearchIndex(outDir: string): Promise<number> {
   if (written.errors.length) throw new Error(`pagefind: ${written.errors.join('; ')}`);
   await pagefind.close();
   return added.page_count;
+}
+
+export async function siteSize(dir: string): Promise<{ bytes: number; files: number }> {
+  let bytes = 0;
+  let files = 0;
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    files++;
+    bytes += (await stat(path.join(e.parentPath, e.name))).size;
+  }
+  return { bytes, files };
 }

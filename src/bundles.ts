@@ -1,132 +1,249 @@
-// The /data/ downloads, written after the pages (see the integration in astro.config.mjs): streamed
-// row by row through gzip straight to disk, so memory stays flat however large the archive grows.
-// Then SHA256SUMS over every file written and a Frictionless datapackage.json describing each field.
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+// The /data/ downloads, written after the pages (see the integration in astro.config.mjs). Nothing is
+// assembled in memory whole, and a year is not recompressed every day:
+//   - a gzip file may hold several members back to back (RFC 1952 §2.2; gunzip, zcat, Python, R and
+//     Node read them as one stream), so each month's observations.jsonl.gz is its days' members
+//     concatenated: a closed, clean day is its compacted <day>.jsonl.gz copied byte for byte; an open
+//     day or one with invalid lines is re-gzipped from its valid lines (verbatim), and that member is
+//     cached by the day's content hash; the CSV member of every day is cached the same way; the
+//     whole-archive files are the months' members concatenated again;
+//   - SHA-256 is computed on the bytes as they are written, never by reading a file back.
+// Where each file goes (the site or a release folder) is decided in src/data-catalogue.ts.
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, type WriteStream } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
-import { createGzip } from 'node:zlib';
-import { eachObservation, readRoster, type Archive } from './archive.ts';
+import { gzipSync } from 'node:zlib';
+import { cacheDir } from './archive-cache.ts';
+import { readDayLines } from './archive-files.ts';
+import { readRoster, type Archive } from './archive.ts';
 import { survivalCsv } from './charts/survival-export.ts';
-import type { Observation } from './lib/index.ts';
-import { OBSERVATION_FIELDS, INTERVAL_FIELDS, datapackage, citationCff, LICENCE_DATA, LICENCE_CODE, type BundleFile } from './data-catalogue.ts';
+import { Observation } from './lib/index.ts';
+import { OBSERVATION_FIELDS, INTERVAL_FIELDS, datapackage, citationCff, LICENCE_DATA, LICENCE_CODE, plannedBundles, releaseDir, bundleUrl, type BundleFile } from './data-catalogue.ts';
 
 const OBS_COLUMNS = OBSERVATION_FIELDS.map((f) => f.name);
 
-export async function writeBundles(a: Archive, outDir: string): Promise<BundleFile[]> {
-  const dir = path.join(outDir, 'data');
-  await mkdir(dir, { recursive: true });
-  const files: BundleFile[] = [];
-  const add = async (name: string, resource: BundleFile['resource'], rows: number | null) => files.push({ name, resource, rows, ...(await digest(path.join(dir, name))) });
+export interface WrittenBundles {
+  /** Files under <site>/data/, listed in its SHA256SUMS and datapackage.json. */
+  site: BundleFile[];
+  /** Files in the release folder (MCP_SCHEMA_RELEASE_DIR), with their own SHA256SUMS; [] when unset. */
+  release: BundleFile[];
+}
 
-  // Observations: whole archive and per month, JSONL.gz and CSV.gz, one pass over the day files.
-  const whole = { jsonl: gzipFile(path.join(dir, 'observations.jsonl.gz')), csv: gzipFile(path.join(dir, 'observations.csv.gz')) };
-  await whole.csv.write(csvLine(OBS_COLUMNS));
+export async function writeBundles(a: Archive, outDir: string): Promise<WrittenBundles> {
+  const siteDir = path.join(outDir, 'data');
+  const relDir = releaseDir();
+  await mkdir(siteDir, { recursive: true });
+  if (relDir) await mkdir(relDir, { recursive: true });
+  const where = new Map(plannedBundles(a).map((b) => [b.name, b.where]));
+  const dirOf = (name: string) => (where.get(name) === 'release' && relDir ? relDir : siteDir);
+  const site: BundleFile[] = [];
+  const release: BundleFile[] = [];
+  const record = (f: BundleFile) => (dirOf(f.name) === siteDir ? site.push(f) : release.push({ ...f, url: bundleUrl(f.name, 'release') }));
+  const members = new Members(a);
+
+  // Observations: per month (the days' members) and whole (the months' members), JSONL and CSV.
+  const header = gzipSync(csvLine(OBS_COLUMNS));
+  const whole = { jsonl: new HashedFile(path.join(dirOf('observations.jsonl.gz'), 'observations.jsonl.gz')), csv: new HashedFile(path.join(dirOf('observations.csv.gz'), 'observations.csv.gz')) };
+  await whole.csv.write(header);
+  await whole.jsonl.write(gzipSync('')); // an empty archive still downloads as valid gzip
   let wholeRows = 0;
   for (const month of a.months) {
-    const part = { jsonl: gzipFile(path.join(dir, `observations-${month}.jsonl.gz`)), csv: gzipFile(path.join(dir, `observations-${month}.csv.gz`)) };
-    await part.csv.write(csvLine(OBS_COLUMNS));
+    const names = { jsonl: `observations-${month}.jsonl.gz`, csv: `observations-${month}.csv.gz` };
+    const part = { jsonl: new HashedFile(path.join(dirOf(names.jsonl), names.jsonl)), csv: new HashedFile(path.join(dirOf(names.csv), names.csv)) };
+    await part.csv.write(header);
     let monthRows = 0;
-    for (const day of a.days.filter((d) => d.startsWith(month))) {
-      await eachObservation(a.dir, day, async (row) => {
-        const json = JSON.stringify(row) + '\n';
-        const csv = csvLine(OBS_COLUMNS.map((c) => row[c as keyof Observation]));
-        await part.jsonl.write(json);
-        await part.csv.write(csv);
-        await whole.jsonl.write(json);
-        await whole.csv.write(csv);
-        monthRows++;
-      });
+    for (const day of a.dayFiles.filter((d) => d.day.startsWith(month))) {
+      const m = await members.of(day);
+      await part.jsonl.copy(m.jsonl);
+      await whole.jsonl.copy(m.jsonl);
+      await part.csv.copy(m.csv);
+      await whole.csv.copy(m.csv);
+      monthRows += day.rows;
     }
-    await part.jsonl.end();
-    await part.csv.end();
+    record({ name: names.jsonl, resource: 'observations', rows: monthRows, ...(await part.jsonl.end()) });
+    record({ name: names.csv, resource: 'observations', rows: monthRows, ...(await part.csv.end()) });
     wholeRows += monthRows;
-    await add(`observations-${month}.jsonl.gz`, 'observations', monthRows);
-    await add(`observations-${month}.csv.gz`, 'observations', monthRows);
   }
-  await whole.jsonl.end();
-  await whole.csv.end();
-  await add('observations.jsonl.gz', 'observations', wholeRows);
-  await add('observations.csv.gz', 'observations', wholeRows);
+  record({ name: 'observations.jsonl.gz', resource: 'observations', rows: wholeRows, ...(await whole.jsonl.end()) });
+  record({ name: 'observations.csv.gz', resource: 'observations', rows: wholeRows, ...(await whole.csv.end()) });
 
-  // Runs, verbatim rows.
-  await writeFile(path.join(dir, 'runs.jsonl'), a.runs.map((r) => JSON.stringify(r) + '\n').join(''));
-  await add('runs.jsonl', 'runs', a.runs.length);
+  const small = async (name: string, resource: BundleFile['resource'], rows: number | null, bytes: string | Buffer) => {
+    const file = new HashedFile(path.join(dirOf(name), name));
+    await file.write(typeof bytes === 'string' ? Buffer.from(bytes) : bytes);
+    record({ name, resource, rows, ...(await file.end()) });
+  };
 
-  // Drift events with their findings (oldest first, as an append-only log reads).
-  const changes = gzipFile(path.join(dir, 'changes.jsonl.gz'));
-  for (const c of [...a.changes].reverse()) {
-    await changes.write(
-      JSON.stringify({
-        target: c.target, day: c.day, observed_at: c.observedAt, run_id: c.runId,
-        before_tools_sha256: c.beforeSha256, after_tools_sha256: c.afterSha256,
-        before_body_sha256: c.beforeBody, after_body_sha256: c.afterBody, revert: c.revert,
-        compatibility: c.compatibility, security: c.security, diff: c.diff, diff_problem: c.diffProblem, findings: c.findings,
-      }) + '\n',
-    );
-  }
-  await changes.end();
-  await add('changes.jsonl.gz', 'changes', a.changes.length);
+  await small('runs.jsonl', 'runs', a.runs.length, a.runs.map((r) => JSON.stringify(r) + '\n').join(''));
+
+  // Drift events with their findings (oldest first, as an append-only log reads), streamed through gzip.
+  const changes = new HashedFile(path.join(dirOf('changes.jsonl.gz'), 'changes.jsonl.gz'));
+  await changes.gzipLines(
+    (function* () {
+      for (let i = a.changes.length - 1; i >= 0; i--) {
+        const c = a.changes[i]!;
+        yield JSON.stringify({
+          target: c.target, day: c.day, observed_at: c.observedAt, run_id: c.runId,
+          before_tools_sha256: c.beforeSha256, after_tools_sha256: c.afterSha256,
+          before_body_sha256: c.beforeBody, after_body_sha256: c.afterBody, revert: c.revert,
+          compatibility: c.compatibility, security: c.security, diff: c.diff, diff_problem: c.diffProblem, findings: c.findings,
+        }) + '\n';
+      }
+    })(),
+  );
+  record({ name: 'changes.jsonl.gz', resource: 'changes', rows: a.changes.length, ...(await changes.end()) });
 
   // Contract intervals: enough to redo the survival estimate elsewhere.
   const intervals = [csvLine(INTERVAL_FIELDS.map((f) => f.name)), ...a.intervals.map((i) => csvLine(INTERVAL_FIELDS.map((f) => i[f.name as keyof typeof i])))].join('');
-  await writeFile(path.join(dir, 'contract-intervals.csv'), intervals);
-  await add('contract-intervals.csv', 'contract-intervals', a.intervals.length);
+  await small('contract-intervals.csv', 'contract-intervals', a.intervals.length, intervals);
+  await small('survival.csv', 'survival', a.km.length, survivalCsv(a));
 
-  await writeFile(path.join(dir, 'survival.csv'), survivalCsv(a));
-  await add('survival.csv', 'survival', a.km.length);
-
-  // Roster snapshots: one validated roster per line.
-  const rosters = gzipFile(path.join(dir, 'rosters.jsonl.gz'));
+  // Roster snapshots: one validated roster per line, each file's member cached by its content.
+  const rosters = new HashedFile(path.join(dirOf('rosters.jsonl.gz'), 'rosters.jsonl.gz'));
   let rosterCount = 0;
   for (const file of a.rosterFiles) {
-    const roster = await readRoster(a.dir, file);
-    if (roster) {
-      await rosters.write(JSON.stringify(roster) + '\n');
+    const m = await members.roster(file);
+    if (m) {
+      await rosters.copy(m);
       rosterCount++;
     }
   }
-  await rosters.end();
-  await add('rosters.jsonl.gz', 'rosters', rosterCount);
+  record({ name: 'rosters.jsonl.gz', resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
 
-  await writeFile(path.join(dir, 'LICENSE-DATA.txt'), LICENCE_DATA);
-  await writeFile(path.join(dir, 'LICENSE-CODE.txt'), LICENCE_CODE);
-  await writeFile(path.join(dir, 'CITATION.cff'), citationCff(a));
-  await writeFile(path.join(dir, 'datapackage.json'), JSON.stringify(datapackage(a, files), null, 2) + '\n');
-  for (const extra of ['LICENSE-DATA.txt', 'LICENSE-CODE.txt', 'CITATION.cff', 'datapackage.json']) await add(extra, null, null);
+  await small('LICENSE-DATA.txt', null, null, LICENCE_DATA);
+  await small('LICENSE-CODE.txt', null, null, LICENCE_CODE);
+  await small('CITATION.cff', null, null, citationCff(a));
+  // The datapackage describes every file wherever it lives (release files carry their URL).
+  const described = [...site, ...release];
+  await small('datapackage.json', null, null, JSON.stringify(datapackage(a, described), null, 2) + '\n');
 
-  const sums = files.map((f) => `${f.sha256}  ${f.name}\n`).join('');
-  await writeFile(path.join(dir, 'SHA256SUMS'), sums);
-  return files;
+  await writeFile(path.join(siteDir, 'SHA256SUMS'), site.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
+  if (relDir) await writeFile(path.join(relDir, 'SHA256SUMS'), release.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
+  return { site, release };
 }
 
-interface GzipFile {
-  write(text: string): Promise<void>;
-  end(): Promise<void>;
+/** A day's gzip members (JSONL verbatim, CSV without header), from the archive or the build cache. */
+class Members {
+  private readonly dir = path.join(cacheDir(), 'members');
+  constructor(private readonly a: Archive) {
+    mkdirSync(this.dir, { recursive: true });
+  }
+
+  async of(day: Archive['dayFiles'][number]): Promise<{ jsonl: string; csv: string }> {
+    const jsonl = path.join(this.dir, `${day.key}.jsonl.gz`);
+    const csv = path.join(this.dir, `${day.key}.csv.gz`);
+    // A closed day with no invalid line is its compacted file as it stands.
+    const direct = day.files.length === 1 && day.files[0]!.endsWith('.gz') && day.problems === 0 ? path.join(this.a.dir, day.files[0]!) : null;
+    if ((direct || existsSync(jsonl)) && existsSync(csv)) return { jsonl: direct ?? jsonl, csv };
+    const j = direct ? null : new HashedFile(jsonl, true);
+    const c = new HashedFile(csv, true);
+    const lines: string[] = [];
+    const rows: string[] = [];
+    const flush = async () => {
+      if (j && lines.length) await j.gzipChunk(lines.join(''));
+      if (rows.length) await c.gzipChunk(rows.join(''));
+      lines.length = 0;
+      rows.length = 0;
+    };
+    // The loader validated every line of this day (its digest has the same key): a day without
+    // problems needs no second validation; one with problems is filtered line by line again.
+    const clean = day.problems === 0;
+    for await (const { line } of readDayLines(this.a.dir, { day: day.day, files: day.files })) {
+      if (line.trim() === '') continue;
+      let row: Observation;
+      try {
+        const value = JSON.parse(line) as Observation;
+        if (clean) row = value;
+        else {
+          const parsed = Observation.safeParse(value);
+          if (!parsed.success) continue;
+          row = parsed.data;
+        }
+      } catch {
+        continue;
+      }
+      lines.push(line + '\n');
+      rows.push(csvLine(OBS_COLUMNS.map((col) => row[col as keyof Observation])));
+      if (rows.length >= 2000) await flush();
+    }
+    await flush();
+    if (j) await j.end();
+    await c.end();
+    return { jsonl: direct ?? jsonl, csv };
+  }
+
+  /** One roster file as a gzip member holding its validated JSON on one line, or null when invalid. */
+  async roster(file: string): Promise<string | null> {
+    const st = await stat(path.join(this.a.dir, 'rosters', file)).catch(() => null);
+    if (!st) return null;
+    const key = createHash('sha256').update(`roster-1\0${path.join(this.a.dir, 'rosters', file)}\0${st.size}\0${st.mtimeMs}`).digest('hex');
+    const member = path.join(this.dir, `${key}.roster.gz`);
+    if (existsSync(member)) return member;
+    const roster = await readRoster(this.a.dir, file);
+    if (!roster) return null;
+    const out = new HashedFile(member, true);
+    await out.gzipChunk(JSON.stringify(roster) + '\n');
+    await out.end();
+    return member;
+  }
 }
 
-/** A gzip stream to a file that honours backpressure. Node's gzip header carries mtime 0: same input, same bytes. */
-function gzipFile(file: string): GzipFile {
-  const gzip = createGzip({ level: 6 });
-  const out = createWriteStream(file);
-  gzip.pipe(out);
-  const closed = once(out, 'close');
-  return {
-    async write(text) {
-      if (!gzip.write(text)) await once(gzip, 'drain');
-    },
-    async end() {
-      gzip.end();
-      await closed;
-    },
-  };
-}
+/**
+ * A file written through a stream that honours backpressure, hashed as it is written. Gzip members
+ * are written whole (gzipChunk: one member per call, Node's header carries mtime 0, so the same input
+ * gives the same bytes); `atomic` files are written to a temp name and renamed (the build cache).
+ */
+class HashedFile {
+  private readonly out: WriteStream;
+  private readonly hash: Hash = createHash('sha256');
+  private bytes = 0;
+  private readonly tmp: string;
+  private pendingText: string[] = [];
+  constructor(
+    private readonly file: string,
+    private readonly atomic = false,
+  ) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    this.tmp = atomic ? `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}` : file;
+    this.out = createWriteStream(this.tmp);
+  }
 
-async function digest(file: string): Promise<{ sha256: string; bytes: number }> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return { sha256: hash.digest('hex'), bytes: (await stat(file)).size };
+  async write(chunk: Buffer): Promise<void> {
+    this.hash.update(chunk);
+    this.bytes += chunk.length;
+    if (!this.out.write(chunk)) await once(this.out, 'drain');
+  }
+
+  async gzipChunk(text: string): Promise<void> {
+    await this.write(gzipSync(text));
+  }
+
+  /** Lines gzipped as one member, in chunks so memory stays flat (each chunk is its own member). */
+  async gzipLines(lines: Iterable<string>): Promise<void> {
+    let size = 0;
+    for (const line of lines) {
+      this.pendingText.push(line);
+      size += line.length;
+      if (size > 1 << 20) {
+        await this.gzipChunk(this.pendingText.join(''));
+        this.pendingText = [];
+        size = 0;
+      }
+    }
+    if (this.pendingText.length) await this.gzipChunk(this.pendingText.join(''));
+    this.pendingText = [];
+  }
+
+  async copy(file: string): Promise<void> {
+    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) await this.write(chunk as Buffer);
+  }
+
+  async end(): Promise<{ sha256: string; bytes: number }> {
+    this.out.end();
+    await once(this.out, 'close');
+    if (this.atomic) renameSync(this.tmp, this.file);
+    return { sha256: this.hash.digest('hex'), bytes: this.bytes };
+  }
 }
 
 /** RFC 4180 line. Text that a spreadsheet would run as a formula (= + - @ tab CR first) gets a leading '. */

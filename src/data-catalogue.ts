@@ -1,12 +1,41 @@
 // What /data/ offers and how each field reads: one catalogue used by the page, the bundle writer and
 // datapackage.json (Frictionless Data Package v1), so the three never disagree.
+import path from 'node:path';
 import type { Archive } from './archive.ts';
 import { permalink, SITE_NAME } from './settings.ts';
+
+/**
+ * Where the big files live (bench/README.md, "Deployability"). A static host caps the published site
+ * (GitHub Pages: 1 GB), and a year of observations as JSONL.gz + CSV.gz is larger than that on its own.
+ *   MCP_SCHEMA_RELEASE_DIR  when set, the whole-archive bundles (observations, rosters) and the
+ *                           monthly observation bundles older than the latest SITE_MONTHS go to this
+ *                           folder (with their own SHA256SUMS), to be published as release assets or
+ *                           object storage; unset (tests, the demo, small archives), everything is on
+ *                           the site under /data/, as before.
+ *   MCP_SCHEMA_RELEASE_URL  the public base URL of that folder (e.g. a GitHub release's download URL);
+ *                           the data page and datapackage.json link the files there, with checksums.
+ */
+export const SITE_MONTHS = 3;
+
+export function releaseDir(): string | null {
+  return process.env.MCP_SCHEMA_RELEASE_DIR ? path.resolve(process.env.MCP_SCHEMA_RELEASE_DIR) : null;
+}
+
+export function releaseUrl(): string {
+  return (process.env.MCP_SCHEMA_RELEASE_URL || permalink('/data/release/')).replace(/\/*$/, '/');
+}
+
+/** The public URL of a bundle: on the site under /data/, or in the release folder. */
+export function bundleUrl(name: string, where: 'site' | 'release'): string {
+  return where === 'release' ? releaseUrl() + encodeURIComponent(name) : permalink(`/data/${name}`);
+}
 
 export type ResourceName = 'observations' | 'runs' | 'changes' | 'contract-intervals' | 'survival' | 'rosters';
 
 export interface BundleFile {
   name: string;
+  /** Set for files written to the release folder. */
+  url?: string;
   resource: ResourceName | null;
   rows: number | null;
   sha256: string;
@@ -109,19 +138,41 @@ export const RESOURCES: Record<ResourceName, { title: string; description: strin
 };
 
 /** The files the writer produces, for the page (which renders before the files exist). */
-export function plannedBundles(a: Archive): { name: string; resource: ResourceName | null; note: string }[] {
+export interface PlannedBundle {
+  name: string;
+  resource: ResourceName | null;
+  note: string;
+  where: 'site' | 'release';
+}
+
+export function plannedBundles(a: Archive): PlannedBundle[] {
+  const rel = releaseDir() !== null;
+  const recent = new Set(a.months.slice(-SITE_MONTHS));
+  const big = rel ? ('release' as const) : ('site' as const);
+  const list: Omit<PlannedBundle, 'where'>[] = [];
+  const at = new Map<string, PlannedBundle['where']>();
+  const add = (b: Omit<PlannedBundle, 'where'>, where: PlannedBundle['where'] = 'site') => {
+    list.push(b);
+    at.set(b.name, where);
+  };
+  add({ name: 'observations.jsonl.gz', resource: 'observations', note: 'whole archive, JSON Lines, gzip' }, big);
+  add({ name: 'observations.csv.gz', resource: 'observations', note: 'whole archive, CSV, gzip' }, big);
+  for (const m of a.months) {
+    const where = rel && !recent.has(m) ? 'release' : 'site';
+    add({ name: `observations-${m}.jsonl.gz`, resource: 'observations', note: `${m}, JSON Lines, gzip` }, where);
+    add({ name: `observations-${m}.csv.gz`, resource: 'observations', note: `${m}, CSV, gzip` }, where);
+  }
+  add({ name: 'rosters.jsonl.gz', resource: 'rosters', note: 'JSON Lines, gzip' }, big);
+  for (const b of smallBundles()) add(b);
+  return list.map((b) => ({ ...b, where: at.get(b.name)! }));
+}
+
+function smallBundles(): Omit<PlannedBundle, 'where'>[] {
   return [
-    { name: 'observations.jsonl.gz', resource: 'observations', note: 'whole archive, JSON Lines, gzip' },
-    { name: 'observations.csv.gz', resource: 'observations', note: 'whole archive, CSV, gzip' },
-    ...a.months.flatMap((m) => [
-      { name: `observations-${m}.jsonl.gz`, resource: 'observations' as const, note: `${m}, JSON Lines, gzip` },
-      { name: `observations-${m}.csv.gz`, resource: 'observations' as const, note: `${m}, CSV, gzip` },
-    ]),
     { name: 'runs.jsonl', resource: 'runs', note: 'JSON Lines' },
     { name: 'changes.jsonl.gz', resource: 'changes', note: 'JSON Lines, gzip' },
     { name: 'contract-intervals.csv', resource: 'contract-intervals', note: 'CSV' },
     { name: 'survival.csv', resource: 'survival', note: 'CSV' },
-    { name: 'rosters.jsonl.gz', resource: 'rosters', note: 'JSON Lines, gzip' },
     { name: 'datapackage.json', resource: null, note: 'Frictionless Data Package: every file, every field' },
     { name: 'CITATION.cff', resource: null, note: 'how to cite the dataset' },
     { name: 'LICENSE-DATA.txt', resource: null, note: 'CC BY 4.0' },
@@ -149,7 +200,7 @@ export function datapackage(a: Archive, files: readonly BundleFile[]): unknown {
           name: f.name.replace(/[^a-z0-9._-]/g, '-').replace(/\.(jsonl|csv)(\.gz)?$/, '').toLowerCase(),
           title: r.title,
           description: r.description,
-          path: f.name,
+          path: f.url ?? f.name,
           format: csv ? 'csv' : 'jsonl',
           mediatype: csv ? 'text/csv' : 'application/x-ndjson',
           ...(f.name.endsWith('.gz') ? { compression: 'gz' } : {}),

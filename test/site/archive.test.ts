@@ -54,9 +54,16 @@ describe('loadArchive(dir) on the fixture archive', () => {
     expect(a.rowCount).toBe(rows.length);
     expect(a.problems).toEqual([]);
     expect(a.servers.map((s) => s.name).sort()).toEqual([...new Set(rows.map((r) => r.target))].sort());
+    const byTarget = group(rows, (r) => r.target);
     for (const s of a.servers) {
-      const times = s.rows.map((r) => Date.parse(r.observed_at));
-      expect(times).toEqual([...times].sort((x, y) => x - y));
+      const mine = byTarget.get(s.name)!;
+      const times = mine.map((r) => Date.parse(r.observed_at)).sort((x, y) => x - y);
+      // The compact state keeps counts, the first and latest instants, and the strip's runs.
+      expect(s.observations).toBe(mine.length);
+      expect(s.strip.reduce((n, g) => n + g.count, 0)).toBe(mine.length);
+      expect(Date.parse(s.firstObserved)).toBe(times[0]);
+      expect(Date.parse(s.lastObserved)).toBe(times.at(-1));
+      expect(s.latest.observed_at).toBe(s.lastObserved);
       expect(a.bySlug.get(slugFor(s.name))).toBe(s);
     }
   });

@@ -46,17 +46,22 @@ describe('npm run build on the fixture archive', () => {
     site = await builtSite('fixture', { MCP_SCHEMA_SIMULATED: '1' });
   }, 600_000);
 
-  it('renders one page, one API answer and two feeds per observed server, with collision-free slugs', async () => {
+  it('renders one page and one API answer per observed server, two feeds per server with a contract, with collision-free slugs', async () => {
     const lines = (await Promise.all((await readdir(path.join(archive, 'observations'))).map((f) => readFile(path.join(archive, 'observations', f), 'utf8'))))
       .flatMap((t) => t.split('\n').filter(Boolean))
       .map((l) => JSON.parse(l) as { target: string });
     const targets = new Set(lines.map((r) => r.target));
     const dirs = (await readdir(path.join(site.out, 'servers'), { withFileTypes: true })).filter((d) => d.isDirectory());
     expect(dirs.length).toBe(targets.size);
+    let withFeeds = 0;
     for (const d of dirs) {
-      for (const f of ['index.html', 'feed.xml', 'feed.json']) expect(existsSync(path.join(site.out, 'servers', d.name, f))).toBe(true);
-      expect(existsSync(path.join(site.out, 'api/servers', `${d.name}.json`))).toBe(true);
+      expect(existsSync(path.join(site.out, 'servers', d.name, 'index.html'))).toBe(true);
+      const api = JSON.parse(await read(site, `api/servers/${d.name}.json`)) as { _meta: Record<string, { tools_sha256: string | null }> };
+      const contract = api._meta['org.mcp-schema/schema-history']!.tools_sha256 !== null;
+      for (const f of ['feed.xml', 'feed.json']) expect(existsSync(path.join(site.out, 'servers', d.name, f)), `${d.name}/${f}`).toBe(contract);
+      if (contract) withFeeds++;
     }
+    expect(withFeeds).toBeGreaterThan(0);
   });
 
   it('ships observations whose row count matches the archive, per month and whole', async () => {

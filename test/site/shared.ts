@@ -17,6 +17,8 @@ export const FIXTURE_DIR = path.join(TMP, 'archive');
 export const EMPTY_DIR = path.join(TMP, 'empty-archive');
 /** Bump when the fixture recipe changes, so stale local copies are rebuilt. */
 const RECIPE = 'v1';
+/** Bump when what a build writes changes (v2: compact loader, per-server files written after the pages). */
+const SITE_RECIPE = 'v2';
 
 async function once(name: string, make: () => Promise<unknown>): Promise<void> {
   const marker = path.join(TMP, `${name}.done`);
@@ -59,12 +61,12 @@ export interface BuiltSite {
 export async function builtSite(name: 'empty' | 'fixture', extraEnv: Record<string, string> = {}): Promise<BuiltSite> {
   const out = path.join(TMP, `dist-${name}`);
   let result: BuiltSite = { out, ms: 0, log: '' };
-  await once(`dist-${name}-${RECIPE}`, async () => {
+  await once(`dist-${name}-${SITE_RECIPE}`, async () => {
     const data = name === 'empty' ? await emptyArchive() : await fixtureArchive();
     const t0 = Date.now();
     const { stdout, stderr } = await run('npm', ['run', 'build'], {
       cwd: ROOT,
-      env: { ...process.env, MCP_SCHEMA_DATA: data, MCP_SCHEMA_OUT: out, ASTRO_TELEMETRY_DISABLED: '1', ...extraEnv },
+      env: { ...process.env, MCP_SCHEMA_DATA: data, MCP_SCHEMA_OUT: out, MCP_SCHEMA_CACHE: path.join(TMP, `cache-${name}`), ASTRO_TELEMETRY_DISABLED: '1', ...extraEnv },
       maxBuffer: 64 << 20,
     });
     result = { out, ms: Date.now() - t0, log: stdout + stderr };

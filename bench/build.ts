@@ -1,0 +1,163 @@
+// `npm run bench:build -- --archive .bench/a-25k-365 [--repeat 3] [--cold] [--keep] [--out DIR]`
+//
+// Runs the real site build (`npx astro build`) against an archive and reports: wall time, peak RSS of
+// the whole process tree (npx → node → workers, polled from /proc every 100 ms), time per stage (the
+// loader and the post-build outputs append marks to $MCP_SCHEMA_TIMINGS, see src/build-timings.ts),
+// and the published site's size and file count, with the largest folders. `--cold` empties the build
+// cache first (the first build of an archive); without it the cache of the previous run is used
+// (the daily rebuild). `--repeat N` runs N times and prints each run and the medians.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+export interface BuildFigures {
+  wall_s: number;
+  peak_rss_mb: number;
+  stages: Record<string, number>;
+  site_mb: number;
+  site_files: number;
+  largest: Record<string, { mb: number; files: number }>;
+  ok: boolean;
+}
+
+export async function benchBuild(archive: string, out: string, env: Record<string, string> = {}): Promise<BuildFigures> {
+  const timings = path.join(os.tmpdir(), `mcp-schema-timings-${process.pid}-${Date.now()}.jsonl`);
+  rmSync(out, { recursive: true, force: true });
+  const t0 = Date.now();
+  const child = spawn('npx', ['astro', 'build'], {
+    cwd: ROOT,
+    env: { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_OUT: out, MCP_SCHEMA_TIMINGS: timings, ASTRO_TELEMETRY_DISABLED: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout.on('data', (b: Buffer) => (log += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (log += b.toString()));
+  let peak = 0;
+  const poll = setInterval(() => {
+    peak = Math.max(peak, treeRss(child.pid!));
+  }, 100);
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+  clearInterval(poll);
+  const wall = (Date.now() - t0) / 1000;
+  if (code !== 0) {
+    console.error(log.slice(-4000));
+    throw new Error(`astro build exited ${code}`);
+  }
+  const stages: Record<string, number> = {};
+  if (existsSync(timings)) {
+    for (const line of readFileSync(timings, 'utf8').split('\n').filter(Boolean)) {
+      const m = JSON.parse(line) as { stage: string; ms: number };
+      stages[m.stage] = +((stages[m.stage] ?? 0) + m.ms / 1000).toFixed(2);
+    }
+    rmSync(timings, { force: true });
+  }
+  const { bytes, files, byTop } = treeSize(out);
+  const largest = Object.fromEntries(
+    [...byTop.entries()].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 8).map(([k, v]) => [k, { mb: +(v.bytes / 1e6).toFixed(1), files: v.files }]),
+  );
+  return { wall_s: +wall.toFixed(1), peak_rss_mb: Math.round(peak / 1024), stages, site_mb: +(bytes / 1e6).toFixed(1), site_files: files, largest, ok: true };
+}
+
+/** Sum of VmRSS (kB) over a process and all its descendants, from /proc. */
+function treeRss(root: number): number {
+  const children = new Map<number, number[]>();
+  const rss = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, 'utf8');
+      const ppid = Number(/PPid:\s+(\d+)/.exec(status)?.[1]);
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      rss.set(Number(name), kb);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(name));
+      children.set(ppid, list);
+    } catch {
+      /* the process ended while we looked */
+    }
+  }
+  let total = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    total += rss.get(pid) ?? 0;
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return total;
+}
+
+function treeSize(dir: string): { bytes: number; files: number; byTop: Map<string, { bytes: number; files: number }> } {
+  let bytes = 0;
+  let files = 0;
+  const byTop = new Map<string, { bytes: number; files: number }>();
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    const full = path.join(e.parentPath, e.name);
+    const size = statSync(full).size;
+    bytes += size;
+    files++;
+    const rel = path.relative(dir, full).split(path.sep);
+    const top = rel.length > 1 ? `${rel[0]}/` : '(root files)';
+    const t = byTop.get(top) ?? { bytes: 0, files: 0 };
+    t.bytes += size;
+    t.files++;
+    byTop.set(top, t);
+  }
+  return { bytes, files, byTop };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const get = (flag: string) => {
+    const i = args.indexOf(flag);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const archive = path.resolve(get('--archive') ?? path.join(ROOT, 'data'));
+  const repeat = Number(get('--repeat') ?? 1);
+  const cold = args.includes('--cold');
+  const out = path.resolve(get('--out') ?? mkdtempSync(path.join(os.tmpdir(), 'mcp-schema-bench-site-')));
+  const cache = path.resolve(get('--cache') ?? path.join(ROOT, '.cache', 'bench-build'));
+  const cmd = `npm run bench:build -- --archive ${path.relative(process.cwd(), archive) || archive}${repeat > 1 ? ` --repeat ${repeat}` : ''}${cold ? ' --cold' : ''}`;
+  console.error(`$ ${cmd}`);
+  console.error(`  = MCP_SCHEMA_DATA=${archive} MCP_SCHEMA_OUT=${out} MCP_SCHEMA_CACHE=${cache} npx astro build`);
+  console.error(`  machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  const runs: BuildFigures[] = [];
+  for (let i = 0; i < repeat; i++) {
+    if (cold) rmSync(cache, { recursive: true, force: true });
+    const f = await benchBuild(archive, out, { MCP_SCHEMA_CACHE: cache });
+    runs.push(f);
+    console.error(`run ${i + 1}/${repeat}: ${JSON.stringify(f)}`);
+  }
+  const stages = Object.fromEntries(Object.keys(runs[0]!.stages).map((k) => [k, +median(runs.map((r) => r.stages[k] ?? 0)).toFixed(2)]));
+  const summary = {
+    command: cmd,
+    archive,
+    cold,
+    runs: runs.length,
+    wall_s_median: +median(runs.map((r) => r.wall_s)).toFixed(1),
+    peak_rss_mb_median: Math.round(median(runs.map((r) => r.peak_rss_mb))),
+    stages_median: stages,
+    site_mb: runs.at(-1)!.site_mb,
+    site_files: runs.at(-1)!.site_files,
+    largest: runs.at(-1)!.largest,
+    out,
+  };
+  console.log(JSON.stringify(summary, null, 2));
+  if (!args.includes('--keep')) rmSync(out, { recursive: true, force: true });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  main().catch((e) => {
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(1);
+  });
+}
