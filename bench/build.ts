@@ -5,9 +5,13 @@
 // loader and the post-build outputs append marks to $MCP_SCHEMA_TIMINGS, see src/build-timings.ts),
 // and the published site's size and file count, with the largest folders. `--cold` empties the build
 // cache first (the first build of an archive); without it the cache of the previous run is used
-// (the daily rebuild). `--repeat N` runs N times and prints each run and the medians.
+// (a rebuild with nothing new). `--daily` measures the daily job: the newest day file and run are
+// moved aside (restored afterwards, also on failure), the site is built, then the day comes back and
+// the site is built again on that cache — the second figure is the daily rebuild.
+// `--repeat N` runs N times and prints each run and the medians. Big bundles go to a release folder
+// beside the site (MCP_SCHEMA_RELEASE_DIR), as a deployment does; its size is reported apart.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +20,11 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 export interface BuildFigures {
   wall_s: number;
+  /** CPU seconds (user + system) of the whole build tree: steadier than wall time on a shared machine. */
+  cpu_s: number;
   peak_rss_mb: number;
+  /** Peak RSS (MB) of the build tree while each stage ran (attributed to the stage after the last ended). */
+  peak_rss_mb_by_stage: Record<string, number>;
   stages: Record<string, number>;
   site_mb: number;
   site_files: number;
@@ -28,6 +36,7 @@ export async function benchBuild(archive: string, out: string, env: Record<strin
   const timings = path.join(os.tmpdir(), `mcp-schema-timings-${process.pid}-${Date.now()}.jsonl`);
   rmSync(out, { recursive: true, force: true });
   const t0 = Date.now();
+  const cpu0 = childCpu();
   const child = spawn('npx', ['astro', 'build'], {
     cwd: ROOT,
     env: { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_OUT: out, MCP_SCHEMA_TIMINGS: timings, ASTRO_TELEMETRY_DISABLED: '1', ...env },
@@ -37,12 +46,25 @@ export async function benchBuild(archive: string, out: string, env: Record<strin
   child.stdout.on('data', (b: Buffer) => (log += b.toString()));
   child.stderr.on('data', (b: Buffer) => (log += b.toString()));
   let peak = 0;
+  // Peak RSS per stage: a sample belongs to the stage after the last one that has ended.
+  const stagePeak: Record<string, number> = {};
+  const ORDER = ['startup', 'load', 'fold', 'rows', 'derive', 'render', 'server-files', 'bundles', 'objects', 'search'];
   const poll = setInterval(() => {
-    peak = Math.max(peak, treeRss(child.pid!));
+    const rss = treeRss(child.pid!);
+    peak = Math.max(peak, rss);
+    let done = 0;
+    try {
+      done = readFileSync(timings, 'utf8').split('\n').filter(Boolean).length;
+    } catch {
+      /* not yet */
+    }
+    const stage = ORDER[Math.min(done, ORDER.length - 1)]!;
+    stagePeak[stage] = Math.max(stagePeak[stage] ?? 0, Math.round(rss / 1024));
   }, 100);
   const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
   clearInterval(poll);
   const wall = (Date.now() - t0) / 1000;
+  const cpu = childCpu() - cpu0;
   if (code !== 0) {
     console.error(log.slice(-4000));
     throw new Error(`astro build exited ${code}`);
@@ -59,7 +81,14 @@ export async function benchBuild(archive: string, out: string, env: Record<strin
   const largest = Object.fromEntries(
     [...byTop.entries()].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 8).map(([k, v]) => [k, { mb: +(v.bytes / 1e6).toFixed(1), files: v.files }]),
   );
-  return { wall_s: +wall.toFixed(1), peak_rss_mb: Math.round(peak / 1024), stages, site_mb: +(bytes / 1e6).toFixed(1), site_files: files, largest, ok: true };
+  return { wall_s: +wall.toFixed(1), cpu_s: +cpu.toFixed(1), peak_rss_mb: Math.round(peak / 1024), peak_rss_mb_by_stage: stagePeak, stages, site_mb: +(bytes / 1e6).toFixed(1), site_files: files, largest, ok: true };
+}
+
+/** CPU seconds of this process's waited-for children (cutime + cstime of /proc/self/stat). */
+function childCpu(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  // After ") ": state is field 3, so cutime (16) and cstime (17) are at indexes 13 and 14.
+  return (Number(fields[13]) + Number(fields[14])) / 100;
 }
 
 /** Sum of VmRSS (kB) over a process and all its descendants, from /proc. */
@@ -110,6 +139,28 @@ function treeSize(dir: string): { bytes: number; files: number; byTop: Map<strin
   return { bytes, files, byTop };
 }
 
+/** Run `work` with the newest day file(s) and its run row moved aside; always restores them. */
+async function withoutNewestDay<T>(archive: string, work: () => Promise<T>): Promise<T> {
+  const obs = path.join(archive, 'observations');
+  const newest = readdirSync(obs).filter((f) => /^\d{4}-\d{2}-\d{2}\.jsonl(\.gz)?$/.test(f)).sort().at(-1)!.slice(0, 10);
+  const files = readdirSync(obs).filter((f) => f.startsWith(newest));
+  const runsFile = path.join(archive, 'runs.jsonl');
+  const runs = readFileSync(runsFile, 'utf8');
+  const aside = path.join(archive, '.bench-held-back');
+  rmSync(aside, { recursive: true, force: true });
+  mkdirSync(aside, { recursive: true });
+  for (const f of files) renameSync(path.join(obs, f), path.join(aside, f));
+  writeFileSync(runsFile, runs.split('\n').filter((l) => l && !l.includes(`"day":"${newest}"`)).map((l) => `${l}\n`).join(''));
+  try {
+    return await work();
+  } finally {
+    for (const f of files) renameSync(path.join(aside, f), path.join(obs, f));
+    writeFileSync(runsFile, runs);
+    rmSync(aside, { recursive: true, force: true });
+  }
+}
+
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
@@ -130,25 +181,38 @@ async function main(): Promise<void> {
   console.error(`$ ${cmd}`);
   console.error(`  = MCP_SCHEMA_DATA=${archive} MCP_SCHEMA_OUT=${out} MCP_SCHEMA_CACHE=${cache} npx astro build`);
   console.error(`  machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  const release = `${out}-release`;
+  const env = { MCP_SCHEMA_CACHE: cache, MCP_SCHEMA_RELEASE_DIR: release, MCP_SCHEMA_RELEASE_URL: 'https://github.com/OWNER/mcp-schema/releases/download/data-latest/' };
   const runs: BuildFigures[] = [];
+  let yesterday: BuildFigures | null = null;
   for (let i = 0; i < repeat; i++) {
     if (cold) rmSync(cache, { recursive: true, force: true });
-    const f = await benchBuild(archive, out, { MCP_SCHEMA_CACHE: cache });
+    if (args.includes('--daily')) yesterday = await withoutNewestDay(archive, () => benchBuild(archive, out, env));
+    if (yesterday) console.error(`run ${i + 1}/${repeat}, newest day held back: ${JSON.stringify(yesterday)}`);
+    const f = await benchBuild(archive, out, env);
     runs.push(f);
     console.error(`run ${i + 1}/${repeat}: ${JSON.stringify(f)}`);
   }
+  const rel = existsSync(release) ? treeSize(release) : { bytes: 0, files: 0 };
+  rmSync(release, { recursive: true, force: true });
   const stages = Object.fromEntries(Object.keys(runs[0]!.stages).map((k) => [k, +median(runs.map((r) => r.stages[k] ?? 0)).toFixed(2)]));
   const summary = {
     command: cmd,
     archive,
     cold,
+    daily: args.includes('--daily'),
+    ...(yesterday ? { newest_day_held_back: { wall_s: yesterday.wall_s, cpu_s: yesterday.cpu_s, peak_rss_mb: yesterday.peak_rss_mb, peak_rss_mb_by_stage: yesterday.peak_rss_mb_by_stage, stages: yesterday.stages } } : {}),
     runs: runs.length,
     wall_s_median: +median(runs.map((r) => r.wall_s)).toFixed(1),
+    cpu_s_median: +median(runs.map((r) => r.cpu_s)).toFixed(1),
     peak_rss_mb_median: Math.round(median(runs.map((r) => r.peak_rss_mb))),
+    peak_rss_mb_by_stage: runs.at(-1)!.peak_rss_mb_by_stage,
     stages_median: stages,
     site_mb: runs.at(-1)!.site_mb,
     site_files: runs.at(-1)!.site_files,
     largest: runs.at(-1)!.largest,
+    release_mb: +(rel.bytes / 1e6).toFixed(1),
+    release_files: rel.files,
     out,
   };
   console.log(JSON.stringify(summary, null, 2));
