@@ -16,7 +16,9 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import { gunzipSync } from 'node:zlib';
 import { readDayLines, type DayFiles } from './archive-files.ts';
+import { csvOf, gzipMembers, writeMember } from './bundle-members.ts';
 import { ERROR_CLASSES, Observation, OUTCOMES } from './lib/index.ts';
 
 /** Bump when the digest's shape or meaning changes. */
@@ -238,9 +240,12 @@ function writeAtomic(file: string, bytes: Uint8Array): void {
 }
 
 /** Read and validate every line of one day (zod contract), and keep the columns the site needs. */
-export async function buildDigest(archive: string, day: DayFiles): Promise<DayDigest> {
+export async function buildDigest(archive: string, day: DayFiles, members?: { jsonl: string | null; csv: string | null }): Promise<DayDigest> {
   const problems: Problem[] = [];
   const rows: { r: Observation; ms: number; line: number }[] = [];
+  // The /data/ bundle members of this day (src/bundle-members.ts), in file order, while we are here.
+  const jsonl: string[] = [];
+  const csv: string[] = [];
   let line = 0;
   for await (const { line: text, file, n } of readDayLines(archive, day)) {
     line++;
@@ -260,7 +265,13 @@ export async function buildDigest(archive: string, day: DayFiles): Promise<DayDi
       continue;
     }
     rows.push({ r: parsed.data, ms: Date.parse(parsed.data.observed_at), line });
+    if (members?.jsonl) jsonl.push(text + '\n');
+    if (members?.csv) csv.push(csvOf(parsed.data));
   }
+  // A closed, clean day is bundled as its compacted file itself: no JSONL member needed.
+  const direct = day.files.length === 1 && day.files[0]!.endsWith('.gz') && problems.length === 0;
+  if (members?.jsonl && !direct) writeMember(members.jsonl, gzipMembers(jsonl));
+  if (members?.csv) writeMember(members.csv, gzipMembers(csv));
   rows.sort((a, b) => a.ms - b.ms || (a.r.run_id < b.r.run_id ? -1 : a.r.run_id > b.r.run_id ? 1 : 0));
   const n = rows.length;
   const d: DayDigest = {
@@ -323,8 +334,9 @@ export async function rowsAtLines(archive: string, day: DayFiles, lines: Readonl
   const byLine = new Map<number, Observation>();
   const ofRun: Observation[] = [];
   let line = 0;
-  for await (const { line: text } of readDayLines(archive, day)) {
+  for await (const text of dayLineTexts(archive, day, lines, alsoRun !== undefined)) {
     line++;
+    if (text === null) continue;
     const want = lines.has(line);
     if (!want && alsoRun === undefined) continue;
     if (!want && !text.includes(alsoRun!)) continue;
@@ -339,6 +351,33 @@ export async function rowsAtLines(archive: string, day: DayFiles, lines: Readonl
     if (alsoRun !== undefined && parsed.data.run_id === alsoRun) ofRun.push(parsed.data);
   }
   return { byLine, ofRun };
+}
+
+/**
+ * The lines of a day, numbered as readDayLines numbers them; a line nobody asked for is yielded as
+ * null without being decoded (a whole day is one buffer: a day file is tens of MB at most). A file
+ * holding a CR falls back to readline, whose line breaks we would otherwise have to mimic.
+ */
+async function* dayLineTexts(archive: string, day: DayFiles, lines: ReadonlySet<number>, all: boolean): AsyncGenerator<string | null> {
+  const buffers = day.files.map((f) => {
+    const raw = readFileSync(path.join(archive, f));
+    return f.endsWith('.gz') ? gunzipSync(raw) : raw;
+  });
+  if (buffers.some((b) => b.includes(0x0d))) {
+    for await (const { line } of readDayLines(archive, day)) yield line;
+    return;
+  }
+  let n = 0;
+  for (const buf of buffers) {
+    let start = 0;
+    while (start < buf.length) {
+      let end = buf.indexOf(0x0a, start);
+      if (end < 0) end = buf.length;
+      n++;
+      yield all || lines.has(n) ? buf.toString('utf8', start, end) : null;
+      start = end + 1;
+    }
+  }
 }
 
 /**
@@ -370,8 +409,8 @@ export async function cachedRowsAt(
 }
 
 /** Build one day's digest and store it under its key (what a worker does). */
-export async function buildDigestToCache(archive: string, day: DayFiles, file: string): Promise<void> {
-  writeAtomic(file, serialize(await buildDigest(archive, day)));
+export async function buildDigestToCache(archive: string, day: DayFiles, file: string, members?: { jsonl: string | null; csv: string | null }): Promise<void> {
+  writeAtomic(file, serialize(await buildDigest(archive, day, members)));
 }
 
 /**
@@ -380,7 +419,7 @@ export async function buildDigestToCache(archive: string, day: DayFiles, file: s
  * bundled by Vite; the worker needs the source) and writes digests into the cache, which the main
  * thread then reads in order. MCP_SCHEMA_WORKERS sets the number (0: none, read in the main thread).
  */
-export async function prebuildDigests(cache: DigestCache, archive: string, sources: DigestSource[]): Promise<number> {
+export async function prebuildDigests(cache: DigestCache, archive: string, sources: DigestSource[], rosters: { file: string; member: string }[] = []): Promise<number> {
   const { availableParallelism } = await import('node:os');
   const wanted = Number(process.env.MCP_SCHEMA_WORKERS ?? Math.min(4, availableParallelism()));
   const todo = sources.filter((s) => !existsSync(path.join(cache.dir, 'days', `${s.key}.v8`)));
@@ -394,13 +433,21 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
     (async () => {
       const { tsImport } = await import('tsx/esm/api');
       const mod = await tsImport(workerData.module, workerData.parent);
-      for (const job of workerData.jobs) await mod.buildDigestToCache(workerData.archive, job.day, job.file);
+      for (const job of workerData.jobs) await mod.buildDigestToCache(workerData.archive, job.day, job.file, job.members);
+      if (workerData.rosters.length) {
+        const m = await tsImport(workerData.members, workerData.parent);
+        for (const r of workerData.rosters) m.writeRosterMember(workerData.archive, r.file, r.member);
+      }
       parentPort.postMessage('done');
     })().catch((e) => parentPort.postMessage({ error: String((e && e.stack) || e) }));`;
   const runs = Array.from({ length: n }, (_, w) => {
-    const jobs = todo.filter((_, i) => i % n === w).map((s) => ({ day: s.day, file: path.join(cache.dir, 'days', `${s.key}.v8`) }));
+    const jobs = todo.filter((_, i) => i % n === w).map((s) => {
+      const m = { jsonl: path.join(cache.dir, 'members', `${s.key}.jsonl.gz`), csv: path.join(cache.dir, 'members', `${s.key}.csv.gz`) };
+      return { day: s.day, file: path.join(cache.dir, 'days', `${s.key}.v8`), members: { jsonl: existsSync(m.jsonl) ? null : m.jsonl, csv: existsSync(m.csv) ? null : m.csv } };
+    });
+    const mine = rosters.filter((r, i) => i % n === w && !existsSync(r.member));
     return new Promise<void>((resolve, reject) => {
-      const worker = new Worker(code, { eval: true, workerData: { module, parent: pathToFileURL(path.resolve('package.json')).href, archive, jobs } });
+      const worker = new Worker(code, { eval: true, workerData: { module, members: path.resolve('src/bundle-members.ts'), parent: pathToFileURL(path.resolve('package.json')).href, archive, jobs, rosters: mine } });
       worker.once('message', (m: unknown) => {
         void worker.terminate();
         if (m === 'done') resolve();

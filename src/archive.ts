@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { CODES, DigestCache, DERIVE_VERSION, libFingerprint, OK, RETIRED, cachedRowsAt, prebuildDigests, type DayDigest, type DigestSource, type Problem } from './archive-cache.ts';
 import { listDays, objectPath, readDayLines, type DayFiles } from './archive-files.ts';
 import { mark, markSince } from './build-timings.ts';
+import { rosterMemberPath } from './bundle-members.ts';
 import {
   answerFromBody,
   classifyChange,
@@ -146,7 +147,12 @@ export async function readRawArchive(dir: string = dataDir(), opts: ReadOptions 
   for (const day of days) sources.push(await cache.source(dir, day));
   if (opts.cacheDir !== null) {
     try {
-      await prebuildDigests(cache, dir, sources);
+      const rosterJobs = [];
+      for (const file of await listDir(path.join(dir, 'rosters'))) {
+        const member = file.endsWith('.json') ? await rosterMemberPath(dir, file) : null;
+        if (member) rosterJobs.push({ file, member });
+      }
+      await prebuildDigests(cache, dir, sources, rosterJobs);
     } catch (error) {
       // Workers are an optimisation: without them every day is read in this thread below.
       process.stderr.write(`[archive] digest workers unavailable (${String(error).slice(0, 200)}); reading in one thread\n`);

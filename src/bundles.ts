@@ -16,12 +16,12 @@ import { once } from 'node:events';
 import { gzipSync } from 'node:zlib';
 import { cacheDir } from './archive-cache.ts';
 import { readDayLines } from './archive-files.ts';
-import { readRoster, type Archive } from './archive.ts';
+import type { Archive } from './archive.ts';
 import { survivalCsv } from './charts/survival-export.ts';
 import { Observation } from './lib/index.ts';
-import { OBSERVATION_FIELDS, INTERVAL_FIELDS, datapackage, citationCff, LICENCE_DATA, LICENCE_CODE, plannedBundles, releaseDir, bundleUrl, type BundleFile } from './data-catalogue.ts';
+import { csvLine, csvOf, gzipMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeMember, writeRosterMember } from './bundle-members.ts';
+import { INTERVAL_FIELDS, datapackage, citationCff, LICENCE_DATA, LICENCE_CODE, plannedBundles, releaseDir, bundleUrl, type BundleFile } from './data-catalogue.ts';
 
-const OBS_COLUMNS = OBSERVATION_FIELDS.map((f) => f.name);
 
 export interface WrittenBundles {
   /** Files under <site>/data/, listed in its SHA256SUMS and datapackage.json. */
@@ -124,30 +124,18 @@ export async function writeBundles(a: Archive, outDir: string): Promise<WrittenB
 
 /** A day's gzip members (JSONL verbatim, CSV without header), from the archive or the build cache. */
 class Members {
-  private readonly dir = path.join(cacheDir(), 'members');
-  constructor(private readonly a: Archive) {
-    mkdirSync(this.dir, { recursive: true });
-  }
+  constructor(private readonly a: Archive) {}
 
   async of(day: Archive['dayFiles'][number]): Promise<{ jsonl: string; csv: string }> {
-    const jsonl = path.join(this.dir, `${day.key}.jsonl.gz`);
-    const csv = path.join(this.dir, `${day.key}.csv.gz`);
+    const m = memberPaths(cacheDir(), day.key);
     // A closed day with no invalid line is its compacted file as it stands.
     const direct = day.files.length === 1 && day.files[0]!.endsWith('.gz') && day.problems === 0 ? path.join(this.a.dir, day.files[0]!) : null;
-    if ((direct || existsSync(jsonl)) && existsSync(csv)) return { jsonl: direct ?? jsonl, csv };
-    const j = direct ? null : new HashedFile(jsonl, true);
-    const c = new HashedFile(csv, true);
-    const lines: string[] = [];
-    const rows: string[] = [];
-    const flush = async () => {
-      if (j && lines.length) await j.gzipChunk(lines.join(''));
-      if (rows.length) await c.gzipChunk(rows.join(''));
-      lines.length = 0;
-      rows.length = 0;
-    };
+    if ((direct || existsSync(m.jsonl)) && existsSync(m.csv)) return { jsonl: direct ?? m.jsonl, csv: m.csv };
     // The loader validated every line of this day (its digest has the same key): a day without
     // problems needs no second validation; one with problems is filtered line by line again.
     const clean = day.problems === 0;
+    const lines: string[] = [];
+    const rows: string[] = [];
     for await (const { line } of readDayLines(this.a.dir, { day: day.day, files: day.files })) {
       if (line.trim() === '') continue;
       let row: Observation;
@@ -162,31 +150,24 @@ class Members {
       } catch {
         continue;
       }
-      lines.push(line + '\n');
-      rows.push(csvLine(OBS_COLUMNS.map((col) => row[col as keyof Observation])));
-      if (rows.length >= 2000) await flush();
+      if (!direct) lines.push(line + '\n');
+      rows.push(csvOf(row));
     }
-    await flush();
-    if (j) await j.end();
-    await c.end();
-    return { jsonl: direct ?? jsonl, csv };
+    if (!direct) writeMember(m.jsonl, gzipMembers(lines));
+    writeMember(m.csv, gzipMembers(rows));
+    return { jsonl: direct ?? m.jsonl, csv: m.csv };
   }
 
   /** One roster file as a gzip member holding its validated JSON on one line, or null when invalid. */
   async roster(file: string): Promise<string | null> {
-    const st = await stat(path.join(this.a.dir, 'rosters', file)).catch(() => null);
-    if (!st) return null;
-    const key = createHash('sha256').update(`roster-1\0${path.join(this.a.dir, 'rosters', file)}\0${st.size}\0${st.mtimeMs}`).digest('hex');
-    const member = path.join(this.dir, `${key}.roster.gz`);
+    const member = await rosterMemberPath(this.a.dir, file);
+    if (!member) return null;
     if (existsSync(member)) return member;
-    const roster = await readRoster(this.a.dir, file);
-    if (!roster) return null;
-    const out = new HashedFile(member, true);
-    await out.gzipChunk(JSON.stringify(roster) + '\n');
-    await out.end();
-    return member;
+    return writeRosterMember(this.a.dir, file, member);
   }
 }
+
+
 
 /**
  * A file written through a stream that honours backpressure, hashed as it is written. Gzip members
@@ -246,16 +227,4 @@ class HashedFile {
   }
 }
 
-/** RFC 4180 line. Text that a spreadsheet would run as a formula (= + - @ tab CR first) gets a leading '. */
-export function csvLine(values: readonly unknown[]): string {
-  return values.map(csvCell).join(',') + '\r\n';
-}
-
-function csvCell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  let s = typeof v === 'string' ? v : JSON.stringify(v);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
+export { csvLine } from './bundle-members.ts';
