@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
 import { listDays } from '../src/archive-files.ts';
-import { Store } from './store.ts';
+import { fsyncPath, Store } from './store.ts';
 
 export interface CompactSummary {
   compacted: string[];
@@ -56,9 +56,9 @@ export function compactArchive(dataDir: string): CompactSummary {
         fs.closeSync(fd);
       }
       fs.renameSync(tmp, gzPath);
-      fsyncDir(join(dataDir, 'observations'));
+      fsyncPath(join(dataDir, 'observations'));
       fs.unlinkSync(plainPath);
-      fsyncDir(join(dataDir, 'observations'));
+      fsyncPath(join(dataDir, 'observations'));
       summary.compacted.push(day.day);
       summary.bytes_before += before.length + text.length;
       summary.bytes_after += packed.length;
@@ -66,14 +66,5 @@ export function compactArchive(dataDir: string): CompactSummary {
     return summary;
   } finally {
     store.close();
-  }
-}
-
-function fsyncDir(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }

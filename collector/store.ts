@@ -310,7 +310,7 @@ function writeDurably(path: string, bytes: Uint8Array, durable = true): void {
   }
 }
 
-function fsyncPath(path: string): void {
+export function fsyncPath(path: string): void {
   const fd = fs.openSync(path, 'r');
   try {
     fs.fsyncSync(fd);
