@@ -56,7 +56,9 @@ export async function startWorld(opts: StartWorldOptions): Promise<RunningWorld>
   try {
     for (let i = 0; i < world.listeners; i++) {
       const server = createServer(handler.handle);
-      server.keepAliveTimeout = 2000;
+      // Above undici's 2 s keepAliveTimeoutThreshold: at 2 s the collector could never reuse a socket
+      // and reconnected for every request (bench/README.md, "Fleet").
+      server.keepAliveTimeout = 5000;
       server.on('connection', (s) => {
         sockets.add(s);
         s.on('close', () => sockets.delete(s));
