@@ -9,11 +9,10 @@
 // then it serves until stdin closes or SIGTERM/SIGINT.
 //
 // Usage: node --import tsx bench/fleet-server.ts --endpoints 1000 [--hosts 250] [--seed bench] [--lists sdk-valid|all]
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { parseArgs } from 'node:util';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { loadRealToolLists } from '../sandbox/fixtures.ts';
+import { startListeners } from '../sandbox/fleet.ts';
 import { createMcpHandler } from '../sandbox/mcp-host.ts';
 import { unit } from '../sandbox/prng.ts';
 import { OFFICIAL_META, startRegistry, type RegistryEntry } from '../sandbox/registry-server.ts';
@@ -49,25 +48,13 @@ if (values.lists !== 'all' && values.lists !== 'sdk-valid') {
   process.exit(2);
 }
 const handler = createMcpHandler();
-const servers: HttpServer[] = [];
-const sockets = new Set<Socket>();
-const hostports: string[] = [];
-
-for (let h = 0; h < hosts; h++) {
-  const server = createServer(handler.handle);
-  // Node's default keep-alive (5 s; the header says timeout=5). sandbox/fleet.ts uses 2 s, which with
-  // undici's default 2 s keepAliveTimeoutThreshold (fetch too) means "never reuse": every request of
-  // every probe, for both probers, would open a new connection. 5 s is what a plain Node server does.
-  server.keepAliveTimeout = 5000;
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  servers.push(server);
-  // 127.0.1.1 .. 127.0.1.250, then 127.0.2.1 ...: all of 127/8 routes to lo on Linux.
-  const address = `127.0.${1 + Math.floor(h / 250)}.${1 + (h % 250)}`;
-  hostports.push(await listen(server, address));
-}
+// 127.0.1.1 .. 127.0.1.250, then 127.0.2.1 ...: all of 127/8 routes to lo on Linux. Listeners as the
+// world's fleet opens them (sandbox/fleet.ts startListeners: one per address, one handler, 5 s keep-alive).
+const listeners = await startListeners(
+  handler.handle,
+  Array.from({ length: hosts }, (_, h) => `127.0.${1 + Math.floor(h / 250)}.${1 + (h % 250)}`),
+);
+const hostports = listeners.hostports;
 
 const endpoints: string[] = [];
 const entries: RegistryEntry[] = [];
@@ -94,8 +81,7 @@ async function shutdown(): Promise<void> {
   if (closing) return;
   closing = true;
   await handler.close();
-  for (const s of sockets) s.destroy();
-  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  await listeners.close();
   await registry.close();
   process.exit(0);
 }
@@ -109,15 +95,3 @@ const listBytes = lists.map((l) => JSON.stringify(l.tools).length);
 process.stdout.write(
   JSON.stringify({ pid: process.pid, registryUrl: registry.url, hosts: hostports.length, endpoints, kinds, lists: { count: lists.length, of: allLists.length, meanBytes: Math.round(listBytes.reduce((a, b) => a + b, 0) / lists.length) } }) + '\n',
 );
-
-async function listen(server: HttpServer, address: string): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, address, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const a = server.address() as AddressInfo;
-  return `${a.address}:${a.port}`;
-}

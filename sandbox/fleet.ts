@@ -4,7 +4,7 @@
 // Many hosts matter: the collector allows one request in flight per host (host:port), so a fleet on one
 // address would serialise the whole run. Where an address cannot be bound (macOS only has 127.0.0.1),
 // the listener falls back to 127.0.0.1 on its own port: still a distinct host:port.
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createMcpHandler } from './mcp-host.ts';
 import { startRegistry, type RegistryServer } from './registry-server.ts';
@@ -43,32 +43,20 @@ export async function startWorld(opts: StartWorldOptions): Promise<RunningWorld>
   const handler = createMcpHandler();
   handler.setResolver((path) => world.resolve(path, day));
 
-  const servers: HttpServer[] = [];
-  const sockets = new Set<Socket>();
-  const hostports: string[] = [];
+  let listeners: Listeners | undefined;
   let registry: RegistryServer | undefined;
   const closeAll = async () => {
     await handler.close();
-    for (const s of sockets) s.destroy();
-    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    await listeners?.close();
     await registry?.close();
   };
   try {
-    for (let i = 0; i < world.listeners; i++) {
-      const server = createServer(handler.handle);
-      // Above undici's 2 s keepAliveTimeoutThreshold: at 2 s the collector could never reuse a socket
-      // and reconnected for every request (bench/README.md, "Fleet").
-      server.keepAliveTimeout = 5000;
-      server.on('connection', (s) => {
-        sockets.add(s);
-        s.on('close', () => sockets.delete(s));
-      });
-      // A TLS ClientHello on this plain listener is a client error: Node answers "400 Bad Request" in
-      // plain text and closes, which the client's TLS layer reports as a handshake failure
-      // (ERR_SSL_WRONG_VERSION_NUMBER), as a misconfigured https port does in the wild.
-      servers.push(server);
-      hostports.push(await listen(server, world.listenerAddress(i), port));
-    }
+    listeners = await startListeners(
+      handler.handle,
+      Array.from({ length: world.listeners }, (_, i) => world.listenerAddress(i)),
+      port,
+    );
+    const hostports = listeners.hostports;
     registry = await startRegistry({
       entries: () => world.registryEntries(day, hostports),
       port,
@@ -124,7 +112,7 @@ export async function startWorld(opts: StartWorldOptions): Promise<RunningWorld>
     registry: reg,
     registryUrl: reg.url,
     controlUrl: `${reg.origin}/_world`,
-    hostports,
+    hostports: listeners!.hostports,
     get day() {
       return day;
     },
@@ -141,6 +129,46 @@ export async function startWorld(opts: StartWorldOptions): Promise<RunningWorld>
     },
     close: closeAll,
   };
+}
+
+export interface Listeners {
+  /** `host:port` of each listener, in the order of the addresses given. */
+  hostports: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * One plain-HTTP listener per address, all sharing one handler, with a 5 s keep-alive: above undici's
+ * 2 s keepAliveTimeoutThreshold (at 2 s no client could ever reuse a socket and every request
+ * reconnected; bench/README.md, "Fleet"). A TLS ClientHello on these listeners is answered
+ * "400 Bad Request" in plain text, which a client's TLS layer reports as a handshake failure
+ * (ERR_SSL_WRONG_VERSION_NUMBER), as a misconfigured https port does in the wild.
+ * Used by the world's fleet and by bench/fleet-server.ts.
+ */
+export async function startListeners(handle: RequestListener, addresses: readonly string[], port = 0): Promise<Listeners> {
+  const servers: HttpServer[] = [];
+  const sockets = new Set<Socket>();
+  const hostports: string[] = [];
+  const close = async () => {
+    for (const s of sockets) s.destroy();
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  };
+  try {
+    for (const address of addresses) {
+      const server = createServer(handle);
+      server.keepAliveTimeout = 5000;
+      server.on('connection', (s) => {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+      });
+      servers.push(server);
+      hostports.push(await listen(server, address, port));
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { hostports, close };
 }
 
 async function listen(server: HttpServer, address: string, port: number): Promise<string> {
