@@ -297,15 +297,6 @@ export async function buildDigest(archive: string, day: DayFiles, members?: { js
     line: new Int32Array(n),
     problems,
   };
-  const intern = <T>(map: Map<T, number>, list: T[], value: T) => {
-    let i = map.get(value);
-    if (i === undefined) {
-      i = list.length;
-      list.push(value);
-      map.set(value, i);
-    }
-    return i;
-  };
   const runIdx = new Map<string, number>();
   const hashIdx = new Map<string, number>();
   const ctypeIdx = new Map<string | null, number>();
@@ -459,4 +450,15 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
   await Promise.all(runs);
   for (const s of todo) cache.fresh.add(s.key);
   return todo.length;
+}
+
+/** The index of `value` in `list`, appending it the first time (string tables of digests and folds). */
+export function intern<T>(map: Map<T, number>, list: T[], value: T): number {
+  let i = map.get(value);
+  if (i === undefined) {
+    i = list.length;
+    list.push(value);
+    map.set(value, i);
+  }
+  return i;
 }

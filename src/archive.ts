@@ -18,7 +18,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { CODES, DigestCache, DERIVE_VERSION, libFingerprint, OK, RETIRED, cachedRowsAt, prebuildDigests, type DayDigest, type DigestSource, type Problem } from './archive-cache.ts';
+import { CODES, DigestCache, DERIVE_VERSION, intern, libFingerprint, OK, RETIRED, cachedRowsAt, prebuildDigests, type DayDigest, type DigestSource, type Problem } from './archive-cache.ts';
 import { listDays, objectPath, readDayLines, type DayFiles } from './archive-files.ts';
 import { mark, markSince } from './build-timings.ts';
 import { rosterMemberPath } from './bundle-members.ts';
@@ -188,16 +188,6 @@ export async function readRawArchive(dir: string = dataDir(), opts: ReadOptions 
   const rosterFiles = (await listDir(path.join(dir, 'rosters'))).filter((f) => f.endsWith('.json')).sort();
   const restatements = await readRestatements(dir, problems);
   return { dir, days: dayFiles.map((d) => d.day), dayFiles, runs, fold, rowCount, rosterFiles, problems, restatements, cache, cacheStats: { hits: cache.hits, misses: cache.misses } };
-}
-
-function intern(map: Map<string, number>, list: string[], value: string): number {
-  let i = map.get(value);
-  if (i === undefined) {
-    i = list.length;
-    list.push(value);
-    map.set(value, i);
-  }
-  return i;
 }
 
 /** Fold one day's digest (rows in time order) into the per-target state. */
