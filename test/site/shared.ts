@@ -1,9 +1,15 @@
-// Shared, once-per-machine artefacts for the site tests: the fixture archive (made by the collector,
-// see fixture-archive.ts) and built sites. Test files run in separate processes, so each artefact is
+// Shared artefacts for the site tests: the fixture archive (made by the collector, see
+// fixture-archive.ts) and built sites. Test files run in separate processes, so each artefact is
 // guarded by a lock directory and a completion marker: the first caller builds, the others wait.
+//
+// Every artefact is keyed by a hash of everything it is made from (the sources the collector, the
+// world and the build read, the build's environment), never by a constant: a change to any input
+// gives a new key and a fresh build, so a re-run can never pass on an old site (or keep failing on a
+// broken one after the revert). Stale artefacts of other keys are removed when a new one is built.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -13,12 +19,39 @@ import { makeFixtureArchive } from './fixture-archive.ts';
 const run = promisify(execFile);
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const TMP = path.join(ROOT, '.tmp', 'site-tests');
-export const FIXTURE_DIR = path.join(TMP, 'archive');
 export const EMPTY_DIR = path.join(TMP, 'empty-archive');
-/** Bump when the fixture recipe changes, so stale local copies are rebuilt. */
-const RECIPE = 'v1';
-/** Bump when what a build writes changes (v2: compact loader, per-server files written after the pages). */
-const SITE_RECIPE = 'v2';
+
+/** What the fixture archive is made from: the collector, the world it runs against, and this recipe. */
+const ARCHIVE_INPUTS = ['collector', 'sandbox', 'src/lib', 'fixtures', 'optout.txt', 'package-lock.json', 'test/site/fixture-archive.ts', 'test/site/shared.ts'];
+/** What `npm run build` reads besides the archive. */
+const BUILD_INPUTS = ['src', 'content', 'public', 'astro.config.mjs', 'tsconfig.json', 'package.json', 'package-lock.json', 'test/site/shared.ts'];
+const SKIP = new Set(['node_modules', '.astro', 'dist', '.tmp', '.cache']);
+
+/** sha256 over the relative path and bytes of every file under `inputs` (sorted), plus `extra`. */
+export function inputsKey(inputs: readonly string[], extra = '', root = ROOT): string {
+  const h = createHash('sha256');
+  const files: string[] = [];
+  const walk = (rel: string): void => {
+    const abs = path.join(root, rel);
+    if (!existsSync(abs)) return;
+    if (statSync(abs).isDirectory()) {
+      for (const e of readdirSync(abs)) if (!SKIP.has(e)) walk(path.join(rel, e));
+    } else files.push(rel);
+  };
+  for (const i of inputs) walk(i);
+  for (const f of files.sort()) h.update(`${f}\0`).update(readFileSync(path.join(root, f))).update('\0');
+  return h.update(extra).digest('hex').slice(0, 16);
+}
+
+let archiveKey: string | undefined;
+function fixtureKey(): string {
+  return (archiveKey ??= inputsKey(ARCHIVE_INPUTS));
+}
+
+/** The fixture archive's directory for the current sources. */
+export function fixtureDir(): string {
+  return path.join(TMP, `archive-${fixtureKey()}`);
+}
 
 async function once(name: string, make: () => Promise<unknown>): Promise<void> {
   const marker = path.join(TMP, `${name}.done`);
@@ -34,16 +67,29 @@ async function once(name: string, make: () => Promise<unknown>): Promise<void> {
     }
     try {
       await make();
-      await writeFile(marker, RECIPE);
+      await writeFile(marker, name);
     } finally {
       await rm(lock, { recursive: true, force: true });
     }
   }
 }
 
+/** Removes artefacts named `<prefix><other key>` (and their markers), keeping `keep`. */
+async function sweep(prefix: string, keep: string): Promise<void> {
+  for (const e of await readdir(TMP).catch(() => [] as string[])) {
+    if (!e.startsWith(prefix) || e.startsWith(keep) || e.endsWith('.lock')) continue;
+    await rm(path.join(TMP, e), { recursive: true, force: true });
+  }
+}
+
 export async function fixtureArchive(): Promise<string> {
-  await once(`archive-${RECIPE}`, () => makeFixtureArchive(FIXTURE_DIR, { days: 12, size: 50 }));
-  return FIXTURE_DIR;
+  const dir = fixtureDir();
+  await once(path.basename(dir), async () => {
+    await sweep('archive-', path.basename(dir));
+    await rm(dir, { recursive: true, force: true });
+    await makeFixtureArchive(dir, { days: 12, size: 50 });
+  });
+  return dir;
 }
 
 export async function emptyArchive(): Promise<string> {
@@ -57,20 +103,30 @@ export interface BuiltSite {
   log: string;
 }
 
-/** `npm run build` against an archive into .tmp/site-tests/dist-<name>. */
+/**
+ * `npm run build` against an archive into .tmp/site-tests/dist-<name>-<key>, where the key covers the
+ * build's sources, the archive's key and `extraEnv`: two callers asking for different environments
+ * get different sites.
+ */
 export async function builtSite(name: 'empty' | 'fixture', extraEnv: Record<string, string> = {}): Promise<BuiltSite> {
-  const out = path.join(TMP, `dist-${name}`);
-  let result: BuiltSite = { out, ms: 0, log: '' };
-  await once(`dist-${name}-${SITE_RECIPE}`, async () => {
+  const sources = inputsKey(BUILD_INPUTS, name === 'fixture' ? fixtureKey() : 'empty');
+  const env = createHash('sha256').update(JSON.stringify(Object.entries(extraEnv).sort())).digest('hex').slice(0, 8);
+  const out = path.join(TMP, `dist-${name}-${sources}-${env}`);
+  const logFile = `${out}.log`;
+  await once(path.basename(out), async () => {
     const data = name === 'empty' ? await emptyArchive() : await fixtureArchive();
+    // Sites of older sources go; sites of the same sources in another environment may be in use.
+    await sweep(`dist-${name}-`, `dist-${name}-${sources}`);
+    await rm(out, { recursive: true, force: true });
     const t0 = Date.now();
     const { stdout, stderr } = await run('npm', ['run', 'build'], {
       cwd: ROOT,
-      env: { ...process.env, MCP_SCHEMA_DATA: data, MCP_SCHEMA_OUT: out, MCP_SCHEMA_CACHE: path.join(TMP, `cache-${name}`), ASTRO_TELEMETRY_DISABLED: '1', ...extraEnv },
+      // A fresh loader cache per build: a cached digest must not stand in for the code under test.
+      env: { ...process.env, MCP_SCHEMA_DATA: data, MCP_SCHEMA_OUT: out, MCP_SCHEMA_CACHE: `${out}.cache`, ASTRO_TELEMETRY_DISABLED: '1', ...extraEnv },
       maxBuffer: 64 << 20,
     });
-    result = { out, ms: Date.now() - t0, log: stdout + stderr };
-    await writeFile(path.join(TMP, `dist-${name}.log`), `${result.ms}\n${result.log}`);
+    await writeFile(logFile, `${Date.now() - t0}\n${stdout}${stderr}`);
   });
-  return result;
+  const [ms, ...log] = readFileSync(logFile, 'utf8').split('\n');
+  return { out, ms: Number(ms), log: log.join('\n') };
 }
