@@ -1,30 +1,27 @@
 // The built fixture site in Debian's Chromium (playwright-core, no browser download).
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { slugFor } from '../../src/lib/slug.ts';
 import { builtSite, ROOT, TMP } from '../site/shared.ts';
 import { HOSTILE_NAME, LONG_NAME } from '../site/fixture-archive.ts';
+import { browserSuite, launchChromium } from './chromium.ts';
 import { serveStatic, type StaticSite } from './serve.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.join(TMP, 'screenshots');
 
-describe.skipIf(!existsSync(CHROMIUM))('the fixture site in Chromium', () => {
+browserSuite('the fixture site in Chromium', () => {
   let browser: Browser;
   let site: StaticSite;
-  let errors: string[];
+  /** Script errors and console errors of every page a test opened: checked after each test. */
+  let errors: string[] = [];
 
   beforeAll(async () => {
     const built = await builtSite('fixture', { MCP_SCHEMA_SIMULATED: '1' });
     site = await serveStatic(built.out);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
     await mkdir(SHOTS, { recursive: true });
   }, 600_000);
 
@@ -33,9 +30,14 @@ describe.skipIf(!existsSync(CHROMIUM))('the fixture site in Chromium', () => {
     await site?.close();
   });
 
+  afterEach(() => {
+    const seen = errors;
+    errors = [];
+    expect(seen, 'script or console errors on the pages this test opened').toEqual([]);
+  });
+
   async function open(pathname: string): Promise<Page> {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
     await page.goto(site.origin + pathname, { waitUntil: 'load' });
@@ -53,7 +55,6 @@ describe.skipIf(!existsSync(CHROMIUM))('the fixture site in Chromium', () => {
     await expect(solid.evaluate((el) => getComputedStyle(el).strokeDasharray)).resolves.toBe('none');
     await expect(page.locator('[data-testid=survival-chart] svg > title').count()).resolves.toBe(1);
     await page.screenshot({ path: path.join(SHOTS, 'dashboard.png'), fullPage: true });
-    expect(errors).toEqual([]);
     await page.close();
   });
 
@@ -132,10 +133,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the fixture site in Chromium', () => {
     'axe-core finds no serious or critical violation on %s',
     async (pathname) => {
       const page = await open(pathname);
-      await page.addScriptTag({ content: await readFile(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8') }).catch(async () => {
-        // The CSP forbids inline script (as it should): inject through an isolated evaluate instead.
-        await page.evaluate(await readFile(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'));
-      });
+      // The CSP forbids inline script (as it should), so axe comes in through evaluate, not a <script> tag.
+      await page.evaluate(await readFile(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'));
       const result = await page.evaluate(async () => {
         const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
         return axe.run(document, { resultTypes: ['violations'] });
@@ -147,19 +146,23 @@ describe.skipIf(!existsSync(CHROMIUM))('the fixture site in Chromium', () => {
   );
 });
 
-describe.skipIf(!existsSync(CHROMIUM))('static search', () => {
+browserSuite('static search', () => {
   it('finds a server by a word from its tool description and shows the hit as text', async () => {
     const built = await builtSite('fixture', { MCP_SCHEMA_SIMULATED: '1' });
     const site = await serveStatic(built.out);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
       await page.goto(`${site.origin}/search/`);
       await page.fill('#search-q', 'github');
       await page.click('button[type=submit]');
       await page.waitForFunction(() => /result/.test(document.getElementById('search-status')?.textContent ?? ''));
       expect(await page.locator('#search-results li').count()).toBeGreaterThan(0);
       await expect(page.locator('#search-results a').first().getAttribute('href')).resolves.toMatch(/^\/servers\//);
+      expect(errors).toEqual([]);
     } finally {
       await browser.close();
       await site.close();
