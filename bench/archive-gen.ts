@@ -22,7 +22,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compactArchive } from '../collector/compact.ts';
+import { compactArchive } from '../collector/ops/compact.ts';
 import { Http4xxError, Http5xxError, AuthError, ParseError, RateLimitedError, TimeoutError, TlsError, type ProbeError } from '../collector/errors.ts';
 import type { ProbeResult } from '../collector/probe.ts';
 import { noEndpointRow, probeRow, retiredRow, runRow, type RowContext } from '../collector/rows.ts';

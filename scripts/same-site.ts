@@ -117,8 +117,8 @@ async function main(): Promise<number> {
 
 async function makeArchives(dir: string): Promise<void> {
   const { makeFixtureArchive } = await import('../test/site/fixture-archive.ts');
-  const { compactArchive } = await import('../collector/compact.ts');
-  const { restate } = await import('../collector/restate.ts');
+  const { compactArchive } = await import('../collector/ops/compact.ts');
+  const { restate } = await import('../collector/ops/restate.ts');
   const fixture = path.join(dir, 'fixture');
   await makeFixtureArchive(fixture, { days: 12, size: 50 });
   const ops = path.join(dir, 'ops');

@@ -1,7 +1,7 @@
 // The survival chart's downloadable forms, shared by the chart page, its endpoints and /data/:
 // the standalone SVG, the CSV of the Kaplan–Meier table, and the suggested citation.
-import type { Archive } from '../archive.ts';
-import { permalink } from '../settings.ts';
+import type { Archive } from '../loader/load-archive.ts';
+import { permalink } from '../site/settings.ts';
 import { survivalChart, survivalText } from './survival.ts';
 
 export const CHART_SIZE = { width: 720, height: 380 };

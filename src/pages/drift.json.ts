@@ -1,6 +1,6 @@
 import type { APIRoute } from 'astro';
-import { loadArchive } from '../archive.ts';
-import { jsonFeed } from '../feeds.ts';
+import { loadArchive } from '../loader/load-archive.ts';
+import { jsonFeed } from '../outputs/feeds.ts';
 
 export const GET: APIRoute = async () => {
   const a = await loadArchive();

@@ -1,8 +1,8 @@
 import rss from '@astrojs/rss';
 import type { APIRoute } from 'astro';
-import { loadArchive } from '../archive.ts';
-import { rssItems } from '../feeds.ts';
-import { permalink } from '../settings.ts';
+import { loadArchive } from '../loader/load-archive.ts';
+import { rssItems } from '../outputs/feeds.ts';
+import { permalink } from '../site/settings.ts';
 
 export const GET: APIRoute = async () => {
   const a = await loadArchive();

@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restate } from '../../collector/restate.ts';
+import { restate } from '../../collector/ops/restate.ts';
 import { Observation } from '../../src/lib/index.ts';
 import { collectArchive } from './archive.ts';
 

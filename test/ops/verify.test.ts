@@ -4,7 +4,7 @@ import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyArchive } from '../../collector/verify.ts';
+import { verifyArchive } from '../../collector/ops/verify.ts';
 import { collectArchive } from './archive.ts';
 
 let base: string;

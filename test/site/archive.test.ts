@@ -5,7 +5,7 @@ import { group } from 'd3-array';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveArchive, forgetArchive, loadArchive, readObject, readRawArchive, type Archive } from '../../src/archive.ts';
+import { deriveArchive, forgetArchive, loadArchive, readObject, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { answerFromBody } from '../../src/lib/index.ts';
 import { contractIntervals, halfLife, kaplanMeier, type Observation } from '../../src/lib/index.ts';
 import { slugFor } from '../../src/lib/slug.ts';

@@ -5,9 +5,9 @@ import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, renameS
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compactArchive } from '../../collector/compact.ts';
-import { restate } from '../../collector/restate.ts';
-import { deriveArchive, readRawArchive, type Archive } from '../../src/archive.ts';
+import { compactArchive } from '../../collector/ops/compact.ts';
+import { restate } from '../../collector/ops/restate.ts';
+import { deriveArchive, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { SERIES } from '../../src/lib/index.ts';
 import { fixtureArchive } from './shared.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvLine } from '../../src/bundles.ts';
+import { csvLine } from '../../src/outputs/bundles.ts';
 
 describe('csvLine(values)', () => {
   it.each([

@@ -1,5 +1,5 @@
 import type { APIRoute } from 'astro';
-import { loadArchive } from '../../../archive.ts';
+import { loadArchive } from '../../../loader/load-archive.ts';
 import { survivalSvg } from '../../../charts/survival-export.ts';
 
 export const GET: APIRoute = async () => {

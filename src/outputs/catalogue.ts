@@ -1,8 +1,8 @@
 // What /data/ offers and how each field reads: one catalogue used by the page, the bundle writer and
 // datapackage.json (Frictionless Data Package v1), so the three never disagree.
 import path from 'node:path';
-import type { Archive } from './archive.ts';
-import { permalink, SITE_NAME } from './settings.ts';
+import type { Archive } from '../loader/load-archive.ts';
+import { permalink, SITE_NAME } from '../site/settings.ts';
 
 /**
  * Where the big files live (bench/README.md, "Deployability"). A static host caps the published site

@@ -7,9 +7,9 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { OBSERVATION_FIELDS } from './data-catalogue.ts';
-import { cacheDir } from './archive-cache.ts';
-import { Roster, type Observation } from './lib/index.ts';
+import { OBSERVATION_FIELDS } from './catalogue.ts';
+import { cacheDir } from '../loader/cache.ts';
+import { Roster, type Observation } from '../lib/index.ts';
 
 export const OBS_COLUMNS = OBSERVATION_FIELDS.map((f) => f.name);
 /** Rows per gzip member. */

@@ -14,8 +14,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
-import { listDays } from '../src/archive-files.ts';
-import { fsyncPath, Store } from './store.ts';
+import { listDays } from '../../src/archive/day-files.ts';
+import { fsyncPath, Store } from '../store.ts';
 
 export interface CompactSummary {
   compacted: string[];

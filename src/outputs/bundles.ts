@@ -14,13 +14,13 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import { gzipSync } from 'node:zlib';
-import { cacheDir } from './archive-cache.ts';
-import { readDayLines } from './archive-files.ts';
-import type { Archive } from './archive.ts';
-import { survivalCsv } from './charts/survival-export.ts';
-import { Observation } from './lib/index.ts';
-import { csvLine, csvOf, gzipMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeMember, writeRosterMember } from './bundle-members.ts';
-import { INTERVAL_FIELDS, datapackage, citationCff, LICENCE_DATA, LICENCE_CODE, plannedBundles, releaseDir, bundleUrl, type BundleFile } from './data-catalogue.ts';
+import { cacheDir } from '../loader/cache.ts';
+import { readDayLines } from '../archive/day-files.ts';
+import type { Archive } from '../loader/load-archive.ts';
+import { survivalCsv } from '../charts/survival-export.ts';
+import { Observation } from '../lib/index.ts';
+import { csvLine, csvOf, gzipMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeMember, writeRosterMember } from './members.ts';
+import { INTERVAL_FIELDS, datapackage, citationCff, LICENCE_DATA, LICENCE_CODE, plannedBundles, releaseDir, bundleUrl, type BundleFile } from './catalogue.ts';
 
 
 export interface WrittenBundles {
@@ -227,4 +227,4 @@ class HashedFile {
   }
 }
 
-export { csvLine } from './bundle-members.ts';
+export { csvLine } from './members.ts';

@@ -2,8 +2,8 @@
 // JSON Feed 1.1 is written here because `feed` 5 only writes JSON Feed 1.0. Items carry plain text
 // only (content_text, escaped RSS descriptions): registry names never become feed HTML.
 import type { RSSFeedItem } from '@astrojs/rss';
-import type { ChangeView } from './archive.ts';
-import { permalink } from './settings.ts';
+import type { ChangeView } from '../loader/load-archive.ts';
+import { permalink } from '../site/settings.ts';
 
 /** Items per feed: enough for a weekly reader on a busy day, small enough to fetch often. */
 export const FEED_ITEMS = 200;

@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, openSync, readSync, closeSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { DAY_FILE, listDays, readDayLines, readLines } from '../src/archive-files.ts';
-import { Observation, Roster, Run, type Outcome, OUTCOMES } from '../src/lib/index.ts';
+import { DAY_FILE, listDays, readDayLines, readLines } from '../../src/archive/day-files.ts';
+import { Observation, Roster, Run, type Outcome, OUTCOMES } from '../../src/lib/index.ts';
 
 export interface Finding {
   kind: string;

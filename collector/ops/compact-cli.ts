@@ -1,6 +1,6 @@
 // npm run compact -- [--data <dir>] [--json]
 import { parseArgs } from 'node:util';
-import { isCliError } from './cli-error.ts';
+import { isCliError } from '../cli-error.ts';
 import { compactArchive } from './compact.ts';
 
 const HELP = `usage: npm run compact -- [--data <dir>] [--json]

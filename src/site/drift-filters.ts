@@ -1,6 +1,6 @@
 // The level filters of /drift/: each one is its own paginated list of static pages, so filtering
 // works without JavaScript. Levels come from the classification findings (src/lib rules).
-import type { ChangeView } from './archive.ts';
+import type { ChangeView } from '../loader/load-archive.ts';
 
 export interface DriftFilter {
   /** URL segment ('' = all changes). */

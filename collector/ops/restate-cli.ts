@@ -1,7 +1,7 @@
 // npm run restate -- --methodology <series> [--data <dir>] [--json]
 import { parseArgs } from 'node:util';
-import { METHODOLOGY_SERIES } from '../src/lib/index.ts';
-import { isCliError } from './cli-error.ts';
+import { METHODOLOGY_SERIES } from '../../src/lib/index.ts';
+import { isCliError } from '../cli-error.ts';
 import { restate } from './restate.ts';
 
 const HELP = `usage: npm run restate -- --methodology <series> [--data <dir>] [--json]

@@ -3,10 +3,10 @@
 // checked against the host limits we design for (bench/README.md, "Deployability").
 import { copyFile, mkdir, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { loadArchive } from './archive.ts';
+import { loadArchive } from '../loader/load-archive.ts';
 import { writeBundles } from './bundles.ts';
 import { writeServerFiles } from './server-files.ts';
-import { markSince, timed } from './build-timings.ts';
+import { markSince, timed } from '../site/timings.ts';
 
 /** Pagefind writes one fragment per page unless capped: hosts limit file counts. */
 const MAX_SEARCH_FRAGMENTS = 500;

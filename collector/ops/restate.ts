@@ -10,7 +10,7 @@
 // recorded one, and any mismatch is counted and listed.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { listDays, objectPath, readDayLines } from '../src/archive-files.ts';
+import { listDays, objectPath, readDayLines } from '../../src/archive/day-files.ts';
 import {
   answerFromBody,
   contractIntervals,
@@ -23,9 +23,9 @@ import {
   SERIES,
   TOOLS_LIST_REQUEST_ID,
   type MethodologySeriesId,
-} from '../src/lib/index.ts';
-import { CliError, EXIT } from './cli-error.ts';
-import { Store } from './store.ts';
+} from '../../src/lib/index.ts';
+import { CliError, EXIT } from '../cli-error.ts';
+import { Store } from '../store.ts';
 
 export interface SeriesSummary {
   targets_with_ok_rows: number;

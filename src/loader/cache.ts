@@ -17,9 +17,9 @@ import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, ren
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { gunzipSync } from 'node:zlib';
-import { readDayLines, type DayFiles } from './archive-files.ts';
-import { csvOf, gzipMembers, writeMember } from './bundle-members.ts';
-import { ERROR_CLASSES, Observation, OUTCOMES } from './lib/index.ts';
+import { readDayLines, type DayFiles } from '../archive/day-files.ts';
+import { csvOf, gzipMembers, writeMember } from '../outputs/members.ts';
+import { ERROR_CLASSES, Observation, OUTCOMES } from '../lib/index.ts';
 
 /** Bump when the digest's shape or meaning changes. */
 const DIGEST_VERSION = 'digest-2';
@@ -414,7 +414,7 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
   const { availableParallelism } = await import('node:os');
   const wanted = Number(process.env.MCP_SCHEMA_WORKERS ?? Math.min(4, availableParallelism()));
   const todo = sources.filter((s) => !existsSync(path.join(cache.dir, 'days', `${s.key}.v8`)));
-  const module = path.resolve('src/archive-cache.ts');
+  const module = path.resolve('src/loader/cache.ts');
   if (!(wanted > 0) || todo.length < 8 || !existsSync(module)) return 0;
   const { Worker } = await import('node:worker_threads');
   const { pathToFileURL } = await import('node:url');
@@ -438,7 +438,7 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
     });
     const mine = rosters.filter((r, i) => i % n === w && !existsSync(r.member));
     return new Promise<void>((resolve, reject) => {
-      const worker = new Worker(code, { eval: true, workerData: { module, members: path.resolve('src/bundle-members.ts'), parent: pathToFileURL(path.resolve('package.json')).href, archive, jobs, rosters: mine } });
+      const worker = new Worker(code, { eval: true, workerData: { module, members: path.resolve('src/outputs/members.ts'), parent: pathToFileURL(path.resolve('package.json')).href, archive, jobs, rosters: mine } });
       worker.once('message', (m: unknown) => {
         void worker.terminate();
         if (m === 'done') resolve();

@@ -18,10 +18,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { CODES, DigestCache, DERIVE_VERSION, intern, libFingerprint, OK, RETIRED, cachedRowsAt, prebuildDigests, type DayDigest, type DigestSource, type Problem } from './archive-cache.ts';
-import { listDays, objectPath, readDayLines, type DayFiles } from './archive-files.ts';
-import { mark, markSince } from './build-timings.ts';
-import { rosterMemberPath } from './bundle-members.ts';
+import { CODES, DigestCache, DERIVE_VERSION, intern, libFingerprint, OK, RETIRED, cachedRowsAt, prebuildDigests, type DayDigest, type DigestSource, type Problem } from './cache.ts';
+import { listDays, objectPath, readDayLines, type DayFiles } from '../archive/day-files.ts';
+import { mark, markSince } from '../site/timings.ts';
+import { rosterMemberPath } from '../outputs/members.ts';
 import {
   answerFromBody,
   classifyChange,
@@ -47,12 +47,12 @@ import {
   type Interval,
   type KMRow,
   type Tool,
-} from './lib/index.ts';
-import { slugFor } from './lib/slug.ts';
-import { dataDir } from './settings.ts';
+} from '../lib/index.ts';
+import { slugFor } from '../lib/slug.ts';
+import { dataDir } from '../site/settings.ts';
 import { createHash } from 'node:crypto';
 
-export type { Problem } from './archive-cache.ts';
+export type { Problem } from './cache.ts';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 /** Registry text is unvetted; a single validation message never carries more than this. */

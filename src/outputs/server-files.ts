@@ -8,10 +8,10 @@
 import { getRssString } from '@astrojs/rss';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Archive, ServerView } from './archive.ts';
+import type { Archive, ServerView } from '../loader/load-archive.ts';
 import { jsonFeed, rssItems } from './feeds.ts';
-import { contractSha256, proseSha256 } from './lib/index.ts';
-import { META_NAMESPACE, permalink } from './settings.ts';
+import { contractSha256, proseSha256 } from '../lib/index.ts';
+import { META_NAMESPACE, permalink } from '../site/settings.ts';
 
 /** The /api/servers/<slug>.json body. */
 export async function serverApiJson(a: Archive, s: ServerView): Promise<string> {
