@@ -30,11 +30,10 @@ import { Store } from '../collector/store.ts';
 import { loadRealToolLists } from '../sandbox/fixtures.ts';
 import { rng, type Rng } from '../sandbox/prng.ts';
 import { AUTH_RATE, DRIFT_RATE, PROFILE_WEIGHTS, type Profile } from '../sandbox/world.ts';
-import { toolsSha256, type Observation, type Roster, type RosterPage, type RosterTarget } from '../src/lib/index.ts';
+import { OFFICIAL_META, toolsSha256, type Observation, type Roster, type RosterPage, type RosterTarget } from '../src/lib/index.ts';
 import type { ToolDef } from '../sandbox/mcp-host.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 const REGISTRY = 'https://registry.bench.invalid/v0.1/servers';
 const PAGE = 100;
 const DAY_MS = 86_400_000;
@@ -343,7 +342,7 @@ function registryEntry(t: Target, start: number): unknown {
       version: verOf(t),
       ...(t.endpoint ? { remotes: [{ type: 'streamable-http', url: t.endpoint }] } : { packages: [{ registryType: 'npm', identifier: `@bench/server-${t.i}`, version: verOf(t) }] }),
     },
-    _meta: { [OFFICIAL]: { status: 'active', publishedAt: at, updatedAt: at, isLatest: true } },
+    _meta: { [OFFICIAL_META]: { status: 'active', publishedAt: at, updatedAt: at, isLatest: true } },
   };
 }
 

@@ -7,11 +7,8 @@
 //   - opt-outs (optout.txt: registry names or hosts) are excluded and never contacted;
 //   - retirement: in the previous complete roster, absent from today's complete roster.
 import fs from 'node:fs';
-import type { RosterTarget } from '../src/lib/index.ts';
+import { isObject, OFFICIAL_META, type RosterTarget } from '../src/lib/index.ts';
 import type { FetchedPage } from './roster.ts';
-import { isObject } from './read-answer.ts';
-
-const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 
 export function selectTargets(pages: FetchedPage[]): { targets: RosterTarget[]; entries: number } {
   const byName = new Map<string, RosterTarget | null>(); // null: name seen, no isLatest entry yet
@@ -26,7 +23,7 @@ export function selectTargets(pages: FetchedPage[]): { targets: RosterTarget[]; 
         byName.set(name, null); // roster order = first appearance of the name
         first.set(name, { page: page.sha256, index, version: typeof entry.server.version === 'string' ? entry.server.version.slice(0, 256) : '' });
       }
-      const meta = isObject(entry._meta) && isObject(entry._meta[OFFICIAL]) ? entry._meta[OFFICIAL] : {};
+      const meta = isObject(entry._meta) && isObject(entry._meta[OFFICIAL_META]) ? entry._meta[OFFICIAL_META] : {};
       if (meta.isLatest !== true || byName.get(name)) return;
       const { endpoint, problem } = streamableEndpoint(entry.server.remotes);
       byName.set(name, {

@@ -8,6 +8,7 @@ import { createReadStream, existsSync, openSync, readSync, closeSync, readdirSyn
 import { join, relative } from 'node:path';
 import { DAY_FILE, listDays, readDayLines, readLines } from '../../src/archive/day-files.ts';
 import { Observation, Roster, Run, type Outcome, OUTCOMES } from '../../src/lib/index.ts';
+import { oneLine } from '../errors.ts';
 
 export interface Finding {
   kind: string;
@@ -122,7 +123,7 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
         if (row.day !== day.day) problem('row-misfiled', at, `row of day ${row.day} in the file of ${day.day}`);
         if (row.methodology_version !== 'v1') problem('row-invalid', at, `a recorded row names series ${row.methodology_version}; only restatements may`);
         const key = `${row.run_id}\0${row.target}`;
-        if (seen.has(key)) problem('row-duplicate', at, `second row for target ${clip(row.target)} in run ${row.run_id}`);
+        if (seen.has(key)) problem('row-duplicate', at, `second row for target ${oneLine(row.target, 80)} in run ${row.run_id}`);
         seen.add(key);
         refer(row.body_sha256, at);
         refer(row.registry_page_sha256, at);
@@ -244,10 +245,6 @@ function zodMessage(e: { issues: { path: (string | number)[]; message: string }[
     .slice(0, 3)
     .map((i) => `${i.path.join('.') || '(row)'}: ${i.message}`)
     .join('; ');
-}
-
-function clip(s: string): string {
-  return s.length > 80 ? `${s.slice(0, 79)}…` : s;
 }
 
 function rel(dir: string, path: string): string {

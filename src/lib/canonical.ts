@@ -32,12 +32,16 @@ export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
+/** What sha256Hex writes: 64 lowercase hex digits (object names, row hashes). */
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /** The v1 contract hash over a tools array: sha256(canonical(tools)). */
 export function toolsSha256(tools: readonly unknown[]): string {
   return sha256Hex(canonicalJson(tools));
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
+/** A JSON object: not null, not an array. */
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
@@ -55,11 +59,11 @@ function write(v: unknown, depth: number): string {
       if (v === null) return 'null';
       if (Array.isArray(v)) {
         const items = v.map((item) => write(item, depth + 1));
-        if (v.length > 0 && v.every(isPlainObject)) items.sort(compareCodeUnits);
+        if (v.length > 0 && v.every(isObject)) items.sort(byCodeUnits);
         return `[${items.join(',')}]`;
       }
       const obj = v as Record<string, unknown>;
-      const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort(compareCodeUnits);
+      const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort(byCodeUnits);
       return `{${keys.map((k) => `${JSON.stringify(k)}:${write(obj[k], depth + 1)}`).join(',')}}`;
     }
     default:
@@ -67,7 +71,10 @@ function write(v: unknown, depth: number): string {
   }
 }
 
-/** Code-unit order, independent of locale (what Array.prototype.sort does by default). */
-function compareCodeUnits(a: string, b: string): number {
+/**
+ * Code-unit order, independent of locale (what Array.prototype.sort does by default): canonical keys
+ * sort this way, and so does every list we publish, so it reads the same everywhere.
+ */
+export function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 // This file only re-exports; every export has an entry in src/lib/README.md (checked by test/lib/readme.test.ts).
 export * from './contract/index.ts';
 export * from './canonical.ts';
+export * from './clip.ts';
 export * from './tool.ts';
 export * from './answer-body.ts';
 export * from './methodology-series.ts';

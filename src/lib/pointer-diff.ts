@@ -2,7 +2,7 @@
 // inputSchema/outputSchema. Objects are walked key by key; arrays are compared whole, after
 // canonicalisation, so a reordered array of objects (a set under methodology v1) is no change,
 // and a changed `enum`/`required` list is one change at its pointer.
-import { canonicalJson, MAX_CANONICAL_DEPTH } from './canonical.ts';
+import { canonicalJson, isObject, MAX_CANONICAL_DEPTH } from './canonical.ts';
 
 export interface PointerChange {
   /** RFC 6901 pointer into the compared value ('' is the whole value). */
@@ -34,8 +34,4 @@ function walk(a: unknown, b: unknown, path: string, depth: number, out: PointerC
     return;
   }
   if (canonicalJson(a) !== canonicalJson(b)) out.push({ path, kind: 'changed', before: a, after: b });
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -24,6 +24,7 @@ import { mark, markSince } from '../site/timings.ts';
 import { rosterMemberPath } from '../outputs/members.ts';
 import {
   answerFromBody,
+  byCodeUnits,
   classifyChange,
   contractIntervals,
   detectDrift,
@@ -350,11 +351,6 @@ function isMissing(error: unknown): boolean {
 export function findLast<T>(items: readonly T[], test: (item: T) => boolean): T | undefined {
   for (let i = items.length - 1; i >= 0; i--) if (test(items[i]!)) return items[i];
   return undefined;
-}
-
-/** Code-unit order: the same everywhere, independent of locale. */
-function byCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // JSON Feed 1.1 is written here because `feed` 5 only writes JSON Feed 1.0. Items carry plain text
 // only (content_text, escaped RSS descriptions): registry names never become feed HTML.
 import type { RSSFeedItem } from '@astrojs/rss';
+import { clip } from '../lib/index.ts';
 import type { ChangeView } from '../loader/load-archive.ts';
 import { permalink } from '../site/settings.ts';
 
@@ -79,8 +80,4 @@ export function jsonFeed(changes: readonly ChangeView[], o: JsonFeedOptions): st
 function list(names: string[]): string {
   const shown = names.slice(0, 8).map((n) => clip(n, 80));
   return names.length > 8 ? `${shown.join(', ')} and ${names.length - 8} more` : shown.join(', ');
-}
-
-function clip(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max)}…` : s;
 }

@@ -1,6 +1,7 @@
 // Data contract: one observation row per target per run (data/observations/<day>.jsonl).
 // Methodology v1, "Rows". Fields are snake_case and are never dropped; new ones are added as optional.
 import { z } from 'zod';
+import { SHA256_HEX } from '../canonical.ts';
 import { METHODOLOGY_SERIES } from '../methodology-series.ts';
 
 export const METHODOLOGY_VERSION = 'v1' as const;
@@ -34,7 +35,7 @@ export const PROBE_STEPS = ['roster', 'address', 'initialize', 'initialized', 't
 export const ProbeStep = z.enum(PROBE_STEPS);
 export type ProbeStep = z.infer<typeof ProbeStep>;
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+const sha256 = z.string().regex(SHA256_HEX);
 const isoInstant = z.string().datetime({ offset: true });
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 

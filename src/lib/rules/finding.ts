@@ -2,6 +2,7 @@
 // After oasdiff's checker: a rule is an id, an axis, a default level, a one-line rationale and a pure
 // check. Levels are spelled only in the rule definitions; the registry and the rules page read them.
 import { sha256Hex } from '../canonical.ts';
+import { clip } from '../clip.ts';
 import type { Tool } from '../tool.ts';
 
 export type Axis = 'compatibility' | 'security';
@@ -58,6 +59,6 @@ export function finding(
 /** Registry text quoted for a message: JSON-quoted and cut at 80 characters (it is unvetted). */
 export function quote(value: unknown): string {
   const s = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
-  const cut = s.length > 80 ? `${s.slice(0, 80)}…` : s;
+  const cut = clip(s, 80);
   return typeof value === 'string' ? `"${cut}"` : cut;
 }

@@ -1,7 +1,7 @@
 // The rule list (methodology v1, "Classification"): each rule once, in the order the rules page shows
 // them. Levels live in the rule files only; the site and the downloads render from RULES.
 import type { Tool } from '../tool.ts';
-import { toolMap } from '../tool-map.ts';
+import { byCodeUnits, toolMap } from '../tool-map.ts';
 import { annotationsRemoved, destructiveHintRaised, readOnlyHintDropped } from './annotations.ts';
 import { inputConstraintLoosened, inputConstraintTightened } from './constraint.ts';
 import { toolDescriptionChanged, toolDescriptionChangedSchemaIdentical } from './description.ts';
@@ -54,7 +54,7 @@ export function classifyChange(before: readonly Tool[], after: readonly Tool[], 
   const base = withReturned(before, after, opts.tombstones);
   const out: Classification = { compatibility: [], security: [] };
   for (const rule of opts.rules ?? RULES) {
-    const found = rule.check(base, after).sort((x, y) => cmp(x.tool, y.tool) || cmp(x.path, y.path));
+    const found = rule.check(base, after).sort((x, y) => byCodeUnits(x.tool, y.tool) || byCodeUnits(x.path, y.path));
     out[rule.axis].push(...found);
   }
   return out;
@@ -65,8 +65,4 @@ function withReturned(before: readonly Tool[], after: readonly Tool[], tombstone
   const present = toolMap(before);
   const returned = [...toolMap(after).keys()].filter((name) => !present.has(name) && tombstones.has(name)).map((name) => tombstones.get(name)!);
   return [...before, ...returned];
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
