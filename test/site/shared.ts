@@ -16,7 +16,7 @@ export const TMP = path.join(ROOT, '.tmp', 'site-tests');
 export const FIXTURE_DIR = path.join(TMP, 'archive');
 export const EMPTY_DIR = path.join(TMP, 'empty-archive');
 /** Bump when the fixture recipe changes, so stale local copies are rebuilt. */
-const RECIPE = 'v1';
+const RECIPE = 'v2';
 /** Bump when what a build writes changes (v2: compact loader, per-server files written after the pages). */
 const SITE_RECIPE = 'v2';
 
