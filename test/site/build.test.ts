@@ -5,6 +5,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CSV_NOTE } from '../../src/data-catalogue.ts';
 import { slugFor } from '../../src/lib/slug.ts';
 import { xmlText } from '../../src/xml-text.ts';
 import { CONTROL_NAME, CONTROL_TOOLS, SITE_FILE_NAMES } from './fixture-archive.ts';
@@ -106,7 +107,11 @@ describe('npm run build on the fixture archive', () => {
     expect(monthRows).toBe(whole.length);
     const csv = gunzipSync(await readFile(path.join(site.out, 'data/observations.csv.gz'))).toString('utf8').trim().split('\r\n');
     expect(csv[0]).toMatch(/^run_id,day,observed_at,target,/);
-    const pkg = JSON.parse(await read(site, 'data/datapackage.json')) as { resources: { path: string; hash: string; schema: { fields: { description: string }[] } }[] };
+    const pkg = JSON.parse(await read(site, 'data/datapackage.json')) as { notes: string; resources: { path: string; hash: string; schema: { fields: { description: string }[] } }[] };
+    // The data page and datapackage.json say what csvLine does to registry text, in the same words.
+    expect(pkg.notes).toBe(CSV_NOTE);
+    const page = (await read(site, 'data/index.html')).replace(/&#34;|&quot;/g, '"').replace(/&#39;/g, "'");
+    expect(page).toContain(`<h2 id="csv">CSV and spreadsheets</h2> <p>${CSV_NOTE}</p>`);
     for (const r of pkg.resources) {
       expect(r.hash).toBe(`sha256:${s.get(r.path)}`);
       for (const f of r.schema.fields) expect(f.description.length).toBeGreaterThan(5);
