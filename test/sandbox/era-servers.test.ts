@@ -3,6 +3,7 @@
 // conformance cases these are the packages' real answers — discover result fields, -32020 on a missing
 // Mcp-Name, -32022 on initialize — so a change of SDK behaviour fails here before it misleads a probe test.
 // Loopback only: the private-address cases are read, never followed.
+import { createRequire } from 'node:module';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +117,16 @@ describe('startEraZoo()', () => {
     } finally {
       await small.close();
     }
+  });
+});
+
+describe('dependency layout', () => {
+  it('SDK v2 gets its own zod 4 while the project (and SDK v1) keep zod 3', () => {
+    const fromHere = createRequire(import.meta.url);
+    const version = (req: NodeRequire) => (req('zod/package.json') as { version: string }).version;
+    expect(version(fromHere)).toMatch(/^3\./);
+    expect(version(createRequire(fromHere.resolve('@modelcontextprotocol/server')))).toMatch(/^4\./);
+    expect(version(createRequire(fromHere.resolve('@modelcontextprotocol/sdk/server/index.js')))).toMatch(/^3\./);
   });
 });
 
@@ -310,6 +321,8 @@ describe('fallback cases: discover is not answered the modern way, the legacy ha
     const d = await discover(url);
     expect(d.status).toBe(400);
     expect(d.msg?.error).toMatchObject({ code: -32022, data: { supported: LEGACY_ONLY_SUPPORTED } });
+    expect(LEGACY_ONLY_SUPPORTED.length).toBeGreaterThan(0);
+    expect(LEGACY_ONLY_SUPPORTED.every((v) => v < MODERN)).toBe(true);
     const init = await initialize(url);
     expect(init.msg?.result?.protocolVersion).toBe('2025-11-25');
   });
@@ -319,6 +332,7 @@ describe('fallback cases: discover is not answered the modern way, the legacy ha
     const d = await discover(url);
     expect(d.status).toBe(400);
     expect(d.msg?.error).toMatchObject({ code: -32022, data: { supported: FUTURE_ONLY_SUPPORTED, requested: MODERN } });
+    expect(FUTURE_ONLY_SUPPORTED).toEqual(['2027-01-01']);
     const init = await initialize(url);
     expect(init.msg?.error).toMatchObject({ code: -32022, data: { supported: FUTURE_ONLY_SUPPORTED, requested: '2025-11-25' } });
   });
