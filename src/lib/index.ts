@@ -2,6 +2,8 @@
 // This file only re-exports; every export has an entry in src/lib/README.md (checked by test/lib/readme.test.ts).
 export * from './contract/index.ts';
 export * from './canonical.ts';
+export { repeatedMemberNames, JsonTextError, type RepeatedMember } from './json-text.ts';
+export * from './tool-definition-hash.ts';
 export * from './tool.ts';
 export * from './answer-body.ts';
 export * from './methodology-series.ts';
