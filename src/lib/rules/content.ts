@@ -4,7 +4,7 @@
 // exactly, and src/lib/README.md (RULES) repeats them in words.
 import { MAX_CANONICAL_DEPTH } from '../canonical.ts';
 import { hiddenCharacters } from '../hidden-characters.ts';
-import { escapePointerToken } from '../pointer-diff.ts';
+import { escapePointerToken, unescapePointerToken } from '../pointer-diff.ts';
 import type { Tool } from '../tool.ts';
 import { toolMap } from '../tool-map.ts';
 import { finding, quote, type Finding, type Rule } from './finding.ts';
@@ -161,7 +161,7 @@ function at(tool: Tool, path: string): unknown {
   let v: unknown = tool;
   for (const token of path.split('/').slice(1)) {
     if (typeof v !== 'object' || v === null) return undefined;
-    v = (v as Record<string, unknown>)[token.replace(/~1/g, '/').replace(/~0/g, '~')];
+    v = (v as Record<string, unknown>)[unescapePointerToken(token)];
   }
   return v;
 }

@@ -5,6 +5,7 @@
 // verifier forwarding the bytes must reject it). Parsing into tools erases the evidence, so this rule
 // reads the JSON text of the answer; it fires on every body that has it, not only when it appears.
 import { readJsonText } from '../json-text.ts';
+import { unescapePointerToken } from '../pointer-diff.ts';
 import { finding, quote, type BodyRule } from './finding.ts';
 
 export const toolsRepeatedMemberName: BodyRule = {
@@ -27,7 +28,7 @@ export const toolsRepeatedMemberName: BodyRule = {
         path: at,
         before: undefined,
         after: copies,
-        message: `${tool === '' ? 'The tools/list answer' : `Tool ${quote(tool)}`} repeats the member ${quote(lastToken(at))} ${copies.length} times in one object: parsers that keep the first copy and parsers that keep the last read different definitions.`,
+        message: `${tool === '' ? 'The tools/list answer' : `Tool ${quote(tool)}`} repeats the member ${quote(unescapePointerToken(at.slice(at.lastIndexOf('/') + 1)))} ${copies.length} times in one object: parsers that keep the first copy and parsers that keep the last read different definitions.`,
       });
     });
   },
@@ -36,9 +37,4 @@ export const toolsRepeatedMemberName: BodyRule = {
 function toolsOf(message: unknown): { name?: unknown }[] {
   const result = (message as { result?: { tools?: unknown } } | null)?.result;
   return Array.isArray(result?.tools) ? (result.tools as { name?: unknown }[]) : [];
-}
-
-/** The member name a pointer ends with, unescaped (RFC 6901: `~1` → `/`, then `~0` → `~`). */
-function lastToken(pointer: string): string {
-  return pointer.slice(pointer.lastIndexOf('/') + 1).replace(/~1/g, '/').replace(/~0/g, '~');
 }
