@@ -2,7 +2,12 @@
 // cut to a bound and the cut is shown with an ellipsis. One rule, so a reader sees the same cut on
 // a page, in a feed and in a finding's message.
 
-/** `text` cut to its first `max` UTF-16 code units plus `…` when longer; shorter text unchanged. */
+/**
+ * `text` cut to its first `max` UTF-16 code units plus `…` when longer (one fewer when the cut would
+ * split a surrogate pair: half a character is not text, and XML refuses it); shorter text unchanged.
+ */
 export function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+  if (text.length <= max) return text;
+  const end = /[\ud800-\udbff]/.test(text[max - 1] ?? '') ? max - 1 : max;
+  return `${text.slice(0, end)}…`;
 }

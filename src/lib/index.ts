@@ -3,6 +3,9 @@
 export * from './contract/index.ts';
 export * from './canonical.ts';
 export * from './clip.ts';
+export { repeatedMemberNames, JsonTextError, type RepeatedMember } from './json-text.ts';
+export * from './tool-definition-hash.ts';
+export * from './hidden-characters.ts';
 export * from './tool.ts';
 export * from './answer-body.ts';
 export * from './methodology-series.ts';
@@ -12,7 +15,7 @@ export * from './summarise-diff.ts';
 export * from './track-tombstones.ts';
 export * from './detect-drift.ts';
 export * from './contract-intervals.ts';
-export { fingerprint, type Axis, type Finding, type Level, type Rule } from './rules/finding.ts';
+export { fingerprint, type Axis, type BodyRule, type Finding, type Level, type Rule } from './rules/finding.ts';
 export * from './rules/registry.ts';
 export * from './survival/z.ts';
 export * from './survival/kaplan-meier.ts';

@@ -24,6 +24,11 @@ export function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/** One reference token read back: `~1` → `/`, then `~0` → `~` (RFC 6901 §4, in that order). */
+export function unescapePointerToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
 function walk(a: unknown, b: unknown, path: string, depth: number, out: PointerChange[]): void {
   if (a === undefined && b === undefined) return;
   if (a === undefined) return void out.push({ path, kind: 'added', after: b });

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { gunzipSync } from 'node:zlib';
 import { readDayLines, type DayFiles } from '../archive/day-files.ts';
-import { csvOf, gzipMembers, writeMember } from '../outputs/members.ts';
+import { csvOf, gzipMembers, memberPaths, writeMember } from '../outputs/members.ts';
 import { ERROR_CLASSES, Observation, OUTCOMES } from '../lib/index.ts';
 
 /** Bump when the digest's shape or meaning changes. */
@@ -433,7 +433,7 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
     })().catch((e) => parentPort.postMessage({ error: String((e && e.stack) || e) }));`;
   const runs = Array.from({ length: n }, (_, w) => {
     const jobs = todo.filter((_, i) => i % n === w).map((s) => {
-      const m = { jsonl: path.join(cache.dir, 'members', `${s.key}.jsonl.gz`), csv: path.join(cache.dir, 'members', `${s.key}.csv.gz`) };
+      const m = memberPaths(cache.dir, s.key);
       return { day: s.day, file: path.join(cache.dir, 'days', `${s.key}.v8`), members: { jsonl: existsSync(m.jsonl) ? null : m.jsonl, csv: existsSync(m.csv) ? null : m.csv } };
     });
     const mine = rosters.filter((r, i) => i % n === w && !existsSync(r.member));

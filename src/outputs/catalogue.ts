@@ -181,6 +181,16 @@ function smallBundles(): Omit<PlannedBundle, 'where'>[] {
   ];
 }
 
+/**
+ * What the CSV files do to registry text, in words: the data page and datapackage.json both say this,
+ * and src/bundle-members.ts (csvLine) does it.
+ */
+export const CSV_NOTE =
+  "CSV files follow RFC 4180 (comma, CRLF, header row) and OWASP's CSV-injection guidance, so a spreadsheet never runs registry text as a formula. " +
+  'A text cell gets a leading apostrophe when it begins with a tab, carriage return, line feed or NUL, or when its first character that is not whitespace or a control character is =, +, - or @ (so " =1+1" is written "\' =1+1"). ' +
+  'A cell holding a comma, semicolon, double quote, tab or line break is wrapped in double quotes, its double quotes doubled, so a spreadsheet that splits on semicolons or tabs still reads one cell. ' +
+  'Numbers, booleans and empty cells are never changed. For the exact text, use the JSON Lines files: they are verbatim.';
+
 export function datapackage(a: Archive, files: readonly BundleFile[]): unknown {
   return {
     profile: 'data-package',
@@ -212,7 +222,7 @@ export function datapackage(a: Archive, files: readonly BundleFile[]): unknown {
           ...(csv && f.resource === 'observations' ? { dialect: { delimiter: ',', lineTerminator: '\r\n', header: true } } : {}),
         };
       }),
-    notes: 'CSV text cells that begin with = + - @ tab or CR carry a leading apostrophe so spreadsheets do not run them as formulas; the JSON Lines files are verbatim.',
+    notes: CSV_NOTE,
   };
 }
 

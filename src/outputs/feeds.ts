@@ -1,19 +1,60 @@
 // Drift feeds: one item per change, built from ChangeView. RSS 2.0 goes through @astrojs/rss;
-// JSON Feed 1.1 is written here because `feed` 5 only writes JSON Feed 1.0. Items carry plain text
-// only (content_text, escaped RSS descriptions): registry names never become feed HTML.
-import type { RSSFeedItem } from '@astrojs/rss';
+// JSON Feed 1.1 is written here because `feed` 5 only writes JSON Feed 1.0.
+//
+// Registry text (server names, tool names, finding messages) is hostile, and a feed outlives the
+// page that showed it in a subscriber's reader:
+//   - every string that enters either feed, ours or theirs, goes through `xmlText` (src/outputs/xml-text.ts)
+//     in one place (`xmlSafe` below), so a control character in one tool name cannot stop the
+//     site-wide feed from being XML;
+//   - an RSS `<description>` is HTML to every reader (they XML-decode it, then render it), so the
+//     summary is escaped as HTML text and its lines joined with `<br>`: the only markup in a
+//     description is the `<br>` we wrote. Titles and categories are plain text;
+//   - the JSON Feed carries `content_text` only, never `content_html`.
+import { getRssString, type RSSFeedItem } from '@astrojs/rss';
 import { clip } from '../lib/index.ts';
 import type { ChangeView } from '../loader/load-archive.ts';
 import { permalink } from '../site/settings.ts';
+import { xmlText } from './xml-text.ts';
 
 /** Items per feed: enough for a weekly reader on a busy day, small enough to fetch often. */
 export const FEED_ITEMS = 200;
+
+/** What describes a feed: the site-wide drift feed, or one server's. */
+export interface FeedChannel {
+  title: string;
+  description: string;
+  /** Site path of the page the feed follows, e.g. `/drift/`. */
+  homePath: string;
+  /** Site path of the JSON Feed itself. */
+  feedPath: string;
+}
+
+/** The site-wide feed (/drift.xml, /drift.json). */
+export function driftChannel(empty: boolean): FeedChannel {
+  return {
+    title: 'mcp-schema: MCP tool contract changes',
+    description: empty ? 'Nothing has been observed yet.' : 'Changes of the tools/list contracts of remote MCP servers in the official registry, newest first.',
+    homePath: '/drift/',
+    feedPath: '/drift.json',
+  };
+}
+
+/** One server's feeds (/servers/<slug>/feed.xml, feed.json): its name is registry text like any other. */
+export function serverChannel(name: string, slug: string): FeedChannel {
+  return {
+    title: `mcp-schema: changes of ${clip(name, 200)}`,
+    description: "Changes of this server's tools/list contract, newest first.",
+    homePath: `/servers/${slug}/`,
+    feedPath: `/servers/${slug}/feed.json`,
+  };
+}
 
 export function changeTitle(c: ChangeView): string {
   const level = [c.compatibility, c.security && `security ${c.security}`].filter(Boolean).join(', ');
   return `${clip(c.target, 200)} changed its tools${level ? ` (${level})` : ''}`;
 }
 
+/** The change in plain text, one line per fact (the RSS description is this, escaped as HTML). */
 export function changeSummary(c: ChangeView): string {
   const d = c.diff;
   const parts: string[] = [];
@@ -22,49 +63,45 @@ export function changeSummary(c: ChangeView): string {
     if (d.removed.length) parts.push(`removed ${list(d.removed)}`);
     if (d.changed.length) parts.push(`changed ${list(d.changed.map((t) => t.name))}`);
     if (d.returned.length) parts.push(`returned ${list(d.returned.map((t) => t.name))}`);
-  } else if (c.diffProblem) parts.push(`diff unavailable: ${c.diffProblem}`);
+  } else if (c.diffProblem) parts.push(`diff unavailable: ${clip(c.diffProblem, 300)}`);
   const findings = c.findings.slice(0, 10).map((f) => `${f.level} ${f.rule}: ${clip(f.message, 300)}`);
   return [`On ${c.day}: ${parts.join('; ') || 'contract hash changed'}.`, ...findings, c.findings.length > 10 ? `…and ${c.findings.length - 10} more findings.` : '']
     .filter(Boolean)
     .join('\n');
 }
 
+/** `changeSummary` as HTML a reader renders as exactly that text: escaped, its lines (LF, CR or CRLF) joined by `<br>`. */
+export function changeSummaryHtml(c: ChangeView): string {
+  return changeSummary(c).split(/\r\n?|\n/).map(htmlText).join('<br>\n');
+}
+
 export function changeUrl(c: ChangeView): string {
   return permalink(`/servers/${c.slug}/`) + `#change-${c.id}`;
 }
 
-export function rssItems(changes: readonly ChangeView[]): RSSFeedItem[] {
-  return changes.slice(0, FEED_ITEMS).map((c) => ({
+/** RSS 2.0 of the newest FEED_ITEMS changes. */
+export function rssFeed(changes: readonly ChangeView[], ch: FeedChannel): Promise<string> {
+  const items: RSSFeedItem[] = changes.slice(0, FEED_ITEMS).map((c) => ({
     title: changeTitle(c),
     link: changeUrl(c),
     pubDate: new Date(c.observedAt),
-    description: changeSummary(c),
-    categories: [c.compatibility, c.security && `security-${c.security}`].filter((x): x is string => Boolean(x)),
+    description: changeSummaryHtml(c),
+    categories: tags(c),
   }));
+  return getRssString(xmlSafe({ title: ch.title, description: ch.description, site: permalink(ch.homePath), items }));
 }
 
-export interface JsonFeedOptions {
-  title: string;
-  homePath: string;
-  feedPath: string;
-  description: string;
-}
-
-export function jsonFeed(changes: readonly ChangeView[], o: JsonFeedOptions): string {
+/** JSON Feed 1.1 of the same changes. `id` and `_mcp_schema` keep the exact registry name (JSON escapes anything). */
+export function jsonFeed(changes: readonly ChangeView[], ch: FeedChannel): string {
   const feed = {
     version: 'https://jsonfeed.org/version/1.1',
-    title: o.title,
-    home_page_url: permalink(o.homePath),
-    feed_url: permalink(o.feedPath),
-    description: o.description,
+    ...xmlSafe({ title: ch.title, home_page_url: permalink(ch.homePath), feed_url: permalink(ch.feedPath), description: ch.description }),
     language: 'en',
     items: changes.slice(0, FEED_ITEMS).map((c) => ({
       id: `${c.target}#${c.id}`,
-      url: changeUrl(c),
-      title: changeTitle(c),
-      content_text: changeSummary(c),
+      ...xmlSafe({ url: changeUrl(c), title: changeTitle(c), content_text: changeSummary(c) }),
       date_published: new Date(c.observedAt).toISOString(),
-      tags: [c.compatibility, c.security && `security-${c.security}`].filter(Boolean),
+      tags: xmlSafe(tags(c)),
       _mcp_schema: {
         target: c.target,
         before_tools_sha256: c.beforeSha256,
@@ -77,7 +114,28 @@ export function jsonFeed(changes: readonly ChangeView[], o: JsonFeedOptions): st
   return JSON.stringify(feed, null, 2);
 }
 
+function tags(c: ChangeView): string[] {
+  return [c.compatibility, c.security && `security-${c.security}`].filter((x): x is string => Boolean(x));
+}
+
 function list(names: string[]): string {
   const shown = names.slice(0, 8).map((n) => clip(n, 80));
   return names.length > 8 ? `${shown.join(', ')} and ${names.length - 8} more` : shown.join(', ');
 }
+
+/** Every string in a feed's options, however deep, through `xmlText`: one place, so no field is forgotten. */
+function xmlSafe<T>(value: T): T {
+  if (typeof value === 'string') return xmlText(value) as T;
+  if (Array.isArray(value)) return value.map(xmlSafe) as T;
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, xmlSafe(v)])) as T;
+  }
+  return value; // numbers, booleans, Dates
+}
+
+/** Text as HTML that renders as that text (safe in element content and quoted attributes). */
+function htmlText(s: string): string {
+  return s.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

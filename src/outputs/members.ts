@@ -15,17 +15,36 @@ export const OBS_COLUMNS = OBSERVATION_FIELDS.map((f) => f.name);
 /** Rows per gzip member. */
 const PER_MEMBER = 2000;
 
-/** RFC 4180 line. Text that a spreadsheet would run as a formula (= + - @ tab CR first) gets a leading '. */
+/**
+ * Bump when what a CSV cell is written as changes: CSV members are cached under this name, and a
+ * cached member written by an older rule must not be reused (csv-2: the OWASP rule in full, issue 10).
+ */
+const CSV_RULES = 'csv-2';
+
+/**
+ * One RFC 4180 line (CRLF). Registry text is hostile, and a spreadsheet runs a cell that reads as a
+ * formula, so text cells follow OWASP's "CSV Injection" guidance in full (the data page says the same):
+ *   - a text cell that begins with tab, CR, LF or NUL, or whose first character that is not
+ *     whitespace or a control character is `=`, `+`, `-` or `@`, gets a leading `'` (OWASP lists
+ *     = + - @ tab CR LF; ASVS 1.2.10 adds NUL; spreadsheets skip leading spaces before `=`, so
+ *     ` =1+1` runs too);
+ *   - a cell holding `,` `;` `"` tab CR or LF is quoted, `"` doubled, so a reader that splits on
+ *     semicolons (many locales) or tabs cannot start a new cell inside it.
+ * Numbers and booleans are written as they are (`-1` stays a number); null is an empty cell.
+ */
 export function csvLine(values: readonly unknown[]): string {
   return values.map(csvCell).join(',') + '\r\n';
 }
+
+const FORMULA = /^(?:[\t\r\n\0]|[\s\p{Cc}]*[=+\-@])/u;
+const QUOTE = /[,;"\t\r\n]/;
 
 function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   let s = typeof v === 'string' ? v : JSON.stringify(v);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  if (FORMULA.test(s)) s = `'${s}`;
+  return QUOTE.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 export function csvOf(row: Observation): string {
@@ -41,7 +60,7 @@ export function gzipMembers(lines: readonly string[]): Buffer {
 
 /** Where a day's members live in the cache, by the day's content key. */
 export function memberPaths(cacheDir: string, key: string): { jsonl: string; csv: string } {
-  return { jsonl: path.join(cacheDir, 'members', `${key}.jsonl.gz`), csv: path.join(cacheDir, 'members', `${key}.csv.gz`) };
+  return { jsonl: path.join(cacheDir, 'members', `${key}.jsonl.gz`), csv: path.join(cacheDir, 'members', `${key}.${CSV_RULES}.csv.gz`) };
 }
 
 export function writeMember(file: string, bytes: Buffer): void {

@@ -3,13 +3,12 @@
 // year of the full registry has 25,000 servers, each with an API answer and (once it has a
 // contract) two feeds. Same URLs, same content as the routes they replace:
 //   /api/servers/<slug>.json       the registry entry verbatim + our schema history under _meta
-//   /servers/<slug>/feed.xml       RSS 2.0 of the server's changes (@astrojs/rss getRssString)
+//   /servers/<slug>/feed.xml       RSS 2.0 of the server's changes (src/feeds.ts rssFeed)
 //   /servers/<slug>/feed.json      JSON Feed 1.1 of the same
-import { getRssString } from '@astrojs/rss';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Archive, ServerView } from '../loader/load-archive.ts';
-import { jsonFeed, rssItems } from './feeds.ts';
+import { jsonFeed, rssFeed, serverChannel } from './feeds.ts';
 import { contractSha256, proseSha256 } from '../lib/index.ts';
 import { META_NAMESPACE, permalink } from '../site/settings.ts';
 
@@ -46,11 +45,8 @@ export function hasFeeds(s: ServerView): boolean {
 }
 
 export async function serverFeeds(s: ServerView): Promise<{ rss: string; json: string }> {
-  const title = `mcp-schema: changes of ${s.name.slice(0, 200)}`;
-  const description = "Changes of this server's tools/list contract, newest first.";
-  const rss = await getRssString({ title, description, site: permalink(`/servers/${s.slug}/`), items: rssItems(s.changes) });
-  const json = jsonFeed(s.changes, { title, homePath: `/servers/${s.slug}/`, feedPath: `/servers/${s.slug}/feed.json`, description });
-  return { rss, json };
+  const channel = serverChannel(s.name, s.slug);
+  return { rss: await rssFeed(s.changes, channel), json: jsonFeed(s.changes, channel) };
 }
 
 /** Write every server's API answer and feeds; returns the number of files. */

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { slugFor } from '../../src/lib/slug.ts';
 import { builtSite, ROOT, TMP } from '../site/shared.ts';
-import { HOSTILE_NAME, LONG_NAME } from '../site/fixture-archive.ts';
+import { CONTROL_NAME, HOSTILE_NAME, LONG_NAME, SITE_FILE_NAMES } from '../site/fixture-archive.ts';
 import { browserSuite, launchChromium } from './chromium.ts';
 import { serveStatic, type StaticSite } from './serve.ts';
 
@@ -80,6 +80,36 @@ browserSuite('the fixture site in Chromium', () => {
     await expect(page.locator('main img').count()).resolves.toBe(0);
     await expect(page.locator('a[href^="javascript:"]').count()).resolves.toBe(0);
     await page.screenshot({ path: path.join(SHOTS, 'server-hostile.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('servers named like the site\'s own files get their own pages; the server list stays the list', async () => {
+    const list = await open('/servers/');
+    const rows = await list.locator('main table tbody tr').count();
+    expect(rows).toBeGreaterThan(SITE_FILE_NAMES.length);
+    for (const name of SITE_FILE_NAMES) await expect(list.locator('main a', { hasText: new RegExp(`^${name.replace(/\./g, '\\.')}$`) }).count(), name).resolves.toBe(1);
+    await list.close();
+    for (const name of ['index.html', 'feed.xml', 'data']) {
+      const page = await open(`/servers/${slugFor(name)}/`);
+      await expect(page.locator('h1').textContent()).resolves.toBe(name);
+      const feed = await page.request.get(`${site.origin}/servers/${slugFor(name)}/feed.xml`);
+      expect(feed.status()).toBe(200);
+      await page.close();
+    }
+  });
+
+  it('a server whose name and tool names hold control characters: its page opens and its feed parses as XML', async () => {
+    const page = await open(`/servers/${slugFor(CONTROL_NAME)}/`);
+    // HTML drops U+0000 from text; everything else of the name is shown as text.
+    await expect(page.locator('h1').textContent()).resolves.toBe(CONTROL_NAME.replace('\u0000', ''));
+    await expect(page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
+    const xml = await (await page.request.get(`${site.origin}/servers/${slugFor(CONTROL_NAME)}/feed.xml`)).text();
+    const items = await page.evaluate((x) => {
+      const doc = new DOMParser().parseFromString(x, 'application/xml');
+      return doc.querySelector('parsererror') ? -1 : doc.querySelectorAll('rss > channel > item').length;
+    }, xml);
+    expect(items).toBe(1);
+    expect(errors).toEqual([]);
     await page.close();
   });
 

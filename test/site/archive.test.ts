@@ -86,7 +86,8 @@ describe('loadArchive(dir) on the fixture archive', () => {
     const [c] = hostile.changes;
     expect(c!.compatibility).toBe('ERR');
     expect(c!.security).toBe('HIGH');
-    expect(c!.findings.map((f) => f.rule).sort()).toEqual(['input-required-property-added', 'read-only-hint-dropped']);
+    // The description stayed byte-identical while inputSchema and annotations changed: one contract label each.
+    expect(c!.findings.map((f) => f.rule).sort()).toEqual(['input-required-property-added', 'read-only-hint-dropped', 'tool-contract-changed-description-identical', 'tool-contract-changed-description-identical']);
     expect(c!.diff?.changed.map((t) => t.name)).toEqual(['render_page']);
   });
 

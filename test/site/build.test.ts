@@ -1,11 +1,16 @@
 // `npm run build` on an empty archive and on the collector-made fixture archive.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CSV_NOTE } from '../../src/outputs/catalogue.ts';
+import { slugFor } from '../../src/lib/slug.ts';
+import { xmlText } from '../../src/outputs/xml-text.ts';
+import { CONTROL_NAME, CONTROL_TOOLS, SITE_FILE_NAMES } from './fixture-archive.ts';
 import { builtSite, fixtureArchive, type BuiltSite } from './shared.ts';
+import { parseRss } from './strict-rss.ts';
 
 const read = (site: BuiltSite, p: string) => readFile(path.join(site.out, p), 'utf8');
 
@@ -47,10 +52,7 @@ describe('npm run build on the fixture archive', () => {
   }, 600_000);
 
   it('renders one page and one API answer per observed server, two feeds per server with a contract, with collision-free slugs', async () => {
-    const lines = (await Promise.all((await readdir(path.join(archive, 'observations'))).map((f) => readFile(path.join(archive, 'observations', f), 'utf8'))))
-      .flatMap((t) => t.split('\n').filter(Boolean))
-      .map((l) => JSON.parse(l) as { target: string });
-    const targets = new Set(lines.map((r) => r.target));
+    const targets = await archiveTargets(archive);
     const dirs = (await readdir(path.join(site.out, 'servers'), { withFileTypes: true })).filter((d) => d.isDirectory());
     expect(dirs.length).toBe(targets.size);
     let withFeeds = 0;
@@ -64,6 +66,37 @@ describe('npm run build on the fixture archive', () => {
     expect(withFeeds).toBeGreaterThan(0);
   });
 
+  it('keeps server paths apart from the site: every name under servers/ and api/servers/ is a slug (holds _ or ~) or a site file (holds neither)', async () => {
+    const slugs = new Set([...(await archiveTargets(archive))].map(slugFor));
+    for (const e of await readdir(path.join(site.out, 'servers'), { withFileTypes: true })) {
+      if (slugs.has(e.name)) expect(e.isDirectory(), e.name).toBe(true);
+      else expect(e.name, `site file servers/${e.name}`).not.toMatch(/[_~]/);
+    }
+    for (const e of await readdir(path.join(site.out, 'api', 'servers'))) {
+      const slug = e.replace(/\.json$/, '');
+      if (!slugs.has(slug)) expect(e, `site file api/servers/${e}`).not.toMatch(/[_~]/);
+    }
+    for (const name of [...SITE_FILE_NAMES, CONTROL_NAME]) {
+      const slug = slugFor(name);
+      expect(await read(site, `servers/${slug}/index.html`), name).toContain(`">${name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</h1>`);
+      const api = JSON.parse(await read(site, `api/servers/${slug}.json`)) as { server: { name: string } };
+      expect(api.server.name).toBe(name);
+      expect(parseRss(await read(site, `servers/${slug}/feed.xml`)).channel.title).toBe(xmlText(`mcp-schema: changes of ${name}`));
+    }
+    expect(await read(site, 'servers/index.html')).toContain('<h1');
+  });
+
+  it('writes feeds a strict XML parser accepts, the control-character change included, its tool names as text', async () => {
+    const feeds = ['drift.xml', ...(await readdir(path.join(site.out, 'servers'))).filter((d) => existsSync(path.join(site.out, 'servers', d, 'feed.xml'))).map((d) => `servers/${d}/feed.xml`)];
+    expect(feeds.length).toBeGreaterThan(SITE_FILE_NAMES.length);
+    for (const f of feeds) expect(() => parseRss(readFileSync(path.join(site.out, f), 'utf8')), f).not.toThrow();
+    const item = parseRss(await read(site, 'drift.xml')).items.find((i) => i.title.startsWith(xmlText(CONTROL_NAME)));
+    expect(item).toBeDefined();
+    expect(item!.description).toContain(`added ${xmlText(CONTROL_TOOLS[1]).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')}`);
+    expect(item!.description).toContain(`removed ${xmlText(CONTROL_TOOLS[0])}`);
+    expect(item!.description.replace(/<br>\n/g, '')).not.toMatch(/[<>]/);
+  });
+
   it('ships observations whose row count matches the archive, per month and whole', async () => {
     const s = await sums(site);
     const whole = gunzipSync(await readFile(path.join(site.out, 'data/observations.jsonl.gz'))).toString('utf8').split('\n').filter(Boolean);
@@ -74,7 +107,11 @@ describe('npm run build on the fixture archive', () => {
     expect(monthRows).toBe(whole.length);
     const csv = gunzipSync(await readFile(path.join(site.out, 'data/observations.csv.gz'))).toString('utf8').trim().split('\r\n');
     expect(csv[0]).toMatch(/^run_id,day,observed_at,target,/);
-    const pkg = JSON.parse(await read(site, 'data/datapackage.json')) as { resources: { path: string; hash: string; schema: { fields: { description: string }[] } }[] };
+    const pkg = JSON.parse(await read(site, 'data/datapackage.json')) as { notes: string; resources: { path: string; hash: string; schema: { fields: { description: string }[] } }[] };
+    // The data page and datapackage.json say what csvLine does to registry text, in the same words.
+    expect(pkg.notes).toBe(CSV_NOTE);
+    const page = (await read(site, 'data/index.html')).replace(/&#34;|&quot;/g, '"').replace(/&#39;/g, "'");
+    expect(page).toContain(`<h2 id="csv">CSV and spreadsheets</h2> <p>${CSV_NOTE}</p>`);
     for (const r of pkg.resources) {
       expect(r.hash).toBe(`sha256:${s.get(r.path)}`);
       for (const f of r.schema.fields) expect(f.description.length).toBeGreaterThan(5);
@@ -100,6 +137,13 @@ describe('npm run build on the fixture archive', () => {
     expect(png.subarray(1, 4).toString()).toBe('PNG');
   });
 });
+
+async function archiveTargets(archive: string): Promise<Set<string>> {
+  const lines = (await Promise.all((await readdir(path.join(archive, 'observations'))).map((f) => readFile(path.join(archive, 'observations', f), 'utf8'))))
+    .flatMap((t) => t.split('\n').filter(Boolean))
+    .map((l) => JSON.parse(l) as { target: string });
+  return new Set(lines.map((r) => r.target));
+}
 
 async function htmlFiles(dir: string): Promise<string[]> {
   const out: string[] = [];

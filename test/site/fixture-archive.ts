@@ -2,10 +2,13 @@
 // simulated days — never hand-written rows. Used by test/site/global-setup.ts (CI regenerates it)
 // and runnable by hand: `npx tsx test/site/fixture-archive.ts <dir> [days] [size]`.
 //
-// The registry served to the collector lists the sandbox world's entries plus two hostile servers of
-// our own on a loopback MCP host: one whose tool descriptions and schemas carry markup and script
-// (the site must show them as text and run nothing), which also drifts on day 3 so a diff shows the
-// same text; and one with a very long description (the site must cut it and link the raw body).
+// The registry served to the collector lists the sandbox world's entries plus hostile servers of our
+// own on a loopback MCP host: one whose tool descriptions and schemas carry markup and script (the
+// site must show them as text and run nothing), which also drifts on day 3 so a diff shows the same
+// text; one with a very long description (the site must cut it and link the raw body); one whose
+// name, tool names and descriptions hold control characters, which drifts on day 4 so the drift feed
+// carries them (feeds must stay XML); and one per name the site itself writes (`index.html`,
+// `feed.xml`, `data`, …), whose pages must not collide with the site's files (issue 10).
 import { execFile } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -21,6 +24,15 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const HOSTILE_NAME = 'io.github.evil-corp/<script>alert(1)</script>';
 export const HOSTILE_MARKUP = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
 export const LONG_NAME = 'io.github.verbose/long-descriptions';
+/** Control characters (C0, DEL, C1), a bidi override and markup in a server name. */
+export const CONTROL_NAME = 'io.github.evil-corp/ctl\u0001\u001b[31m\u0000\u007f\u0085\u202e<b>x</b>';
+/** Tool names with control characters: the first is removed on day 4 (a finding names it), the second added. */
+export const CONTROL_TOOLS = ['wipe\u0000all\u0007', 'grab\u001b[2J\u0008<img src=x onerror="window.__pwned=5">'] as const;
+/**
+ * Names equal to what the site writes under /servers/ (index.html, each server's feed.xml and
+ * feed.json), under /api/servers/, or at its root: each must get its own page and files.
+ */
+export const SITE_FILE_NAMES = ['index.html', 'index', 'feed.xml', 'feed.json', '404.html', 'data', 'api', 'servers', 'pagefind', '_astro', 'drift.xml', 'drift.json'];
 
 export interface FixtureOptions {
   days?: number;
@@ -59,11 +71,22 @@ export async function makeFixtureArchive(dir: string, opts: FixtureOptions = {})
   const longTools: ToolDef[] = [
     { name: 'essay', description: `${'A very long description. '.repeat(400)}END`, inputSchema: { type: 'object', properties: {} } },
   ];
+  const controlTools = (): ToolDef[] => [
+    { name: 'status', description: 'Status\u0000 of\u0001 the\u001b[2J thing\u0007\u0085\u009b', inputSchema: { type: 'object', properties: { q: { type: 'string', description: 'bell\u0007 and \ufffe\uffff' } } } },
+    day < 4
+      ? { name: CONTROL_TOOLS[0], description: 'Removed on day 4.\u000b\u000c', inputSchema: { type: 'object', properties: {} } }
+      : { name: CONTROL_TOOLS[1], description: `Added on day 4.\u0001 ${HOSTILE_MARKUP}`, inputSchema: { type: 'object', properties: {} } },
+  ];
+  const plainTools: ToolDef[] = [{ name: 'ping', description: 'Answers pong.', inputSchema: { type: 'object', properties: {} } }];
   const hostileUrl = host.mount('/evil/mcp', { kind: 'mcp', tools: hostileTools, json: false });
   const longUrl = host.mount('/long/mcp', { kind: 'mcp', tools: longTools, json: true });
+  const controlUrl = host.mount('/control/mcp', { kind: 'mcp', tools: controlTools, json: true });
+  const plainUrl = host.mount('/plain/mcp', { kind: 'mcp', tools: plainTools, json: true });
   const ours = (): RegistryEntry[] => [
     entry(HOSTILE_NAME, hostileUrl, `Hostile <b>description</b> ${HOSTILE_MARKUP}`, 'javascript:alert(1)'),
     entry(LONG_NAME, longUrl, 'Long descriptions', 'https://example.com/verbose'),
+    entry(CONTROL_NAME, controlUrl, 'Control\u0000 characters\u001b[0m', 'https://example.com/control'),
+    ...SITE_FILE_NAMES.map((name) => entry(name, plainUrl, `Named like the site's own ${name}`, 'https://example.com/site-files')),
   ];
   const registry = await startRegistry({ entries: () => [...world.world.registryEntries(world.day, world.hostports), ...ours()] });
   let runs = 0;
