@@ -1,4 +1,4 @@
-// Static site: every page is rendered at build time from the archive (see src/loader/load-archive.ts).
+// Static site: every page is rendered at build time from the archive (src/site/site-archive.ts, src/loader/).
 import { defineConfig } from 'astro/config';
 import mdx from '@astrojs/mdx';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ function archiveOutputs() {
         const { tsImport } = await import('tsx/esm/api');
         const out = fileURLToPath(dir);
         const started = Date.now();
-        const { writeSiteOutputs } = await tsImport('./src/outputs/site-outputs.ts', import.meta.url);
+        const { writeSiteOutputs } = await tsImport('./src/site/post-build.ts', import.meta.url);
         const summary = await writeSiteOutputs(out);
         logger.info(`${summary} in ${Date.now() - started} ms`);
       },

@@ -4,7 +4,7 @@
 // the collector's own writer: collector/store.ts `Store` (putObject, appendObservation — every row
 // validated by the zod contract —, writeRoster, appendRun) and the row builders of collector/rows.ts
 // (noEndpointRow, probeRow, retiredRow, runRow). Then it compacts closed days with
-// collector/compact.ts, as the daily workflow does. The Store is opened with `{ durable: false }`
+// collector/ops/compact.ts, as the daily workflow does. The Store is opened with `{ durable: false }`
 // (bench only: no fsync per 256 rows, per object, per roster), the one concession to speed.
 //
 // The world (rates from sandbox/world.ts, so the bench looks like the local world at scale):

@@ -1,15 +1,22 @@
-// The archive on disk (DESIGN "Data contract"): content-addressed objects written once, append-only
-// JSONL rows validated on write, roster files, and the lock. Crash safety under SIGKILL:
+// The collector's writer of the archive (DESIGN "Data contract"): content-addressed objects written
+// once, append-only JSONL rows validated on write, roster files, and the lock. Paths, readers and
+// atomic writes come from src/archive/ (the one place that knows the layout). Crash safety under SIGKILL:
 //   - objects and rosters go to a temp file, are fsynced, then renamed/linked into place, so a name
 //     only ever points at complete bytes;
 //   - a row is one write() of one whole line; on open, a torn last line (no trailing newline) of
 //     runs.jsonl or of a day file is cut off and kept in quarantine/ — never silently lost. That is
 //     the only time an earlier day's file is opened for writing;
 //   - one collector at a time: `.lock` holds pid + start time; a lock whose pid is dead is recovered.
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { fsyncPath, tempName, writeAtomicAsync, writeDurably } from '../src/archive/atomic.ts';
+import { tornLastLine } from '../src/archive/day-files.ts';
+import { DAY_FILE, dayFile, LAYOUT, objectPath, rosterPath, runsPath, TEMP_MARK } from '../src/archive/layout.ts';
+import { dayFileRows } from '../src/archive/observations.ts';
+import { InvalidArchiveError, valueOrThrow } from '../src/archive/problems.ts';
+import { listRosterFiles, readRoster } from '../src/archive/rosters.ts';
+import { readRuns } from '../src/archive/runs.ts';
 import { Observation, Roster, Run, sha256Hex } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
 
@@ -41,7 +48,7 @@ export class Store {
   static open(dir: string, startedAt: string, options: StoreOptions = {}): Store {
     try {
       fs.mkdirSync(dir, { recursive: true });
-      for (const sub of ['objects', 'rosters', 'observations', 'quarantine']) fs.mkdirSync(join(dir, sub), { recursive: true });
+      for (const sub of [LAYOUT.objects, LAYOUT.rosters, LAYOUT.observations, LAYOUT.quarantine]) fs.mkdirSync(join(dir, sub), { recursive: true });
       fs.accessSync(dir, fs.constants.W_OK);
     } catch (e) {
       throw new CliError(`unusable --data ${dir}: ${(e as Error).message}`, EXIT.usage, { cause: e });
@@ -61,7 +68,7 @@ export class Store {
   }
 
   get lockPath(): string {
-    return join(this.dir, '.lock');
+    return join(this.dir, LAYOUT.lock);
   }
 
   #lock(startedAt: string): void {
@@ -79,7 +86,7 @@ export class Store {
       }
       // Stale (dead pid, or unreadable because the writer died mid-write): move it aside atomically,
       // so two recovering processes cannot both delete a fresh lock.
-      const aside = join(this.dir, 'quarantine', `lock-${Date.now()}-${process.pid}.stale`);
+      const aside = join(this.dir, LAYOUT.quarantine, `lock-${Date.now()}-${process.pid}.stale`);
       try {
         fs.renameSync(this.lockPath, aside);
       } catch (e) {
@@ -91,21 +98,14 @@ export class Store {
 
   /** Truncate a torn last line of runs.jsonl and of every day file, keeping the torn bytes in quarantine/. */
   #repairTornTails(): void {
-    const files = [join(this.dir, 'runs.jsonl'), ...listDir(join(this.dir, 'observations')).filter((f) => f.endsWith('.jsonl')).map((f) => join(this.dir, 'observations', f))];
+    const files = [runsPath(this.dir), ...listDir(join(this.dir, LAYOUT.observations)).filter((f) => f.endsWith('.jsonl')).map((f) => join(this.dir, LAYOUT.observations, f))];
     for (const file of files) {
-      if (!fs.existsSync(file)) continue;
-      const size = fs.statSync(file).size;
-      if (size === 0) continue;
-      const fd = fs.openSync(file, 'r');
-      const last = Buffer.alloc(1);
-      fs.readSync(fd, last, 0, 1, size - 1);
-      fs.closeSync(fd);
-      if (last[0] === 0x0a) continue; // intact: never opened for writing
+      if (!fs.existsSync(file) || !tornLastLine(file)) continue; // intact: never opened for writing
       const data = fs.readFileSync(file);
       const keep = data.lastIndexOf(0x0a) + 1;
       const torn = data.subarray(keep);
       const name = `${file.slice(this.dir.length + 1).replace(/[/\\]/g, '_')}.${Date.now()}.torn`;
-      writeDurably(join(this.dir, 'quarantine', name), torn);
+      writeDurably(join(this.dir, LAYOUT.quarantine, name), torn);
       fs.truncateSync(file, keep);
       fsyncPath(file);
     }
@@ -118,14 +118,14 @@ export class Store {
    * needed. Without this sweep one crash would leave `npm run verify` failing for good.
    */
   #sweepTempFiles(): void {
-    const isTemp = (name: string) => /\.tmp-\d+/.test(name);
-    const objects = join(this.dir, 'objects');
+    const isTemp = (name: string) => TEMP_MARK.test(name);
+    const objects = join(this.dir, LAYOUT.objects);
     for (const shard of listDir(objects)) {
       const shardDir = join(objects, shard);
       if (!fs.statSync(shardDir).isDirectory()) continue;
       for (const name of listDir(shardDir)) if (isTemp(name)) fs.rmSync(join(shardDir, name), { force: true });
     }
-    for (const sub of ['rosters', 'restatements']) {
+    for (const sub of [LAYOUT.rosters, LAYOUT.restatements]) {
       for (const name of listDir(join(this.dir, sub))) if (name.startsWith('.') && isTemp(name)) fs.rmSync(join(this.dir, sub, name), { recursive: true, force: true });
     }
   }
@@ -136,9 +136,10 @@ export class Store {
    * it is that leftover: remove it. (A late run's fresh plain file beside a gz holds other rows.)
    */
   #finishCompaction(): void {
-    const obs = join(this.dir, 'observations');
+    const obs = join(this.dir, LAYOUT.observations);
     for (const name of listDir(obs)) {
-      if (!/^\d{4}-\d{2}-\d{2}\.jsonl$/.test(name) || !fs.existsSync(join(obs, `${name}.gz`))) continue;
+      const m = DAY_FILE.exec(name);
+      if (!m || m[2] || !fs.existsSync(join(obs, `${name}.gz`))) continue;
       const plain = fs.readFileSync(join(obs, name));
       const packed = gunzipSync(fs.readFileSync(join(obs, `${name}.gz`)));
       if (plain.length > 0 && packed.length >= plain.length && packed.subarray(packed.length - plain.length).equals(plain)) {
@@ -151,37 +152,28 @@ export class Store {
   /** Store bytes under objects/<aa>/<sha256> (once); returns the sha256. */
   async putObject(bytes: Uint8Array): Promise<string> {
     const sha = sha256Hex(bytes);
-    const dir = join(this.dir, 'objects', sha.slice(0, 2));
-    const path = join(dir, sha);
+    const path = objectPath(this.dir, sha);
     if (fs.existsSync(path)) return sha;
-    await fs.promises.mkdir(dir, { recursive: true });
-    const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    const fh = await fs.promises.open(tmp, 'wx');
-    try {
-      await fh.writeFile(bytes);
-      if (this.#durable) await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await fs.promises.rename(tmp, path); // same bytes under the same name: a concurrent writer is harmless
+    // Same bytes under the same name: a concurrent writer is harmless.
+    await writeAtomicAsync(path, bytes, { durable: this.#durable });
     return sha;
   }
 
   objectPath(sha: string): string {
-    return join(this.dir, 'objects', sha.slice(0, 2), sha);
+    return objectPath(this.dir, sha);
   }
 
   /** Write rosters/<day>.json, or <day>.2.json, ... when that exists; returns the file name. */
   writeRoster(roster: Roster): string {
     const text = JSON.stringify(Roster.parse(roster), null, 1) + '\n';
-    const tmp = join(this.dir, 'rosters', `.${roster.day}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+    const tmp = tempName(rosterPath(this.dir, `.${roster.day}`));
     writeDurably(tmp, Buffer.from(text), this.#durable);
     try {
       for (let n = 1; n < 10_000; n++) {
         const name = n === 1 ? `${roster.day}.json` : `${roster.day}.${n}.json`;
         try {
-          fs.linkSync(tmp, join(this.dir, 'rosters', name)); // link fails on EEXIST: never overwrites
-          if (this.#durable) fsyncPath(join(this.dir, 'rosters'));
+          fs.linkSync(tmp, rosterPath(this.dir, name)); // link fails on EEXIST: never overwrites
+          if (this.#durable) fsyncPath(join(this.dir, LAYOUT.rosters));
           return name;
         } catch (e) {
           if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
@@ -193,26 +185,32 @@ export class Store {
     }
   }
 
+  /** A roster this archive holds; one that does not validate throws (the collector may not go on past bad data). */
   readRoster(file: string): Roster {
-    return Roster.parse(JSON.parse(fs.readFileSync(join(this.dir, 'rosters', file), 'utf8')));
+    return valueOrThrow(readRoster(this.dir, file), `${LAYOUT.rosters}/${file}`, null);
   }
 
   /** The roster file an earlier attempt of this run wrote (a resumed run reuses it), or null. */
   findRoster(day: string, runId: string): { file: string; roster: Roster } | null {
-    for (const file of listDir(join(this.dir, 'rosters'))) {
-      if (!file.startsWith(`${day}.`) || !file.endsWith('.json')) continue;
+    for (const file of listRosterFiles(this.dir)) {
+      if (!file.startsWith(`${day}.`)) continue;
       const roster = this.readRoster(file);
       if (roster.run_id === runId) return { file, roster };
     }
     return null;
   }
 
+  /** Every run so far; a line that does not validate throws. */
   readRuns(): Run[] {
-    return readJsonl(join(this.dir, 'runs.jsonl')).map((r) => Run.parse(r));
+    const { runs, problems } = readRuns(this.dir);
+    if (problems.length > 0) throw new InvalidArchiveError(problems[0]!);
+    return runs;
   }
 
+  /** The rows of a day's open file (where a run appends); a row that does not validate throws. */
   readObservations(day: string): Observation[] {
-    return readJsonl(join(this.dir, 'observations', `${day}.jsonl`)).map((r) => Observation.parse(r));
+    const file = join(this.dir, dayFile(day));
+    return fs.existsSync(file) ? dayFileRows(dayFile(day), fs.readFileSync(file, 'utf8')) : [];
   }
 
   /** Append one validated row to observations/<day>.jsonl (one write of one whole line). */
@@ -220,7 +218,7 @@ export class Store {
     const valid = Observation.parse(row);
     if (this.#obsDay !== valid.day) {
       this.#closeObs();
-      this.#obsFd = fs.openSync(join(this.dir, 'observations', `${valid.day}.jsonl`), 'a');
+      this.#obsFd = fs.openSync(join(this.dir, dayFile(valid.day)), 'a');
       this.#obsDay = valid.day;
     }
     fs.writeSync(this.#obsFd!, JSON.stringify(valid) + '\n');
@@ -230,7 +228,7 @@ export class Store {
   appendRun(row: Run): void {
     const line = JSON.stringify(Run.parse(row)) + '\n';
     this.sync();
-    const fd = fs.openSync(join(this.dir, 'runs.jsonl'), 'a');
+    const fd = fs.openSync(runsPath(this.dir), 'a');
     try {
       fs.writeSync(fd, line);
       if (this.#durable) fs.fsyncSync(fd);
@@ -283,38 +281,10 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-function readJsonl(path: string): unknown[] {
-  if (!fs.existsSync(path)) return [];
-  const text = fs.readFileSync(path, 'utf8');
-  const lines = text.split('\n');
-  // A last line without its newline is torn (the writer died): readers never see it.
-  lines.pop();
-  return lines.filter((l) => l.length > 0).map((l) => JSON.parse(l) as unknown);
-}
-
 function listDir(dir: string): string[] {
   try {
     return fs.readdirSync(dir).sort();
   } catch {
     return [];
-  }
-}
-
-function writeDurably(path: string, bytes: Uint8Array, durable = true): void {
-  const fd = fs.openSync(path, 'wx');
-  try {
-    fs.writeSync(fd, bytes);
-    if (durable) fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-export function fsyncPath(path: string): void {
-  const fd = fs.openSync(path, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }

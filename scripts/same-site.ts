@@ -8,7 +8,7 @@
 //
 // The archives, made once by this tree's collector (so both builds read the same bytes):
 //   fixture      the site tests' fixture: the real collector against the local world, 12 days × 50
-//                targets plus the hostile servers (test/site/fixture-archive.ts);
+//                targets plus the hostile servers (test/helpers/archive.ts SITE_FIXTURE);
 //   fixture-1t   the same archive built with MCP_SCHEMA_WORKERS=0 (digests read in the main thread,
 //                bundle members written by the bundle writer instead of the digest workers);
 //   ops          the same archive compacted (.jsonl.gz days), restated under v1 and v1-contract, with a
@@ -116,11 +116,11 @@ async function main(): Promise<number> {
 }
 
 async function makeArchives(dir: string): Promise<void> {
-  const { makeFixtureArchive } = await import('../test/site/fixture-archive.ts');
+  const { collectArchive, SITE_FIXTURE } = await import('../test/helpers/archive.ts');
   const { compactArchive } = await import('../collector/ops/compact.ts');
   const { restate } = await import('../collector/ops/restate.ts');
   const fixture = path.join(dir, 'fixture');
-  await makeFixtureArchive(fixture, { days: 12, size: 50 });
+  await collectArchive(SITE_FIXTURE, fixture);
   const ops = path.join(dir, 'ops');
   cpSync(fixture, ops, { recursive: true });
   compactArchive(ops);

@@ -8,9 +8,15 @@
 //
 // Restating under `v1` itself is the reproducibility check: every recomputed hash must equal the
 // recorded one, and any mismatch is counted and listed.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { listDays, objectPath, readDayLines } from '../../src/archive/day-files.ts';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { tempName } from '../../src/archive/atomic.ts';
+import { listDays } from '../../src/archive/day-files.ts';
+import { LAYOUT, manifestFile } from '../../src/archive/layout.ts';
+import { readObjectSync } from '../../src/archive/objects.ts';
+import { observationLines } from '../../src/archive/observations.ts';
+import { validate, valueOrThrow } from '../../src/archive/problems.ts';
+import { RestateManifest, restatementDir, type SeriesSummary } from '../../src/archive/restatements.ts';
 import {
   answerFromBody,
   contractIntervals,
@@ -27,47 +33,21 @@ import {
 import { CliError, EXIT } from '../cli-error.ts';
 import { Store } from '../store.ts';
 
-export interface SeriesSummary {
-  targets_with_ok_rows: number;
-  changes: number;
-  targets_changed: number;
-  intervals: number;
-  events: number;
-  half_life: { median: number; lower: number | null; upper: number | null; atRisk: number } | null;
-}
-
-export interface RestateManifest {
-  series: MethodologySeriesId;
-  title: string;
-  summary: string;
-  basis: 'v1';
-  /** The restatement note readers are pointed to. */
-  note: string;
-  source_rows: number;
-  ok_rows: number;
-  /** ok rows whose stored body could not be read back (a damaged archive; `npm run verify` says more). */
-  unreadable_rows: number;
-  /** Rows whose hash under this series differs from the recorded v1 hash (for `v1`: must be 0). */
-  differing_rows: number;
-  days: string[];
-  original: SeriesSummary;
-  restated: SeriesSummary;
-}
-
 export async function restate(dataDir: string, seriesId: string): Promise<RestateManifest> {
   if (!(METHODOLOGY_SERIES as readonly string[]).includes(seriesId)) {
     throw new CliError(`unknown methodology series ${JSON.stringify(seriesId.slice(0, 40))}; known: ${METHODOLOGY_SERIES.join(', ')}`, EXIT.usage);
   }
   const series = SERIES[seriesId as MethodologySeriesId];
-  const obsDir = join(dataDir, 'observations');
+  const obsDir = join(dataDir, LAYOUT.observations);
   if (!existsSync(obsDir)) throw new CliError(`no observations in ${dataDir}: nothing to restate`, EXIT.usage);
   // The lock keeps a collector from appending while we read; Store.open also repairs a torn tail.
   const store = Store.open(dataDir, new Date().toISOString());
-  const outRoot = join(dataDir, 'restatements');
-  const tmp = join(outRoot, `.${series.id}.tmp-${process.pid}`);
+  const dest = restatementDir(dataDir, series.id);
+  const outRoot = dirname(dest);
+  const tmp = tempName(join(outRoot, `.${series.id}`));
   try {
     rmSync(tmp, { recursive: true, force: true });
-    mkdirSync(join(tmp, 'observations'), { recursive: true });
+    mkdirSync(join(tmp, LAYOUT.observations), { recursive: true });
     const hashOfBody = new Map<string, string | null>(); // body sha -> restated hash (bodies repeat daily)
     const byTarget = new Map<string, { original: Observation[]; restated: Observation[] }>();
     const m: RestateManifest = {
@@ -86,9 +66,10 @@ export async function restate(dataDir: string, seriesId: string): Promise<Restat
     };
     for (const day of listDays(dataDir)) {
       const out: string[] = [];
-      for await (const { line } of readDayLines(dataDir, day)) {
-        if (line === '') continue;
-        const row = Observation.parse(JSON.parse(line));
+      for await (const l of observationLines(dataDir, day)) {
+        if (!l.row) continue;
+        // A row that does not validate stops the restatement: a series is never restated around a hole.
+        const row = valueOrThrow(l.row, l.file, l.n);
         m.source_rows++;
         let restated: Observation = { ...row, methodology_version: series.id };
         if (row.outcome === 'ok' && row.body_sha256) {
@@ -110,13 +91,13 @@ export async function restate(dataDir: string, seriesId: string): Promise<Restat
         t.original.push(row);
         t.restated.push(restated);
       }
-      writeFileSync(join(tmp, 'observations', `${day.day}.jsonl`), out.length ? `${out.join('\n')}\n` : '');
+      writeFileSync(join(tmp, LAYOUT.observations, `${day.day}.jsonl`), out.length ? `${out.join('\n')}\n` : '');
       m.days.push(day.day);
     }
     m.original = summarise([...byTarget.values()].map((t) => t.original));
     m.restated = summarise([...byTarget.values()].map((t) => t.restated));
+    valueOrThrow(validate(m, RestateManifest), manifestFile(series.id), null);
     writeFileSync(join(tmp, 'manifest.json'), `${JSON.stringify(m, null, 2)}\n`);
-    const dest = join(outRoot, series.id);
     const old = join(outRoot, `.${series.id}.old-${process.pid}`);
     if (existsSync(dest)) renameSync(dest, old);
     renameSync(tmp, dest);
@@ -129,10 +110,11 @@ export async function restate(dataDir: string, seriesId: string): Promise<Restat
 }
 
 function hashBody(dataDir: string, sha: string, contentType: string | null, hash: (tools: ReturnType<typeof parseToolsList>) => string): string | null {
-  const path = objectPath(dataDir, sha);
-  if (!existsSync(path)) return null;
+  // Missing or corrupt (bytes that no longer hash to the name): unreadable, never hashed.
+  const bytes = readObjectSync(dataDir, sha);
+  if (!bytes) return null;
   try {
-    return hash(parseToolsList(answerFromBody(readFileSync(path), contentType, TOOLS_LIST_REQUEST_ID)));
+    return hash(parseToolsList(answerFromBody(bytes, contentType, TOOLS_LIST_REQUEST_ID)));
   } catch {
     return null;
   }

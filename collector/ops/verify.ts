@@ -2,12 +2,17 @@
 // What it promises readers: every row validates against the contract, every object a row or roster
 // points at exists and its bytes hash to its name, one row per target per run, run rows agree with
 // their observation rows and rosters, and no torn line or orphan temp file is left behind.
-// It reads day files line by line and hashes objects as streams, so memory stays flat as the archive grows.
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, openSync, readSync, closeSync, readdirSync, readFileSync, statSync } from 'node:fs';
+// Every file is read through src/archive/ (the same readers and the same messages as the site's
+// loader); day files line by line and objects as streams, so memory stays flat as the archive grows.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { DAY_FILE, listDays, readDayLines, readLines } from '../../src/archive/day-files.ts';
-import { Observation, Roster, Run, type Outcome, OUTCOMES } from '../../src/lib/index.ts';
+import { listDays, tornLastLine } from '../../src/archive/day-files.ts';
+import { DAY_FILE, isObjectName, LAYOUT, runsPath } from '../../src/archive/layout.ts';
+import { hashFile } from '../../src/archive/objects.ts';
+import { observationLines } from '../../src/archive/observations.ts';
+import { readRoster, rosterEntries } from '../../src/archive/rosters.ts';
+import { runLines } from '../../src/archive/runs.ts';
+import { type Outcome, OUTCOMES, type Roster } from '../../src/lib/index.ts';
 import { oneLine } from '../errors.ts';
 
 export interface Finding {
@@ -27,7 +32,6 @@ export interface VerifyReport {
   warnings: Finding[];
 }
 
-const SHA = /^[0-9a-f]{64}$/;
 const MAX_LISTED = 200;
 
 export async function verifyArchive(dir: string): Promise<VerifyReport> {
@@ -41,7 +45,7 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
 
   // 1. Objects: every stored file is named by the SHA-256 of its bytes, in its shard folder.
   const objects = new Set<string>();
-  const objDir = join(dir, 'objects');
+  const objDir = join(dir, LAYOUT.objects);
   if (existsSync(objDir)) {
     for (const shard of readdirSync(objDir).sort()) {
       const shardPath = join(objDir, shard);
@@ -51,7 +55,7 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
       }
       for (const name of readdirSync(shardPath).sort()) {
         const path = join(shardPath, name);
-        if (!SHA.test(name) || !name.startsWith(shard)) {
+        if (!isObjectName(name) || !name.startsWith(shard)) {
           problem('orphan', rel(dir, path), 'not a content-addressed object (temp file left by a crash?)');
           continue;
         }
@@ -69,56 +73,51 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
 
   // 2. Rosters.
   const rosters = new Map<string, Roster>();
-  const rosterDir = join(dir, 'rosters');
-  if (existsSync(rosterDir)) {
-    for (const file of readdirSync(rosterDir).sort()) {
-      const where = `rosters/${file}`;
-      if (!file.endsWith('.json')) {
-        problem('orphan', where, 'not a roster file (temp file left by a crash?)');
-        continue;
-      }
-      const parsed = parseJsonFile(join(rosterDir, file));
-      const r = parsed.ok ? Roster.safeParse(parsed.value) : null;
-      if (!r?.success) {
-        problem('roster-invalid', where, parsed.ok ? zodMessage(r!.error) : parsed.error);
-        continue;
-      }
-      rosters.set(file, r.data);
-      report.rosters++;
-      r.data.pages.forEach((p, i) => refer(p.sha256, `${where} page ${i}`));
-      const failedPage = r.data.pages.some((p) => p.sha256 === null || p.error !== null);
-      if (r.data.complete && failedPage) problem('roster-complete', where, 'complete: true but a page failed');
-      const last = r.data.pages[r.data.pages.length - 1];
-      if (r.data.complete && last && last.next_cursor !== null && last.count !== 0) {
-        problem('roster-complete', where, 'complete: true but the last page still points to a next page');
-      }
+  for (const file of rosterEntries(dir)) {
+    const where = `${LAYOUT.rosters}/${file}`;
+    if (!file.endsWith('.json')) {
+      problem('orphan', where, 'not a roster file (temp file left by a crash?)');
+      continue;
+    }
+    const r = readRoster(dir, file);
+    if (!r.ok) {
+      problem('roster-invalid', where, r.message);
+      continue;
+    }
+    const roster = r.value;
+    rosters.set(file, roster);
+    report.rosters++;
+    roster.pages.forEach((p, i) => refer(p.sha256, `${where} page ${i}`));
+    const failedPage = roster.pages.some((p) => p.sha256 === null || p.error !== null);
+    if (roster.complete && failedPage) problem('roster-complete', where, 'complete: true but a page failed');
+    const last = roster.pages[roster.pages.length - 1];
+    if (roster.complete && last && last.next_cursor !== null && last.count !== 0) {
+      problem('roster-complete', where, 'complete: true but the last page still points to a next page');
     }
   }
 
   // 3. Observation rows, line by line.
   const seen = new Set<string>(); // run_id \0 target
   const perRun = new Map<string, { outcomes: Record<Outcome, number>; first: string }>();
-  const obsDir = join(dir, 'observations');
+  const obsDir = join(dir, LAYOUT.observations);
   for (const file of existsSync(obsDir) ? readdirSync(obsDir).sort() : []) {
-    if (!DAY_FILE.test(file)) problem('orphan', `observations/${file}`, 'not a day file (temp file left by a crash?)');
+    if (!DAY_FILE.test(file)) problem('orphan', `${LAYOUT.observations}/${file}`, 'not a day file (temp file left by a crash?)');
   }
   for (const day of listDays(dir)) {
     report.dayFiles += day.files.length;
     for (const file of day.files) if (!file.endsWith('.gz') && tornLastLine(join(dir, file))) problem('torn-line', file, 'last line has no newline (an interrupted append)');
     try {
-      for await (const { line, file, n } of readDayLines(dir, day)) {
+      for await (const { row: r, file, n } of observationLines(dir, day)) {
         const at = `${file}:${n}`;
-        if (line === '') {
+        if (!r) {
           problem('row-invalid', at, 'empty line');
           continue;
         }
-        const parsed = parseJson(line);
-        const r = parsed.ok ? Observation.safeParse(parsed.value) : null;
-        if (!r?.success) {
-          problem('row-invalid', at, parsed.ok ? zodMessage(r!.error) : parsed.error);
+        if (!r.ok) {
+          problem('row-invalid', at, r.message);
           continue;
         }
-        const row = r.data;
+        const row = r.value;
         report.rows++;
         if (row.day !== day.day) problem('row-misfiled', at, `row of day ${row.day} in the file of ${day.day}`);
         if (row.methodology_version !== 'v1') problem('row-invalid', at, `a recorded row names series ${row.methodology_version}; only restatements may`);
@@ -137,21 +136,16 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
   }
 
   // 4. Runs: each run row agrees with its observation rows and its roster.
-  const runsPath = join(dir, 'runs.jsonl');
   const runIds = new Set<string>();
-  if (existsSync(runsPath)) {
-    if (tornLastLine(runsPath)) problem('torn-line', 'runs.jsonl', 'last line has no newline (an interrupted append)');
-    let n = 0;
-    for await (const line of readLines(runsPath)) {
-      n++;
-      const at = `runs.jsonl:${n}`;
-      const parsed = parseJson(line);
-      const r = parsed.ok ? Run.safeParse(parsed.value) : null;
-      if (!r?.success) {
-        problem('run-invalid', at, parsed.ok ? zodMessage(r!.error) : parsed.error);
+  if (existsSync(runsPath(dir))) {
+    if (tornLastLine(runsPath(dir))) problem('torn-line', LAYOUT.runs, 'last line has no newline (an interrupted append)');
+    for (const { n, row: r } of runLines(dir)) {
+      const at = `${LAYOUT.runs}:${n}`;
+      if (!r || !r.ok) {
+        problem('run-invalid', at, r ? r.message : 'empty line');
         continue;
       }
-      const run = r.data;
+      const run = r.value;
       report.runs++;
       if (runIds.has(run.run_id)) problem('run-duplicate', at, `run ${run.run_id} recorded twice`);
       runIds.add(run.run_id);
@@ -181,11 +175,11 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
   for (const name of existsSync(dir) ? readdirSync(dir) : []) {
     if (/\.tmp|~$/.test(name)) problem('orphan', name, 'temp file in the archive root');
   }
-  const quarantine = join(dir, 'quarantine');
+  const quarantine = join(dir, LAYOUT.quarantine);
   for (const name of existsSync(quarantine) ? readdirSync(quarantine).sort() : []) {
-    warn('quarantine', `quarantine/${name}`, 'bytes set aside by a crash repair (kept for inspection, not part of the record)');
+    warn('quarantine', `${LAYOUT.quarantine}/${name}`, 'bytes set aside by a crash repair (kept for inspection, not part of the record)');
   }
-  if (existsSync(join(dir, '.lock'))) warn('lock', '.lock', 'a lock file is present (a run in progress, or a dead one the next run recovers)');
+  if (existsSync(join(dir, LAYOUT.lock))) warn('lock', LAYOUT.lock, 'a lock file is present (a run in progress, or a dead one the next run recovers)');
   return report;
 }
 
@@ -203,48 +197,6 @@ export function formatReport(r: VerifyReport): string {
 
 function zeroOutcomes(): Record<Outcome, number> {
   return Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
-}
-
-function tornLastLine(path: string): boolean {
-  const size = statSync(path).size;
-  if (size === 0) return false;
-  const fd = openSync(path, 'r');
-  try {
-    const b = Buffer.alloc(1);
-    readSync(fd, b, 0, 1, size - 1);
-    return b[0] !== 0x0a;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function hashFile(path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const h = createHash('sha256');
-    createReadStream(path)
-      .on('data', (c) => h.update(c))
-      .on('end', () => resolve(h.digest('hex')))
-      .on('error', reject);
-  });
-}
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (e) {
-    return { ok: false, error: `not json: ${(e as Error).message.slice(0, 120)}` };
-  }
-}
-
-function parseJsonFile(path: string) {
-  return parseJson(readFileSync(path, 'utf8'));
-}
-
-function zodMessage(e: { issues: { path: (string | number)[]; message: string }[] }): string {
-  return e.issues
-    .slice(0, 3)
-    .map((i) => `${i.path.join('.') || '(row)'}: ${i.message}`)
-    .join('; ');
 }
 
 function rel(dir: string, path: string): string {

@@ -1,18 +1,16 @@
-// The archive's files on disk, for every Node reader of an archive (the site's loader, verify, restate,
-// compact): one place that knows the layout, so none of them globs on its own.
+// Listing and reading the archive's line files, for every Node reader of an archive (the site's
+// loader and bundles, verify, restate, compact, the collector's store): one place that knows how a
+// day is split over files and what a line is, so none of them globs or splits on its own.
 //
-//   observations/<day>.jsonl      the day being written (appended by the collector)
-//   observations/<day>.jsonl.gz   a closed day, gzipped by `npm run compact` (same lines, same order)
-//   objects/<aa>/<sha256>         raw bytes named by their SHA-256
-//
-// A day may have both files for a short while (a late run appended to a day that was already
-// compacted): its rows are the gzipped lines followed by the plain ones.
-import { createReadStream, existsSync, readdirSync } from 'node:fs';
+//   - a day is observations/<day>.jsonl.gz (closed) followed by observations/<day>.jsonl (open);
+//   - lines end at LF, CR or CRLF, as node:readline reads them, and a last line without its newline
+//     is still a line (the loader reports it when it does not parse; see tornLastLine);
+//   - day files are streamed or read a day at a time, never the whole archive at once.
+import { closeSync, createReadStream, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createGunzip } from 'node:zlib';
-
-export const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl(\.gz)?$/;
+import { createGunzip, gunzipSync } from 'node:zlib';
+import { DAY_FILE, dayFile, LAYOUT } from './layout.ts';
 
 export interface DayFiles {
   day: string;
@@ -22,15 +20,15 @@ export interface DayFiles {
 
 /** The day files of an archive, oldest day first; an archive without observations/ has none. */
 export function listDays(dir: string): DayFiles[] {
-  const obs = join(dir, 'observations');
+  const obs = join(dir, LAYOUT.observations);
   if (!existsSync(obs)) return [];
   const byDay = new Map<string, { gz?: string; plain?: string }>();
   for (const name of readdirSync(obs)) {
     const m = DAY_FILE.exec(name);
     if (!m) continue;
     const entry = byDay.get(m[1]!) ?? {};
-    if (m[2]) entry.gz = `observations/${name}`;
-    else entry.plain = `observations/${name}`;
+    if (m[2]) entry.gz = dayFile(m[1]!, true);
+    else entry.plain = dayFile(m[1]!);
     byDay.set(m[1]!, entry);
   }
   return [...byDay.keys()].sort().map((day) => {
@@ -56,7 +54,54 @@ export async function* readDayLines(dir: string, day: DayFiles): AsyncGenerator<
   }
 }
 
-/** Where an object lives; the caller checks the name is a sha256 before using it. */
-export function objectPath(dir: string, sha256: string): string {
-  return join(dir, 'objects', sha256.slice(0, 2), sha256);
+/**
+ * The lines of a day, numbered across its files as readDayLines numbers them; a line nobody asked for
+ * is yielded as null without being decoded (a whole day is one buffer: a day file is tens of MB at
+ * most). A file holding a CR falls back to readDayLines, whose line breaks we would otherwise have to
+ * mimic.
+ */
+export async function* scanDayLines(dir: string, day: DayFiles, wanted: (line: number) => boolean): AsyncGenerator<string | null> {
+  const buffers = day.files.map((f) => {
+    const raw = readFileSync(join(dir, f));
+    return f.endsWith('.gz') ? gunzipSync(raw) : raw;
+  });
+  if (buffers.some((b) => b.includes(0x0d))) {
+    for await (const { line } of readDayLines(dir, day)) yield line;
+    return;
+  }
+  let n = 0;
+  for (const buf of buffers) {
+    let start = 0;
+    while (start < buf.length) {
+      let end = buf.indexOf(0x0a, start);
+      if (end < 0) end = buf.length;
+      n++;
+      yield wanted(n) ? buf.toString('utf8', start, end) : null;
+      start = end + 1;
+    }
+  }
+}
+
+/** The lines of a small file held whole (runs.jsonl), split as node:readline splits them. */
+export function splitLines(text: string): string[] {
+  const lines = text.split(/\r\n|\r|\n/);
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+}
+
+/**
+ * The torn-line rule: a line file whose last byte is not a newline ends in a torn line (a writer died
+ * mid-append). The collector cuts such a tail into quarantine/ on its next start; verify reports it.
+ */
+export function tornLastLine(path: string): boolean {
+  const size = statSync(path).size;
+  if (size === 0) return false;
+  const fd = openSync(path, 'r');
+  try {
+    const b = Buffer.alloc(1);
+    readSync(fd, b, 0, 1, size - 1);
+    return b[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
+  }
 }

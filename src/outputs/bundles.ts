@@ -7,40 +7,42 @@
 //     cached by the day's content hash; the CSV member of every day is cached the same way; the
 //     whole-archive files are the months' members concatenated again;
 //   - SHA-256 is computed on the bytes as they are written, never by reading a file back.
-// Where each file goes (the site or a release folder) is decided in src/data-catalogue.ts.
+// Where each file goes (the site or a release folder) is decided in catalogue.ts. Days are read through
+// src/archive's observation reader; the bundles are a function of the loaded archive, the output
+// folders, the cache folder and the Publication: no environment.
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, type WriteStream } from 'node:fs';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, type WriteStream } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import { gzipSync } from 'node:zlib';
-import { cacheDir } from '../loader/cache.ts';
-import { readDayLines } from '../archive/day-files.ts';
-import type { Archive } from '../loader/load-archive.ts';
-import { survivalCsv } from '../charts/survival-export.ts';
-import { Observation } from '../lib/index.ts';
-import { csvLine, csvOf, gzipMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeMember, writeRosterMember } from './members.ts';
-import { INTERVAL_FIELDS, datapackage, citationCff, LICENCE_DATA, LICENCE_CODE, plannedBundles, releaseDir, bundleUrl, type BundleFile } from './catalogue.ts';
-
+import { observationLines } from '../archive/observations.ts';
+import type { Archive, DayInfo } from '../loader/views.ts';
+import { bundledAsIs, csvLine, csvOf, dayMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeRosterMember } from './members.ts';
+import { INTERVAL_FIELDS, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, type BundleFile } from './catalogue.ts';
+import type { Publication } from './publication.ts';
+import { survivalCsv } from './survival-csv.ts';
 
 export interface WrittenBundles {
   /** Files under <site>/data/, listed in its SHA256SUMS and datapackage.json. */
   site: BundleFile[];
-  /** Files in the release folder (MCP_SCHEMA_RELEASE_DIR), with their own SHA256SUMS; [] when unset. */
+  /** Files in the release folder (Publication.releaseDir), with their own SHA256SUMS; [] without one. */
   release: BundleFile[];
 }
 
-export async function writeBundles(a: Archive, outDir: string): Promise<WrittenBundles> {
+/** Write /data/ under `outDir` (and the release folder), caching members under `cacheDir`. */
+export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publication; cacheDir: string }): Promise<WrittenBundles> {
+  const { pub } = opts;
   const siteDir = path.join(outDir, 'data');
-  const relDir = releaseDir();
+  const relDir = pub.releaseDir;
   await mkdir(siteDir, { recursive: true });
   if (relDir) await mkdir(relDir, { recursive: true });
-  const where = new Map(plannedBundles(a).map((b) => [b.name, b.where]));
+  const where = new Map(plannedBundles(a, pub).map((b) => [b.name, b.where]));
   const dirOf = (name: string) => (where.get(name) === 'release' && relDir ? relDir : siteDir);
   const site: BundleFile[] = [];
   const release: BundleFile[] = [];
-  const record = (f: BundleFile) => (dirOf(f.name) === siteDir ? site.push(f) : release.push({ ...f, url: bundleUrl(f.name, 'release') }));
-  const members = new Members(a);
+  const record = (f: BundleFile) => (dirOf(f.name) === siteDir ? site.push(f) : release.push({ ...f, url: bundleUrl(f.name, 'release', pub) }));
+  const members = new Members(a, opts.cacheDir);
 
   // Observations: per month (the days' members) and whole (the months' members), JSONL and CSV.
   const header = gzipSync(csvLine(OBS_COLUMNS));
@@ -81,13 +83,7 @@ export async function writeBundles(a: Archive, outDir: string): Promise<WrittenB
   await changes.gzipLines(
     (function* () {
       for (let i = a.changes.length - 1; i >= 0; i--) {
-        const c = a.changes[i]!;
-        yield JSON.stringify({
-          target: c.target, day: c.day, observed_at: c.observedAt, run_id: c.runId,
-          before_tools_sha256: c.beforeSha256, after_tools_sha256: c.afterSha256,
-          before_body_sha256: c.beforeBody, after_body_sha256: c.afterBody, revert: c.revert,
-          compatibility: c.compatibility, security: c.security, diff: c.diff, diff_problem: c.diffProblem, findings: c.findings,
-        }) + '\n';
+        yield JSON.stringify(changeRecord(a.changes[i]!)) + '\n';
       }
     })(),
   );
@@ -110,12 +106,12 @@ export async function writeBundles(a: Archive, outDir: string): Promise<WrittenB
   }
   record({ name: 'rosters.jsonl.gz', resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
 
-  await small('LICENSE-DATA.txt', null, null, LICENCE_DATA);
+  await small('LICENSE-DATA.txt', null, null, licenceData(pub));
   await small('LICENSE-CODE.txt', null, null, LICENCE_CODE);
-  await small('CITATION.cff', null, null, citationCff(a));
+  await small('CITATION.cff', null, null, citationCff(a, pub));
   // The datapackage describes every file wherever it lives (release files carry their URL).
   const described = [...site, ...release];
-  await small('datapackage.json', null, null, JSON.stringify(datapackage(a, described), null, 2) + '\n');
+  await small('datapackage.json', null, null, JSON.stringify(datapackage(a, described, pub), null, 2) + '\n');
 
   await writeFile(path.join(siteDir, 'SHA256SUMS'), site.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
   if (relDir) await writeFile(path.join(relDir, 'SHA256SUMS'), release.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
@@ -124,69 +120,51 @@ export async function writeBundles(a: Archive, outDir: string): Promise<WrittenB
 
 /** A day's gzip members (JSONL verbatim, CSV without header), from the archive or the build cache. */
 class Members {
-  constructor(private readonly a: Archive) {}
+  constructor(
+    private readonly a: Archive,
+    private readonly cacheDir: string,
+  ) {}
 
-  async of(day: Archive['dayFiles'][number]): Promise<{ jsonl: string; csv: string }> {
-    const m = memberPaths(cacheDir(), day.key);
-    // A closed day with no invalid line is its compacted file as it stands.
-    const direct = day.files.length === 1 && day.files[0]!.endsWith('.gz') && day.problems === 0 ? path.join(this.a.dir, day.files[0]!) : null;
+  async of(day: DayInfo): Promise<{ jsonl: string; csv: string }> {
+    const m = memberPaths(this.cacheDir, day.key);
+    const files = { day: day.day, files: day.files };
+    const direct = bundledAsIs(files, day.problems) ? path.join(this.a.dir, day.files[0]!) : null;
     if ((direct || existsSync(m.jsonl)) && existsSync(m.csv)) return { jsonl: direct ?? m.jsonl, csv: m.csv };
     // The loader validated every line of this day (its digest has the same key): a day without
     // problems needs no second validation; one with problems is filtered line by line again.
-    const clean = day.problems === 0;
     const lines: string[] = [];
     const rows: string[] = [];
-    for await (const { line } of readDayLines(this.a.dir, { day: day.day, files: day.files })) {
-      if (line.trim() === '') continue;
-      let row: Observation;
-      try {
-        const value = JSON.parse(line) as Observation;
-        if (clean) row = value;
-        else {
-          const parsed = Observation.safeParse(value);
-          if (!parsed.success) continue;
-          row = parsed.data;
-        }
-      } catch {
-        continue;
-      }
-      if (!direct) lines.push(line + '\n');
-      rows.push(csvOf(row));
+    for await (const { text, row } of observationLines(this.a.dir, files, { trusted: day.problems === 0 })) {
+      if (!row?.ok) continue;
+      lines.push(text + '\n');
+      rows.push(csvOf(row.value));
     }
-    if (!direct) writeMember(m.jsonl, gzipMembers(lines));
-    writeMember(m.csv, gzipMembers(rows));
+    dayMembers(files, lines, rows, day.problems, { jsonl: m.jsonl, csv: m.csv });
     return { jsonl: direct ?? m.jsonl, csv: m.csv };
   }
 
   /** One roster file as a gzip member holding its validated JSON on one line, or null when invalid. */
   async roster(file: string): Promise<string | null> {
-    const member = await rosterMemberPath(this.a.dir, file);
+    const member = await rosterMemberPath(this.a.dir, file, this.cacheDir);
     if (!member) return null;
     if (existsSync(member)) return member;
-    return writeRosterMember(this.a.dir, file, member);
+    return writeRosterMember({ archive: this.a.dir, file, member });
   }
 }
-
-
 
 /**
  * A file written through a stream that honours backpressure, hashed as it is written. Gzip members
  * are written whole (gzipChunk: one member per call, Node's header carries mtime 0, so the same input
- * gives the same bytes); `atomic` files are written to a temp name and renamed (the build cache).
+ * gives the same bytes).
  */
 class HashedFile {
   private readonly out: WriteStream;
   private readonly hash: Hash = createHash('sha256');
   private bytes = 0;
-  private readonly tmp: string;
   private pendingText: string[] = [];
-  constructor(
-    private readonly file: string,
-    private readonly atomic = false,
-  ) {
+  constructor(file: string) {
     mkdirSync(path.dirname(file), { recursive: true });
-    this.tmp = atomic ? `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}` : file;
-    this.out = createWriteStream(this.tmp);
+    this.out = createWriteStream(file);
   }
 
   async write(chunk: Buffer): Promise<void> {
@@ -222,9 +200,7 @@ class HashedFile {
   async end(): Promise<{ sha256: string; bytes: number }> {
     this.out.end();
     await once(this.out, 'close');
-    if (this.atomic) renameSync(this.tmp, this.file);
     return { sha256: this.hash.digest('hex'), bytes: this.bytes };
   }
 }
 
-export { csvLine } from './members.ts';

@@ -1,33 +1,25 @@
 // What /data/ offers and how each field reads: one catalogue used by the page, the bundle writer and
-// datapackage.json (Frictionless Data Package v1), so the three never disagree.
-import path from 'node:path';
-import type { Archive } from '../loader/load-archive.ts';
-import { permalink, SITE_NAME } from '../site/settings.ts';
+// datapackage.json (Frictionless Data Package v1), so the three never disagree. The field lists of
+// the recorded formats come from their zod contracts (src/lib/contract/): a field added to a contract
+// is a compile error here until it is described, and the order is the contract's.
+import { Observation, Roster, RosterPage, RosterTarget, Run, type Interval } from '../lib/index.ts';
+import type { Archive, ChangeView } from '../loader/views.ts';
+import { SITE_NAME, type Publication } from './publication.ts';
 
 /**
  * Where the big files live (bench/README.md, "Deployability"). A static host caps the published site
  * (GitHub Pages: 1 GB), and a year of observations as JSONL.gz + CSV.gz is larger than that on its own.
- *   MCP_SCHEMA_RELEASE_DIR  when set, the whole-archive bundles (observations, rosters) and the
- *                           monthly observation bundles older than the latest SITE_MONTHS go to this
- *                           folder (with their own SHA256SUMS), to be published as release assets or
- *                           object storage; unset (tests, the demo, small archives), everything is on
- *                           the site under /data/, as before.
- *   MCP_SCHEMA_RELEASE_URL  the public base URL of that folder (e.g. a GitHub release's download URL);
- *                           the data page and datapackage.json link the files there, with checksums.
+ * With a release folder (Publication.releaseDir; the site's is MCP_SCHEMA_RELEASE_DIR), the
+ * whole-archive bundles (observations, rosters) and the monthly observation bundles older than the
+ * latest SITE_MONTHS go there (with their own SHA256SUMS), to be published as release assets or object
+ * storage, and are linked at Publication.releaseUrl with checksums; without one (tests, the demo, small
+ * archives), everything is on the site under /data/.
  */
 export const SITE_MONTHS = 3;
 
-export function releaseDir(): string | null {
-  return process.env.MCP_SCHEMA_RELEASE_DIR ? path.resolve(process.env.MCP_SCHEMA_RELEASE_DIR) : null;
-}
-
-export function releaseUrl(): string {
-  return (process.env.MCP_SCHEMA_RELEASE_URL || permalink('/data/release/')).replace(/\/*$/, '/');
-}
-
 /** The public URL of a bundle: on the site under /data/, or in the release folder. */
-export function bundleUrl(name: string, where: 'site' | 'release'): string {
-  return where === 'release' ? releaseUrl() + encodeURIComponent(name) : permalink(`/data/${name}`);
+export function bundleUrl(name: string, where: 'site' | 'release', pub: Publication): string {
+  return where === 'release' ? pub.releaseUrl + encodeURIComponent(name) : pub.permalink(`/data/${name}`);
 }
 
 export type ResourceName = 'observations' | 'runs' | 'changes' | 'contract-intervals' | 'survival' | 'rosters';
@@ -48,62 +40,71 @@ export interface Field {
   description: string;
 }
 
-export const OBSERVATION_FIELDS: Field[] = [
-  { name: 'run_id', type: 'string', description: 'The collector run that wrote the row.' },
-  { name: 'day', type: 'date', description: 'UTC day of the run (the day file the row lives in).' },
-  { name: 'observed_at', type: 'datetime', description: 'When the probe of this target finished (RFC 3339).' },
-  { name: 'target', type: 'string', description: 'Registry server.name, verbatim and unvetted.' },
-  { name: 'registry_version', type: 'string', description: 'Registry server.version of the latest entry used; empty for retired rows.' },
-  { name: 'registry_status', type: 'string', description: 'Registry status of that entry (active, deprecated, ...), when known.' },
-  { name: 'registry_page_sha256', type: 'string', description: 'SHA-256 of the raw registry page holding the entry (objects/).' },
-  { name: 'registry_page_index', type: 'integer', description: 'Index of the entry in that page\'s servers[] array.' },
-  { name: 'endpoint', type: 'string', description: 'The streamable-http URL probed, as listed; empty when none.' },
-  { name: 'outcome', type: 'string', description: 'ok, error, no_endpoint, retired or excluded.' },
-  { name: 'error_class', type: 'string', description: 'One of timeout, tls, http_4xx, http_5xx, auth, rate_limited, no_endpoint, parse; empty when ok.' },
-  { name: 'step', type: 'string', description: 'Probe step that failed: roster, address, initialize, initialized, tools/list.' },
-  { name: 'detail', type: 'string', description: 'Short, truncated text on why it failed or what was odd.' },
-  { name: 'http_status', type: 'integer', description: 'HTTP status of the failing or final response.' },
-  { name: 'jsonrpc_code', type: 'integer', description: 'JSON-RPC error code, when the server answered one.' },
-  { name: 'www_authenticate', type: 'string', description: 'WWW-Authenticate header of a 401, truncated.' },
-  { name: 'retry_after', type: 'string', description: 'Retry-After header of a 429 or 503.' },
-  { name: 'final_url', type: 'string', description: 'URL that answered after redirects, when any were followed.' },
-  { name: 'redirects', type: 'integer', description: 'Redirects followed.' },
-  { name: 'protocol_version', type: 'string', description: 'MCP protocol version the server answered in initialize.' },
-  { name: 'server_name', type: 'string', description: 'serverInfo.name from initialize (unvetted).' },
-  { name: 'server_version', type: 'string', description: 'serverInfo.version from initialize (unvetted).' },
-  { name: 'session', type: 'boolean', description: 'Whether initialize issued an Mcp-Session-Id.' },
-  { name: 'tools_sha256', type: 'string', description: 'Canonical v1 contract hash of result.tools (methodology, Canonicalisation).' },
-  { name: 'body_sha256', type: 'string', description: 'SHA-256 of the raw tools/list HTTP body, stored verbatim under objects/.' },
-  { name: 'body_content_type', type: 'string', description: 'Content-Type of that body (application/json or text/event-stream).' },
-  { name: 'tool_count', type: 'integer', description: 'Number of tools in the first page of tools/list.' },
-  { name: 'next_cursor', type: 'boolean', description: 'tools/list offered a next page (v1 reads the first page only).' },
-  { name: 'latency_ms', type: 'number', description: 'Wall time of the probe in milliseconds.' },
-  { name: 'prober_version', type: 'string', description: 'Version of the collector that probed.' },
-  { name: 'methodology_version', type: 'string', description: 'Methodology the row was written under (v1).' },
+/** How each observation field reads; the contract (src/lib/contract/observation.ts) gives the list and the order. */
+const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
+  run_id: { type: 'string', description: 'The collector run that wrote the row.' },
+  day: { type: 'date', description: 'UTC day of the run (the day file the row lives in).' },
+  observed_at: { type: 'datetime', description: 'When the probe of this target finished (RFC 3339).' },
+  target: { type: 'string', description: 'Registry server.name, verbatim and unvetted.' },
+  registry_version: { type: 'string', description: 'Registry server.version of the latest entry used; empty for retired rows.' },
+  registry_status: { type: 'string', description: 'Registry status of that entry (active, deprecated, ...), when known.' },
+  registry_page_sha256: { type: 'string', description: 'SHA-256 of the raw registry page holding the entry (objects/).' },
+  registry_page_index: { type: 'integer', description: 'Index of the entry in that page\'s servers[] array.' },
+  endpoint: { type: 'string', description: 'The streamable-http URL probed, as listed; empty when none.' },
+  outcome: { type: 'string', description: 'ok, error, no_endpoint, retired or excluded.' },
+  error_class: { type: 'string', description: 'One of timeout, tls, http_4xx, http_5xx, auth, rate_limited, no_endpoint, parse; empty when ok.' },
+  step: { type: 'string', description: 'Probe step that failed: roster, address, initialize, initialized, tools/list.' },
+  detail: { type: 'string', description: 'Short, truncated text on why it failed or what was odd.' },
+  http_status: { type: 'integer', description: 'HTTP status of the failing or final response.' },
+  jsonrpc_code: { type: 'integer', description: 'JSON-RPC error code, when the server answered one.' },
+  www_authenticate: { type: 'string', description: 'WWW-Authenticate header of a 401, truncated.' },
+  retry_after: { type: 'string', description: 'Retry-After header of a 429 or 503.' },
+  final_url: { type: 'string', description: 'URL that answered after redirects, when any were followed.' },
+  redirects: { type: 'integer', description: 'Redirects followed.' },
+  protocol_version: { type: 'string', description: 'MCP protocol version the server answered in initialize.' },
+  server_name: { type: 'string', description: 'serverInfo.name from initialize (unvetted).' },
+  server_version: { type: 'string', description: 'serverInfo.version from initialize (unvetted).' },
+  session: { type: 'boolean', description: 'Whether initialize issued an Mcp-Session-Id.' },
+  tools_sha256: { type: 'string', description: 'Canonical v1 contract hash of result.tools (methodology, Canonicalisation).' },
+  body_sha256: { type: 'string', description: 'SHA-256 of the raw tools/list HTTP body, stored verbatim under objects/.' },
+  body_content_type: { type: 'string', description: 'Content-Type of that body (application/json or text/event-stream).' },
+  tool_count: { type: 'integer', description: 'Number of tools in the first page of tools/list.' },
+  next_cursor: { type: 'boolean', description: 'tools/list offered a next page (v1 reads the first page only).' },
+  latency_ms: { type: 'number', description: 'Wall time of the probe in milliseconds.' },
+  prober_version: { type: 'string', description: 'Version of the collector that probed.' },
+  methodology_version: { type: 'string', description: 'Methodology the row was written under (v1).' },
+};
+
+export const OBSERVATION_FIELDS: Field[] = Object.keys(Observation.innerType().shape).map((name) => ({ name, ...OBSERVATION_DOCS[name as keyof Observation] }));
+
+export const RUN_FIELDS: Field[] = [{ name: 'run', type: 'object', description: `One collector run per line, verbatim: ${Object.keys(Run.shape).join(', ')}.` }];
+
+/** changes.jsonl, one table: each field's name, how it reads, and where its value comes from. */
+const CHANGE_COLUMNS: (Field & { of: (c: ChangeView) => unknown })[] = [
+  { name: 'target', type: 'string', description: 'Registry server.name.', of: (c) => c.target },
+  { name: 'day', type: 'date', description: 'UTC day of the first successful observation of the new contract.', of: (c) => c.day },
+  { name: 'observed_at', type: 'datetime', description: 'Instant of that observation.', of: (c) => c.observedAt },
+  { name: 'run_id', type: 'string', description: 'Run of that observation.', of: (c) => c.runId },
+  { name: 'before_tools_sha256', type: 'string', description: 'Contract hash the head moved from (last successful observation before).', of: (c) => c.beforeSha256 },
+  { name: 'after_tools_sha256', type: 'string', description: 'Contract hash the head moved to.', of: (c) => c.afterSha256 },
+  { name: 'before_body_sha256', type: 'string', description: 'Raw body of the before observation (objects/).', of: (c) => c.beforeBody },
+  { name: 'after_body_sha256', type: 'string', description: 'Raw body of the after observation (objects/).', of: (c) => c.afterBody },
+  { name: 'revert', type: 'boolean', description: 'The new hash had been seen before on this target.', of: (c) => c.revert },
+  { name: 'compatibility', type: 'string', description: 'Highest compatibility level among the findings: ERR, WARN, INFO, or null.', of: (c) => c.compatibility },
+  { name: 'security', type: 'string', description: 'Highest security level among the findings: HIGH, WARN, or null.', of: (c) => c.security },
+  { name: 'diff', type: 'object', description: 'summariseDiff: added, removed, returned and changed tools, with JSON-pointer schema diffs.', of: (c) => c.diff },
+  { name: 'diff_problem', type: 'string', description: 'Why no diff could be computed (raw body missing or unreadable), else null.', of: (c) => c.diffProblem },
+  { name: 'findings', type: 'array', description: 'Classification findings: rule, axis, level, tool, path, before, after, fingerprint, message.', of: (c) => c.findings },
 ];
 
-export const RUN_FIELDS: Field[] = [
-  { name: 'run', type: 'object', description: 'One collector run per line, verbatim: run_id, day, started_at, finished_at, registry, roster_file, roster_complete, targets, eligible, attempts, coverage, degraded, partial, limit, outcomes, error_classes, status, message, prober_version, methodology_version.' },
-];
+export const CHANGE_FIELDS: Field[] = CHANGE_COLUMNS.map(({ name, type, description }) => ({ name, type, description }));
 
-export const CHANGE_FIELDS: Field[] = [
-  { name: 'target', type: 'string', description: 'Registry server.name.' },
-  { name: 'day', type: 'date', description: 'UTC day of the first successful observation of the new contract.' },
-  { name: 'observed_at', type: 'datetime', description: 'Instant of that observation.' },
-  { name: 'run_id', type: 'string', description: 'Run of that observation.' },
-  { name: 'before_tools_sha256', type: 'string', description: 'Contract hash the head moved from (last successful observation before).' },
-  { name: 'after_tools_sha256', type: 'string', description: 'Contract hash the head moved to.' },
-  { name: 'before_body_sha256', type: 'string', description: 'Raw body of the before observation (objects/).' },
-  { name: 'after_body_sha256', type: 'string', description: 'Raw body of the after observation (objects/).' },
-  { name: 'revert', type: 'boolean', description: 'The new hash had been seen before on this target.' },
-  { name: 'compatibility', type: 'string', description: 'Highest compatibility level among the findings: ERR, WARN, INFO, or null.' },
-  { name: 'security', type: 'string', description: 'Highest security level among the findings: HIGH, WARN, or null.' },
-  { name: 'diff', type: 'object', description: 'summariseDiff: added, removed, returned and changed tools, with JSON-pointer schema diffs.' },
-  { name: 'diff_problem', type: 'string', description: 'Why no diff could be computed (raw body missing or unreadable), else null.' },
-  { name: 'findings', type: 'array', description: 'Classification findings: rule, axis, level, tool, path, before, after, fingerprint, message.' },
-];
+/** One line of changes.jsonl (its keys are CHANGE_FIELDS, in that order). */
+export function changeRecord(c: ChangeView): Record<string, unknown> {
+  return Object.fromEntries(CHANGE_COLUMNS.map((f) => [f.name, f.of(c)]));
+}
 
-export const INTERVAL_FIELDS: Field[] = [
+export const INTERVAL_FIELDS: (Field & { name: keyof Interval })[] = [
   { name: 'target', type: 'string', description: 'Registry server.name.' },
   { name: 'tools_sha256', type: 'string', description: 'The contract.' },
   { name: 'start_day', type: 'date', description: 'Day of its first successful observation.' },
@@ -124,9 +125,10 @@ export const SURVIVAL_FIELDS: Field[] = [
   { name: 'upper_95', type: 'number', description: 'Plain pointwise 95% band, upper (clipped to 1).' },
 ];
 
-const ROSTER_FIELDS: Field[] = [
-  { name: 'roster', type: 'object', description: 'One validated roster per line: day, run_id, fetched_at, source, complete, incomplete_reason, pages (cursor, url, http_status, sha256, count, next_cursor, attempts, error), counts, targets (name, version, status, endpoint, endpoint_problem, page_sha256, page_index).' },
-];
+/** Roster fields as the contract lists them, with the fields of its pages and targets. */
+const ROSTER_KEYS = Object.keys(Roster.shape).map((k) => (k === 'pages' ? `pages (${Object.keys(RosterPage.shape).join(', ')})` : k === 'targets' ? `targets (${Object.keys(RosterTarget.shape).join(', ')})` : k));
+
+const ROSTER_FIELDS: Field[] = [{ name: 'roster', type: 'object', description: `One validated roster per line: ${ROSTER_KEYS.join(', ')}.` }];
 
 export const RESOURCES: Record<ResourceName, { title: string; description: string; fields: Field[] }> = {
   observations: { title: 'Observations', description: 'One row per target per run, failures included.', fields: OBSERVATION_FIELDS },
@@ -145,8 +147,8 @@ export interface PlannedBundle {
   where: 'site' | 'release';
 }
 
-export function plannedBundles(a: Archive): PlannedBundle[] {
-  const rel = releaseDir() !== null;
+export function plannedBundles(a: Archive, pub: Publication): PlannedBundle[] {
+  const rel = pub.releaseDir !== null;
   const recent = new Set(a.months.slice(-SITE_MONTHS));
   const big = rel ? ('release' as const) : ('site' as const);
   const list: Omit<PlannedBundle, 'where'>[] = [];
@@ -183,7 +185,7 @@ function smallBundles(): Omit<PlannedBundle, 'where'>[] {
 
 /**
  * What the CSV files do to registry text, in words: the data page and datapackage.json both say this,
- * and src/bundle-members.ts (csvLine) does it.
+ * and src/outputs/members.ts (csvLine) does it.
  */
 export const CSV_NOTE =
   "CSV files follow RFC 4180 (comma, CRLF, header row) and OWASP's CSV-injection guidance, so a spreadsheet never runs registry text as a formula. " +
@@ -191,13 +193,13 @@ export const CSV_NOTE =
   'A cell holding a comma, semicolon, double quote, tab or line break is wrapped in double quotes, its double quotes doubled, so a spreadsheet that splits on semicolons or tabs still reads one cell. ' +
   'Numbers, booleans and empty cells are never changed. For the exact text, use the JSON Lines files: they are verbatim.';
 
-export function datapackage(a: Archive, files: readonly BundleFile[]): unknown {
+export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publication): unknown {
   return {
     profile: 'data-package',
     name: 'mcp-schema',
     title: 'mcp-schema: observations of remote MCP servers\' tool contracts',
     description: 'Daily tools/list observations of every remote MCP server in the official registry, contract changes, contract lifetimes and their Kaplan–Meier survival estimate. Methodology v1.',
-    homepage: permalink('/data/'),
+    homepage: pub.permalink('/data/'),
     version: a.asOfDay ?? 'empty',
     created: a.asOf ?? undefined,
     licenses: [{ name: 'CC-BY-4.0', path: 'https://creativecommons.org/licenses/by/4.0/', title: 'Creative Commons Attribution 4.0' }],
@@ -226,7 +228,7 @@ export function datapackage(a: Archive, files: readonly BundleFile[]): unknown {
   };
 }
 
-export function citationCff(a: Archive): string {
+export function citationCff(a: Archive, pub: Publication): string {
   const q = (s: string) => JSON.stringify(s);
   return [
     'cff-version: 1.2.0',
@@ -237,20 +239,22 @@ export function citationCff(a: Archive): string {
     `  - name: ${q(`${SITE_NAME} contributors`)}`,
     `version: ${q(a.asOfDay ?? 'empty')}`,
     ...(a.asOfDay ? [`date-released: ${q(a.asOfDay)}`] : []),
-    `url: ${q(permalink('/data/'))}`,
+    `url: ${q(pub.permalink('/data/'))}`,
     'license: CC-BY-4.0',
     'keywords: ["Model Context Protocol", "MCP", "API drift", "survival analysis"]',
     '',
   ].join('\n');
 }
 
-export const LICENCE_DATA = `The mcp-schema dataset (observations, runs, drift events, contract intervals, survival curve and
+export function licenceData(pub: Publication): string {
+  return `The mcp-schema dataset (observations, runs, drift events, contract intervals, survival curve and
 roster snapshots) is licensed under the Creative Commons Attribution 4.0 International licence (CC BY 4.0):
 https://creativecommons.org/licenses/by/4.0/legalcode
 
-Attribution: "mcp-schema, data as of <date>, ${permalink('/data/')}".
+Attribution: "mcp-schema, data as of <date>, ${pub.permalink('/data/')}".
 Tool names, descriptions and schemas inside the raw answers were written by each server's publisher.
 `;
+}
 
 export const LICENCE_CODE = `MIT License
 

@@ -12,8 +12,8 @@
 //   - the JSON Feed carries `content_text` only, never `content_html`.
 import { getRssString, type RSSFeedItem } from '@astrojs/rss';
 import { clip } from '../lib/index.ts';
-import type { ChangeView } from '../loader/load-archive.ts';
-import { permalink } from '../site/settings.ts';
+import type { ChangeView } from '../loader/views.ts';
+import type { Publication } from './publication.ts';
 import { xmlText } from './xml-text.ts';
 
 /** Items per feed: enough for a weekly reader on a busy day, small enough to fetch often. */
@@ -75,31 +75,31 @@ export function changeSummaryHtml(c: ChangeView): string {
   return changeSummary(c).split(/\r\n?|\n/).map(htmlText).join('<br>\n');
 }
 
-export function changeUrl(c: ChangeView): string {
-  return permalink(`/servers/${c.slug}/`) + `#change-${c.id}`;
+export function changeUrl(c: ChangeView, pub: Pick<Publication, 'permalink'>): string {
+  return pub.permalink(`/servers/${c.slug}/`) + `#change-${c.id}`;
 }
 
 /** RSS 2.0 of the newest FEED_ITEMS changes. */
-export function rssFeed(changes: readonly ChangeView[], ch: FeedChannel): Promise<string> {
+export function rssFeed(changes: readonly ChangeView[], ch: FeedChannel, pub: Pick<Publication, 'permalink'>): Promise<string> {
   const items: RSSFeedItem[] = changes.slice(0, FEED_ITEMS).map((c) => ({
     title: changeTitle(c),
-    link: changeUrl(c),
+    link: changeUrl(c, pub),
     pubDate: new Date(c.observedAt),
     description: changeSummaryHtml(c),
     categories: tags(c),
   }));
-  return getRssString(xmlSafe({ title: ch.title, description: ch.description, site: permalink(ch.homePath), items }));
+  return getRssString(xmlSafe({ title: ch.title, description: ch.description, site: pub.permalink(ch.homePath), items }));
 }
 
 /** JSON Feed 1.1 of the same changes. `id` and `_mcp_schema` keep the exact registry name (JSON escapes anything). */
-export function jsonFeed(changes: readonly ChangeView[], ch: FeedChannel): string {
+export function jsonFeed(changes: readonly ChangeView[], ch: FeedChannel, pub: Pick<Publication, 'permalink'>): string {
   const feed = {
     version: 'https://jsonfeed.org/version/1.1',
-    ...xmlSafe({ title: ch.title, home_page_url: permalink(ch.homePath), feed_url: permalink(ch.feedPath), description: ch.description }),
+    ...xmlSafe({ title: ch.title, home_page_url: pub.permalink(ch.homePath), feed_url: pub.permalink(ch.feedPath), description: ch.description }),
     language: 'en',
     items: changes.slice(0, FEED_ITEMS).map((c) => ({
       id: `${c.target}#${c.id}`,
-      ...xmlSafe({ url: changeUrl(c), title: changeTitle(c), content_text: changeSummary(c) }),
+      ...xmlSafe({ url: changeUrl(c, pub), title: changeTitle(c), content_text: changeSummary(c) }),
       date_published: new Date(c.observedAt).toISOString(),
       tags: xmlSafe(tags(c)),
       _mcp_schema: {

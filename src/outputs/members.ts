@@ -1,15 +1,24 @@
-// The gzip members the /data/ bundles are concatenated from (see src/bundles.ts), shared by the
-// bundle writer and the loader's digest workers (src/archive-cache.ts), which write a day's members
-// while they read it on a first build. Both paths chunk alike, so a member's bytes do not depend on
-// which one wrote it: same rows, same bytes.
+// The gzip members the /data/ bundles are concatenated from (see bundles.ts), cached beside the
+// loader's cache by the content key of what they hold. Two writers, chunking alike so a member's bytes
+// do not depend on which one wrote it (same rows, same bytes): the bundle writer, and — on a first
+// build — the loader's digest workers, which this module hands a tap per day and a job per roster file
+// (membersPrebuild, src/loader/workers.ts), so a day is parsed once.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { writeAtomic } from '../archive/atomic.ts';
+import type { DayFiles } from '../archive/day-files.ts';
+import { listRosterFiles, readRoster } from '../archive/rosters.ts';
+import { rosterPath } from '../archive/layout.ts';
+import type { Observation } from '../lib/index.ts';
+import type { DayTap } from '../loader/digest.ts';
+import type { Prebuild, WorkerCall } from '../loader/workers.ts';
 import { OBSERVATION_FIELDS } from './catalogue.ts';
-import { cacheDir } from '../loader/cache.ts';
-import { Roster, type Observation } from '../lib/index.ts';
+
+/** This module, relative to the source root: what a digest worker imports to run the taps and jobs below. */
+const MEMBERS_MODULE = 'src/outputs/members.ts';
 
 export const OBS_COLUMNS = OBSERVATION_FIELDS.map((f) => f.name);
 /** Rows per gzip member. */
@@ -63,31 +72,72 @@ export function memberPaths(cacheDir: string, key: string): { jsonl: string; csv
   return { jsonl: path.join(cacheDir, 'members', `${key}.jsonl.gz`), csv: path.join(cacheDir, 'members', `${key}.${CSV_RULES}.csv.gz`) };
 }
 
+/** A member file, written whole (a temp file renamed into place: concurrent builds never read half of one). */
 export function writeMember(file: string, bytes: Buffer): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  writeFileSync(tmp, bytes);
-  renameSync(tmp, file);
+  writeAtomic(file, bytes);
+}
+
+/** A day's members from its rows in file order: JSONL verbatim (unless the day is bundled as its own .gz) and CSV. */
+export function dayMembers(day: DayFiles, lines: readonly string[], csv: readonly string[], problems: number, to: { jsonl: string | null; csv: string | null }): void {
+  // A closed, clean day is bundled as its compacted file itself: no JSONL member needed.
+  if (to.jsonl && !bundledAsIs(day, problems)) writeMember(to.jsonl, gzipMembers(lines));
+  if (to.csv) writeMember(to.csv, gzipMembers(csv));
+}
+
+/** A closed day with no invalid line is its compacted file as it stands. */
+export function bundledAsIs(day: DayFiles, problems: number): boolean {
+  return day.files.length === 1 && day.files[0]!.endsWith('.gz') && problems === 0;
+}
+
+/** The tap a digest worker runs on a day it reads (see membersPrebuild): the day's members, from the rows it validated. */
+export function dayMembersTap(to: { jsonl: string | null; csv: string | null }, day: DayFiles): DayTap {
+  const lines: string[] = [];
+  const csv: string[] = [];
+  return {
+    row(text, row) {
+      if (to.jsonl) lines.push(text + '\n');
+      if (to.csv) csv.push(csvOf(row));
+    },
+    end(problems) {
+      dayMembers(day, lines, csv, problems, to);
+    },
+  };
 }
 
 /** The cached member of a roster file, keyed by its path, size and mtime; null when the file is gone. */
-export async function rosterMemberPath(archive: string, file: string): Promise<string | null> {
-  const st = await stat(path.join(archive, 'rosters', file)).catch(() => null);
+export async function rosterMemberPath(archive: string, file: string, cacheDir: string): Promise<string | null> {
+  const st = await stat(rosterPath(archive, file)).catch(() => null);
   if (!st) return null;
-  const key = createHash('sha256').update(`roster-1\0${path.join(archive, 'rosters', file)}\0${st.size}\0${st.mtimeMs}`).digest('hex');
-  return path.join(cacheDir(), 'members', `${key}.roster.gz`);
+  const key = createHash('sha256').update(`roster-1\0${rosterPath(archive, file)}\0${st.size}\0${st.mtimeMs}`).digest('hex');
+  return path.join(cacheDir, 'members', `${key}.roster.gz`);
 }
 
-/** Validate a roster file (as src/archive.ts readRoster does) and write its member; null when invalid. */
-export function writeRosterMember(archive: string, file: string, member: string): string | null {
-  if (!/^[\w.-]+\.json$/.test(file)) return null;
-  let parsed;
-  try {
-    parsed = Roster.safeParse(JSON.parse(readFileSync(path.join(archive, 'rosters', file), 'utf8')));
-  } catch {
-    return null;
-  }
-  if (!parsed.success) return null;
-  writeMember(member, gzipSync(JSON.stringify(parsed.data) + '\n'));
-  return member;
+/** A roster file's member: its validated JSON on one line, gzipped; null when it does not validate. */
+export function writeRosterMember(job: { archive: string; file: string; member: string }): string | null {
+  const roster = readRoster(job.archive, job.file);
+  if (!roster.ok) return null;
+  writeMember(job.member, gzipSync(JSON.stringify(roster.value) + '\n'));
+  return job.member;
+}
+
+/**
+ * What the site's digest workers do beside the digests on a first build: a day's members from the rows
+ * they read (only those not cached yet), and the members of roster files not cached yet.
+ */
+export function membersPrebuild(archive: string, cacheDir: string, sourceRoot: string): Pick<Prebuild, 'dayTap' | 'jobs'> {
+  const module = path.join(sourceRoot, MEMBERS_MODULE);
+  return {
+    dayTap(src): WorkerCall {
+      const m = memberPaths(cacheDir, src.key);
+      return { module, export: 'dayMembersTap', args: { jsonl: existsSync(m.jsonl) ? null : m.jsonl, csv: existsSync(m.csv) ? null : m.csv } };
+    },
+    async jobs(): Promise<WorkerCall[]> {
+      const calls: WorkerCall[] = [];
+      for (const file of listRosterFiles(archive)) {
+        const member = await rosterMemberPath(archive, file, cacheDir);
+        if (member && !existsSync(member)) calls.push({ module, export: 'writeRosterMember', args: { archive, file, member } });
+      }
+      return calls;
+    },
+  };
 }

@@ -1,5 +1,5 @@
 // Registry text made safe to stand in an XML 1.0 document: the one function every string goes
-// through before it enters a feed (src/feeds.ts), titles, descriptions, categories and links alike.
+// through before it enters a feed (feeds.ts), titles, descriptions, categories and links alike.
 //
 // @astrojs/rss (through fast-xml-parser's builder) escapes `& < > " '` and passes every other
 // character through, but XML 1.0 (§2.2, production [2] Char) forbids the C0 controls except tab, LF

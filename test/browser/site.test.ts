@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { slugFor } from '../../src/lib/slug.ts';
 import { builtSite, ROOT, TMP } from '../site/shared.ts';
-import { CONTROL_NAME, HOSTILE_NAME, LONG_NAME, SITE_FILE_NAMES } from '../site/fixture-archive.ts';
+import { CONTROL_NAME, HOSTILE_NAME, LONG_NAME, SITE_FILE_NAMES } from '../helpers/archive.ts';
 import { browserSuite, launchChromium } from './chromium.ts';
 import { serveStatic, type StaticSite } from './serve.ts';
 

@@ -8,9 +8,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CSV_NOTE } from '../../src/outputs/catalogue.ts';
 import { slugFor } from '../../src/lib/slug.ts';
 import { xmlText } from '../../src/outputs/xml-text.ts';
-import { CONTROL_NAME, CONTROL_TOOLS, SITE_FILE_NAMES } from './fixture-archive.ts';
+import { CONTROL_NAME, CONTROL_TOOLS, SITE_FILE_NAMES } from '../helpers/archive.ts';
 import { builtSite, fixtureArchive, type BuiltSite } from './shared.ts';
-import { parseRss } from './strict-rss.ts';
+import { parseRss } from '../helpers/strict-rss.ts';
 
 const read = (site: BuiltSite, p: string) => readFile(path.join(site.out, p), 'utf8');
 

@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compactArchive } from '../../collector/ops/compact.ts';
-import { restate } from '../../collector/ops/restate.ts';
-import { Store } from '../../collector/store.ts';
-import { verifyArchive } from '../../collector/ops/verify.ts';
-import { listDays, readDayLines } from '../../src/archive/day-files.ts';
-import { collectArchive } from './archive.ts';
+import { compactArchive } from '../../../collector/ops/compact.ts';
+import { restate } from '../../../collector/ops/restate.ts';
+import { Store } from '../../../collector/store.ts';
+import { verifyArchive } from '../../../collector/ops/verify.ts';
+import { listDays, readDayLines } from '../../../src/archive/day-files.ts';
+import { collectArchive } from '../../helpers/archive.ts';
 
 let base: string;
 const scratch: string[] = [];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { csvLine } from '../../src/outputs/bundles.ts';
+import { csvLine } from '../../src/outputs/members.ts';
 
 /** RFC 4180 cells of one line (the test's own reader: quoted cells, doubled quotes). */
 function cells(line: string): string[] {

@@ -1,4 +1,4 @@
-// The loader's build cache (src/archive-cache.ts): a daily rebuild that reuses the digests of earlier
+// The loader's build cache (src/loader/cache.ts): a daily rebuild that reuses the digests of earlier
 // days and the derived changes must equal a build from scratch, a day file that changes must be read
 // again, compacted (.jsonl.gz) days read the same as plain ones, and restatement manifests are exposed.
 import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { compactArchive } from '../../collector/ops/compact.ts';
 import { restate } from '../../collector/ops/restate.ts';
 import { deriveArchive, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { SERIES } from '../../src/lib/index.ts';
-import { fixtureArchive } from './shared.ts';
+import { fixtureArchive, ROOT } from '../site/shared.ts';
 
 const scratch: string[] = [];
 afterAll(() => {
@@ -43,8 +43,9 @@ function comparable(a: Archive) {
     runs: a.runs,
   };
 }
-const scratchBuild = async (dir: string) => deriveArchive(await readRawArchive(dir, { cacheDir: null }));
-const cachedBuild = async (dir: string, cache: string) => deriveArchive(await readRawArchive(dir, { cacheDir: cache }));
+const scratchBuild = async (dir: string) => deriveArchive(await readRawArchive(dir));
+// With digest workers, as a site build of more than a week of days has them.
+const cachedBuild = async (dir: string, cache: string) => deriveArchive(await readRawArchive(dir, { cache: { dir: cache, sourceRoot: ROOT }, prebuild: { workers: 2 } }));
 
 describe('the build cache', () => {
   let fixture: string;
@@ -106,7 +107,7 @@ describe('the build cache', () => {
     const dir = copyOf(fixture);
     await restate(dir, 'v1-contract');
     mkdirBroken(dir);
-    const raw = await readRawArchive(dir, { cacheDir: null });
+    const raw = await readRawArchive(dir);
     expect(raw.restatements.map((r) => r.series)).toEqual(['v1-contract']);
     const [r] = raw.restatements;
     expect(r!.title).toBe(SERIES['v1-contract'].title);

@@ -1,16 +1,17 @@
-// The loader (src/archive.ts) on an empty directory, on the collector-made fixture archive, and on
+// The loader (src/loader/) on an empty directory, on the collector-made fixture archive, and on
 // copies of it damaged the ways real archives get damaged (a torn last line, a corrupt object).
 import { appendFile, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { group } from 'd3-array';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveArchive, forgetArchive, loadArchive, readObject, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
+import { readObject } from '../../src/archive/objects.ts';
+import { deriveArchive, forgetArchive, loadArchive, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { answerFromBody } from '../../src/lib/index.ts';
 import { contractIntervals, halfLife, kaplanMeier, type Observation } from '../../src/lib/index.ts';
 import { slugFor } from '../../src/lib/slug.ts';
-import { HOSTILE_NAME } from './fixture-archive.ts';
-import { fixtureArchive } from './shared.ts';
+import { HOSTILE_NAME } from '../helpers/archive.ts';
+import { fixtureArchive } from '../site/shared.ts';
 
 const scratch: string[] = [];
 afterAll(async () => {

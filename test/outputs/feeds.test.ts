@@ -4,9 +4,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChangeView } from '../../src/loader/load-archive.ts';
 import { changeSummary, changeSummaryHtml, changeTitle, jsonFeed, rssFeed, serverChannel, type FeedChannel } from '../../src/outputs/feeds.ts';
+import { TEST_PUBLICATION } from '../helpers/publication.ts';
 import { xmlText } from '../../src/outputs/xml-text.ts';
-import { BIDI, CONTROLS, hostileChange, hostileText, LONE_SURROGATES } from './hostile-text.ts';
-import { parseRss } from './strict-rss.ts';
+import { BIDI, CONTROLS, hostileChange, hostileText, LONE_SURROGATES } from '../helpers/hostile-text.ts';
+import { parseRss } from '../helpers/strict-rss.ts';
 
 const CHANNEL: FeedChannel = { title: 'drift', description: 'all changes', homePath: '/drift/', feedPath: '/drift.json' };
 
@@ -55,34 +56,34 @@ describe('xmlText(s)', () => {
   });
 });
 
-describe('rssFeed(changes, channel)', () => {
+describe('rssFeed(changes, channel, pub)', () => {
   it.each([
     ['a server name', change({ target: 'io.github.x/\u0001bad' }), 'io.github.x/\ufffdbad'],
     ['a tool name', change({ added: ['\u001b[31mred'] }), '\ufffd[31mred'],
     ['a finding message', change({ message: 'nul \u0000 here' }), 'nul \ufffd here'],
     ['a tool name (lone surrogate)', change({ added: ['half \ud83d'] }), 'half \ufffd'],
   ])('stays XML when %s holds a character XML forbids, and shows U+FFFD in its place', async (_, c, shown) => {
-    const feed = parseRss(await rssFeed([c], CHANNEL));
+    const feed = parseRss(await rssFeed([c], CHANNEL, TEST_PUBLICATION));
     expect(feed.items).toHaveLength(1);
     expect(`${feed.items[0]!.title}\n${feed.items[0]!.description}`).toContain(shown);
   });
 
   it('escapes a description as HTML text: a tool named <img onerror> reaches the reader as text', async () => {
-    const feed = parseRss(await rssFeed([change({ added: ['<img src=x onerror=alert(1)>'], message: 'a & b "c"' })], CHANNEL));
+    const feed = parseRss(await rssFeed([change({ added: ['<img src=x onerror=alert(1)>'], message: 'a & b "c"' })], CHANNEL, TEST_PUBLICATION));
     const d = feed.items[0]!.description;
     expect(d).toBe('On 2026-01-01: added &lt;img src=x onerror=alert(1)&gt;.<br>\nERR tool-removed: a &amp; b &quot;c&quot;');
     expect(feed.items[0]!.title).toBe('io.github.x/y changed its tools (ERR)');
   });
 
   it('passes the per-server channel title (a registry name) through xmlText', async () => {
-    const feed = parseRss(await rssFeed([change({})], serverChannel('io.github.x/\u0002<b>bold</b>\udc00', 'io.github.x_y')));
+    const feed = parseRss(await rssFeed([change({})], serverChannel('io.github.x/\u0002<b>bold</b>\udc00', 'io.github.x_y'), TEST_PUBLICATION));
     expect(feed.channel.title).toBe('mcp-schema: changes of io.github.x/\ufffd<b>bold</b>\ufffd');
   });
 
   it('for arbitrary text in every field, parses strictly, titles are that text and descriptions render as exactly that text', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(hostileChange(), { minLength: 1, maxLength: 4 }), hostileText(), async (changes, name) => {
-        const feed = parseRss(await rssFeed(changes, serverChannel(name, 'io.github.x_y')));
+        const feed = parseRss(await rssFeed(changes, serverChannel(name, 'io.github.x_y'), TEST_PUBLICATION));
         expect(feed.items).toHaveLength(changes.length);
         const eol = (s: string) => s.replace(/\r\n?/g, '\n');
         changes.forEach((c, i) => {
@@ -101,7 +102,7 @@ describe('rssFeed(changes, channel)', () => {
   it('parses strictly with 50,000-character names, tool names and messages', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(hostileChange(hostileText(50_000).filter((s) => s.length > 0).map((s) => s.repeat(Math.ceil(50_000 / s.length)).slice(0, 50_000))), { minLength: 1, maxLength: 2 }), async (changes) => {
-        const feed = parseRss(await rssFeed(changes, serverChannel(changes[0]!.target, 'io.github.x_y')));
+        const feed = parseRss(await rssFeed(changes, serverChannel(changes[0]!.target, 'io.github.x_y'), TEST_PUBLICATION));
         expect(feed.items).toHaveLength(changes.length);
         expect(feed.channel.title.length).toBeLessThan(300);
       }),
@@ -110,11 +111,11 @@ describe('rssFeed(changes, channel)', () => {
   });
 });
 
-describe('jsonFeed(changes, channel)', () => {
+describe('jsonFeed(changes, channel, pub)', () => {
   it('stays JSON with content_text (never content_html): text through xmlText, the exact name in id and _mcp_schema', () => {
     fc.assert(
       fc.property(fc.array(hostileChange(), { minLength: 1, maxLength: 4 }), hostileText(), (changes, name) => {
-        const feed = JSON.parse(jsonFeed(changes, serverChannel(name, 'io.github.x_y'))) as { title: string; items: Record<string, unknown>[] };
+        const feed = JSON.parse(jsonFeed(changes, serverChannel(name, 'io.github.x_y'), TEST_PUBLICATION)) as { title: string; items: Record<string, unknown>[] };
         expect(feed.title).toBe(xmlText(serverChannel(name, 'x').title));
         changes.forEach((c, i) => {
           const item = feed.items[i]!;

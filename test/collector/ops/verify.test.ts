@@ -4,8 +4,8 @@ import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyArchive } from '../../collector/ops/verify.ts';
-import { collectArchive } from './archive.ts';
+import { verifyArchive } from '../../../collector/ops/verify.ts';
+import { collectArchive } from '../../helpers/archive.ts';
 
 let base: string;
 const scratch: string[] = [];

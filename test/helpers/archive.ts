@@ -1,25 +1,24 @@
-// Builds the site's fixture archive by running the real collector against the local world over
-// simulated days — never hand-written rows. Used by test/site/global-setup.ts (CI regenerates it)
-// and runnable by hand: `npx tsx test/site/fixture-archive.ts <dir> [days] [size]`.
+// The one way tests get an archive: the real collector (runCollector) run once per simulated day
+// against the local world (sandbox/fleet.ts), into a folder of the test's own — never hand-written
+// rows, never data/. The ops tests use the plain world; the site's fixture archive (test/site/shared.ts,
+// and scripts/same-site.ts) adds hostile servers (`hostile: true`). Runnable by hand for the site
+// fixture: `npx tsx test/helpers/archive.ts <dir> [days] [size]`.
 //
-// The registry served to the collector lists the sandbox world's entries plus hostile servers of our
+// With `hostile`, the registry served to the collector lists the world's entries plus hostile servers of our
 // own on a loopback MCP host: one whose tool descriptions and schemas carry markup and script (the
 // site must show them as text and run nothing), which also drifts on day 3 so a diff shows the same
 // text; one with a very long description (the site must cut it and link the raw body); one whose
 // name, tool names and descriptions hold control characters, which drifts on day 4 so the drift feed
 // carries them (feeds must stay XML); and one per name the site itself writes (`index.html`,
 // `feed.xml`, `data`, …), whose pages must not collide with the site's files (issue 10).
-import { execFile } from 'node:child_process';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { runCollector } from '../../collector/run.ts';
 import { startWorld } from '../../sandbox/fleet.ts';
-import { startMcpHost, type ToolDef } from '../../sandbox/mcp-host.ts';
+import { startMcpHost, type McpHost, type ToolDef } from '../../sandbox/mcp-host.ts';
 import { OFFICIAL_META, startRegistry, type RegistryEntry } from '../../sandbox/registry-server.ts';
-
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export const HOSTILE_NAME = 'io.github.evil-corp/<script>alert(1)</script>';
 export const HOSTILE_MARKUP = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
@@ -34,25 +33,56 @@ export const CONTROL_TOOLS = ['wipe\u0000all\u0007', 'grab\u001b[2J\u0008<img sr
  */
 export const SITE_FILE_NAMES = ['index.html', 'index', 'feed.xml', 'feed.json', '404.html', 'data', 'api', 'servers', 'pagefind', '_astro', 'drift.xml', 'drift.json'];
 
-export interface FixtureOptions {
-  days?: number;
-  size?: number;
-  seed?: string;
-}
-
-export interface FixtureSummary {
-  dir: string;
+export interface ArchiveOptions {
+  seed: string;
+  /** Targets of the world. */
+  size: number;
+  /** Simulated days, one run each. */
   days: number;
-  runs: number;
+  /** Add the hostile servers (the site's fixture). */
+  hostile?: boolean;
+  /** The collector's per-request deadline (ms). */
+  timeoutMs?: number;
 }
 
-export async function makeFixtureArchive(dir: string, opts: FixtureOptions = {}): Promise<FixtureSummary> {
-  const days = opts.days ?? 12;
-  await rm(dir, { recursive: true, force: true });
-  await mkdir(dir, { recursive: true });
-  const world = await startWorld({ seed: opts.seed ?? 'site-fixture', size: opts.size ?? 50, day: 0 });
-  const host = await startMcpHost({ host: '127.0.0.1' });
+/** The site's fixture archive: 12 days of a 50-target world with the hostile servers. */
+export const SITE_FIXTURE: ArchiveOptions = { seed: 'site-fixture', size: 50, days: 12, hostile: true, timeoutMs: 3000 };
+
+/** Collect an archive into `dir` (emptied first), or into a new temporary folder; returns the folder. */
+export async function collectArchive(opts: ArchiveOptions, dir?: string): Promise<string> {
+  if (dir) {
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+  }
+  const data = dir ?? (await mkdtemp(path.join(tmpdir(), 'mcps-archive-')));
+  const world = await startWorld({ seed: opts.seed, size: opts.size, day: 0 });
   let day = 0;
+  const hostile = opts.hostile ? await hostileServers(() => day) : null;
+  const registry = hostile ? await startRegistry({ entries: () => [...world.world.registryEntries(world.day, world.hostports), ...hostile.entries()] }) : null;
+  try {
+    for (day = 0; day < opts.days; day++) {
+      world.setDay(day);
+      await runCollector({
+        registry: registry?.url ?? world.registryUrl,
+        data,
+        now: new Date(Date.parse(`${world.world.date(day)}T03:15:00Z`)),
+        allowPrivate: true,
+        concurrency: 16,
+        timeoutMs: opts.timeoutMs ?? 800,
+        optout: null,
+      });
+    }
+  } finally {
+    await registry?.close();
+    await hostile?.host.close();
+    await world.close();
+  }
+  return data;
+}
+
+/** The hostile servers on a loopback MCP host of their own; their tools depend on the simulated day. */
+async function hostileServers(today: () => number): Promise<{ host: McpHost; entries: () => RegistryEntry[] }> {
+  const host = await startMcpHost({ host: '127.0.0.1' });
   const hostileTools = (): ToolDef[] => [
     {
       name: 'render_page',
@@ -61,11 +91,11 @@ export async function makeFixtureArchive(dir: string, opts: FixtureOptions = {})
         type: 'object',
         properties: {
           url: { type: 'string', description: `javascript:alert(1) ${HOSTILE_MARKUP}` },
-          ...(day >= 3 ? { mode: { type: 'string', enum: ['<b>bold</b>', 'plain'], description: '</pre><script>window.__pwned = 3</script>' } } : {}),
+          ...(today() >= 3 ? { mode: { type: 'string', enum: ['<b>bold</b>', 'plain'], description: '</pre><script>window.__pwned = 3</script>' } } : {}),
         },
-        required: day >= 3 ? ['url', 'mode'] : ['url'],
+        required: today() >= 3 ? ['url', 'mode'] : ['url'],
       },
-      annotations: { readOnlyHint: day < 3 },
+      annotations: { readOnlyHint: today() < 3 },
     },
   ];
   const longTools: ToolDef[] = [
@@ -73,7 +103,7 @@ export async function makeFixtureArchive(dir: string, opts: FixtureOptions = {})
   ];
   const controlTools = (): ToolDef[] => [
     { name: 'status', description: 'Status\u0000 of\u0001 the\u001b[2J thing\u0007\u0085\u009b', inputSchema: { type: 'object', properties: { q: { type: 'string', description: 'bell\u0007 and \ufffe\uffff' } } } },
-    day < 4
+    today() < 4
       ? { name: CONTROL_TOOLS[0], description: 'Removed on day 4.\u000b\u000c', inputSchema: { type: 'object', properties: {} } }
       : { name: CONTROL_TOOLS[1], description: `Added on day 4.\u0001 ${HOSTILE_MARKUP}`, inputSchema: { type: 'object', properties: {} } },
   ];
@@ -82,30 +112,15 @@ export async function makeFixtureArchive(dir: string, opts: FixtureOptions = {})
   const longUrl = host.mount('/long/mcp', { kind: 'mcp', tools: longTools, json: true });
   const controlUrl = host.mount('/control/mcp', { kind: 'mcp', tools: controlTools, json: true });
   const plainUrl = host.mount('/plain/mcp', { kind: 'mcp', tools: plainTools, json: true });
-  const ours = (): RegistryEntry[] => [
-    entry(HOSTILE_NAME, hostileUrl, `Hostile <b>description</b> ${HOSTILE_MARKUP}`, 'javascript:alert(1)'),
-    entry(LONG_NAME, longUrl, 'Long descriptions', 'https://example.com/verbose'),
-    entry(CONTROL_NAME, controlUrl, 'Control\u0000 characters\u001b[0m', 'https://example.com/control'),
-    ...SITE_FILE_NAMES.map((name) => entry(name, plainUrl, `Named like the site's own ${name}`, 'https://example.com/site-files')),
-  ];
-  const registry = await startRegistry({ entries: () => [...world.world.registryEntries(world.day, world.hostports), ...ours()] });
-  let runs = 0;
-  try {
-    for (day = 0; day < days; day++) {
-      world.setDay(day);
-      const now = `${world.world.date(day)}T03:15:00Z`;
-      await run(process.execPath, ['--import', 'tsx', 'collector/cli.ts', '--registry', registry.url, '--data', dir, '--now', now, '--allow-private', '--timeout', '3000', '--json'], {
-        cwd: ROOT,
-        maxBuffer: 16 << 20,
-      });
-      runs++;
-    }
-  } finally {
-    await registry.close();
-    await host.close();
-    await world.close();
-  }
-  return { dir, days, runs };
+  return {
+    host,
+    entries: () => [
+      entry(HOSTILE_NAME, hostileUrl, `Hostile <b>description</b> ${HOSTILE_MARKUP}`, 'javascript:alert(1)'),
+      entry(LONG_NAME, longUrl, 'Long descriptions', 'https://example.com/verbose'),
+      entry(CONTROL_NAME, controlUrl, 'Control\u0000 characters\u001b[0m', 'https://example.com/control'),
+      ...SITE_FILE_NAMES.map((name) => entry(name, plainUrl, `Named like the site's own ${name}`, 'https://example.com/site-files')),
+    ],
+  };
 }
 
 function entry(name: string, url: string, description: string, websiteUrl: string): RegistryEntry {
@@ -118,8 +133,9 @@ function entry(name: string, url: string, description: string, websiteUrl: strin
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [dir = '.tmp/site-fixture', days, size] = process.argv.slice(2);
   const t0 = Date.now();
-  makeFixtureArchive(path.resolve(dir), { days: days ? Number(days) : undefined, size: size ? Number(size) : undefined }).then(
-    (s) => console.log(`fixture archive: ${s.runs} runs into ${s.dir} in ${Date.now() - t0} ms`),
+  const opts = { ...SITE_FIXTURE, ...(days ? { days: Number(days) } : {}), ...(size ? { size: Number(size) } : {}) };
+  collectArchive(opts, path.resolve(dir)).then(
+    (out) => console.log(`fixture archive: ${opts.days} runs into ${out} in ${Date.now() - t0} ms`),
     (error: unknown) => {
       console.error(error);
       process.exitCode = 1;
