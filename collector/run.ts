@@ -1,20 +1,23 @@
 // The collector as a function: roster → targets → probe → rows (methodology v1). cli.ts, the demo
-// world, benchmarks and tests all call runCollector(); it never exits the process.
+// world, benchmarks and tests all call runCollector(); it never exits the process. This module only
+// wires the stages: todays-roster.ts (roster and targets), targets.ts (retirement, opt-outs,
+// eligibility), schedule.ts (which probe runs when), probe.ts, rows.ts and store.ts.
 //
 // Resuming: the run's identity is its clock (--now). A restart after a crash with the same clock
 // reuses the roster file that attempt wrote and skips every target that already has a row for the
 // run_id, so there is never a duplicate row. A run already in runs.jsonl is refused.
-import { Agent } from 'undici';
-import type { Observation, Roster, RosterTarget, Run } from '../src/lib/index.ts';
+import type { Observation, RosterTarget, Run } from '../src/lib/index.ts';
 import { ERROR_CLASSES } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { classify } from './errors.ts';
 import { createHttpContext } from './http.ts';
 import { DEFAULT_PROBE_LIMITS, probe, type ProbeLimits, type ProbeResult } from './probe.ts';
-import { DEFAULT_ROSTER_LIMITS, fetchRoster, type RosterLimits } from './roster.ts';
+import { DEFAULT_ROSTER_LIMITS, type RosterLimits } from './roster.ts';
 import { excludedRow, noEndpointRow, probeRow, retiredRow, runRow } from './rows.ts';
+import { hostQueues, type Schedule } from './schedule.ts';
 import { Store } from './store.ts';
-import { isOptedOut, readOptOut, retiredTargets, selectTargets } from './targets.ts';
+import { eligibleCount, isOptedOut, readOptOut, retiredTargets } from './targets.ts';
+import { previousRoster, todaysRoster } from './todays-roster.ts';
 import { DEFAULT_REGISTRY } from './version.ts';
 
 export interface CollectorOptions {
@@ -37,6 +40,8 @@ export interface CollectorOptions {
   /** Bounds, for tests and local worlds. */
   probeLimits?: Partial<Omit<ProbeLimits, 'timeoutMs'>>;
   rosterLimits?: Partial<Omit<RosterLimits, 'timeoutMs'>>;
+  /** Which probe runs when (default: a queue per host, one probe at a time per host; schedule.ts). */
+  schedule?: Schedule;
 }
 
 export interface Progress {
@@ -94,45 +99,13 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
 
     // Stage 1+2: roster and targets (or the roster an earlier attempt of this run wrote).
     const rosterLimits: RosterLimits = { ...DEFAULT_ROSTER_LIMITS, ...o.rosterLimits, timeoutMs: o.timeoutMs };
-    let found = store.findRoster(day, runId);
-    if (!found) {
-      const registryAgent = new Agent({ headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs });
-      try {
-        const fetched = await fetchRoster(o.registry, { dispatcher: registryAgent, putObject: (b) => store.putObject(b) }, rosterLimits);
-        const { targets, entries } = selectTargets(fetched.bodies);
-        const roster: Roster = {
-          day,
-          run_id: runId,
-          fetched_at: at(),
-          source: o.registry.slice(0, 4096),
-          complete: fetched.complete,
-          incomplete_reason: fetched.incompleteReason,
-          pages: fetched.pages,
-          counts: { pages: fetched.pages.length, entries, targets: targets.length, with_endpoint: targets.filter((t) => t.endpoint !== null).length },
-          targets,
-        };
-        found = { file: store.writeRoster(roster), roster };
-      } finally {
-        await registryAgent.close();
-      }
-    }
-    const { file: rosterFile, roster } = found;
+    const { file: rosterFile, roster } = await todaysRoster(store, { registry: o.registry, day, runId, limits: rosterLimits, at });
     const rosterMs = Math.round(performance.now() - t0);
     const selected = limit === null ? roster.targets : roster.targets.slice(0, limit);
     const optOut = readOptOut(o.optout === undefined ? null : o.optout);
-
-    // Retirement compares with the last finished full run whose roster was complete.
-    const prevRun = [...runs].reverse().find((r) => r.status === 'finished' && !r.partial && r.roster_complete && r.roster_file !== null);
-    const prev = prevRun?.roster_file ? { file: prevRun.roster_file, roster: store.readRoster(prevRun.roster_file) } : null;
+    const prev = previousRoster(store, runs);
     const retired = limit === null ? retiredTargets(prev?.roster ?? null, roster) : [];
-
-    const contactable = (t: RosterTarget) => t.endpoint !== null && !isOptedOut(t, optOut);
-    let eligible = selected.filter(contactable).length;
-    if (!roster.complete && prev && limit === null) {
-      // Targets today's cut-short roster could not list were still meant to be probed.
-      const listed = new Set(roster.targets.map((t) => t.name));
-      eligible += prev.roster.targets.filter((t) => !listed.has(t.name) && contactable(t)).length;
-    }
+    const eligible = eligibleCount(selected, roster, prev?.roster ?? null, optOut, limit !== null);
 
     const rows: Observation[] = [...earlier];
     const progress: Progress = { done: earlier.length, total: earlier.length, ok: 0, errors: {} };
@@ -163,39 +136,25 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
       else toProbe.push(t);
     }
 
-    // Stage 3: probe. Targets are queued per host (one request in flight per host) and the hosts
-    // share `concurrency` slots in FIFO order, so one big host cannot starve the others.
+    // Stage 3: probe, as the schedule says (one probe at a time per host, hosts sharing `concurrency`).
     const probeLimits: ProbeLimits = { ...DEFAULT_PROBE_LIMITS, ...o.probeLimits, timeoutMs: o.timeoutMs };
     const http = createHttpContext({ allowPrivate: o.allowPrivate ?? false, timeoutMs: o.timeoutMs });
-    const byHost = new Map<string, RosterTarget[]>();
-    for (const t of toProbe) {
-      const host = new URL(t.endpoint!).host;
-      const queue = byHost.get(host);
-      if (queue) queue.push(t);
-      else byHost.set(host, [t]);
-    }
-    const slots = semaphore(Math.max(1, o.concurrency));
+    const probeOne = async (t: RosterTarget) => {
+      let result: ProbeResult;
+      try {
+        result = await probe(http, t.endpoint!, probeLimits);
+      } catch (error) {
+        // A bug of ours must not cost the target its row.
+        result = { ok: false, error: classify({ kind: 'thrown', step: 'initialize', error }), finalUrl: null, redirects: 0, protocolVersion: null, serverName: null, serverVersion: null, session: null, latencyMs: 0, body: null, bodyContentType: null };
+      }
+      const bodySha = result.body ? await store.putObject(result.body) : null;
+      write(probeRow(ctx(), t, result, bodySha));
+    };
     const probeStart = performance.now();
     try {
-      await Promise.all(
-        [...byHost.values()].map(async (queue) => {
-          for (const t of queue) {
-            await slots.acquire();
-            try {
-              let result: ProbeResult;
-              try {
-                result = await probe(http, t.endpoint!, probeLimits);
-              } catch (error) {
-                // A bug of ours must not cost the target its row.
-                result = { ok: false, error: classify({ kind: 'thrown', step: 'initialize', error }), finalUrl: null, redirects: 0, protocolVersion: null, serverName: null, serverVersion: null, session: null, latencyMs: 0, body: null, bodyContentType: null };
-              }
-              const bodySha = result.body ? await store.putObject(result.body) : null;
-              write(probeRow(ctx(), t, result, bodySha));
-            } finally {
-              slots.release();
-            }
-          }
-        }),
+      await (o.schedule ?? hostQueues)(
+        toProbe.map((t) => ({ host: new URL(t.endpoint!).host, run: () => probeOne(t) })),
+        { concurrency: o.concurrency, perHost: 1 },
       );
     } finally {
       await http.dispatcher.close();
@@ -231,23 +190,4 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
   } finally {
     store.close();
   }
-}
-
-function semaphore(n: number): { acquire(): Promise<void>; release(): void } {
-  let free = n;
-  const waiting: Array<() => void> = [];
-  return {
-    acquire() {
-      if (free > 0) {
-        free--;
-        return Promise.resolve();
-      }
-      return new Promise<void>((resolve) => waiting.push(resolve));
-    },
-    release() {
-      const next = waiting.shift();
-      if (next) next();
-      else free++;
-    },
-  };
 }

@@ -5,9 +5,10 @@
 //     real entries list an `sse` remote first;
 //   - a URL still holding {template} variables, or not an http(s) URL, is no endpoint;
 //   - opt-outs (optout.txt: registry names or hosts) are excluded and never contacted;
-//   - retirement: in the previous complete roster, absent from today's complete roster.
+//   - retirement: in the previous complete roster, absent from today's complete roster;
+//   - eligible (the coverage denominator): with an endpoint and not opted out.
 import fs from 'node:fs';
-import { isObject, OFFICIAL_META, type RosterTarget } from '../src/lib/index.ts';
+import { isObject, OFFICIAL_META, type Roster, type RosterTarget } from '../src/lib/index.ts';
 import type { FetchedPage } from './roster.ts';
 
 export function selectTargets(pages: FetchedPage[]): { targets: RosterTarget[]; entries: number } {
@@ -94,4 +95,19 @@ export function isOptedOut(t: RosterTarget, optOut: OptOut): boolean {
   const u = new URL(t.endpoint);
   const hostname = u.hostname.toLowerCase().replace(/\.$/, '');
   return optOut.hosts.has(hostname) || optOut.hosts.has(u.host.toLowerCase());
+}
+
+/**
+ * Targets meant to be contacted (methodology v1, "Coverage"): of `selected` (today's roster after
+ * --limit), those with an endpoint that are not opted out; and, when today's roster was cut short
+ * (and the run is not limited), the previous complete roster's such targets it could not list.
+ */
+export function eligibleCount(selected: readonly RosterTarget[], today: Roster, previous: Roster | null, optOut: OptOut, limited: boolean): number {
+  const contactable = (t: RosterTarget) => t.endpoint !== null && !isOptedOut(t, optOut);
+  let eligible = selected.filter(contactable).length;
+  if (!today.complete && previous && !limited) {
+    const listed = new Set(today.targets.map((t) => t.name));
+    eligible += previous.targets.filter((t) => !listed.has(t.name) && contactable(t)).length;
+  }
+  return eligible;
 }

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GUARD } from '../../collector/errors.ts';
-import { addressRefusal, createHttpContext, hostRefusal, safeLookup } from '../../collector/http.ts';
+import { addressRefusal, hostRefusal, safeLookup } from '../../collector/address-policy.ts';
+import { createHttpContext } from '../../collector/http.ts';
 
 describe('hostRefusal(url)', () => {
   // Every spelling of a forbidden address a registry entry could use. The WHATWG URL parser
