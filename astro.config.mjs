@@ -24,6 +24,10 @@ function archiveOutputs() {
   };
 }
 
+// The three MCP_SCHEMA_* variables below are the only ones read outside src/site/settings.ts: Astro
+// needs them before any of src/ loads, and importing a .ts module here makes Astro load this file
+// through Vite, whose module runner is closed by the time the post-build hook runs. The site URL's
+// default is src/site/settings.ts DEFAULT_SITE_URL.
 export default defineConfig({
   output: 'static',
   // Tests build several archives side by side; the default stays dist/.

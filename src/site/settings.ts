@@ -1,6 +1,7 @@
 // The site build's settings: every environment variable and the working directory are read here and
-// nowhere else in src/ (a test in test/layout.test.ts holds the tree to it). Everything below reads
-// at call time, so a test can set a variable and build.
+// nowhere else in src/ (test/layout.test.ts holds the tree to it; astro.config.mjs reads the out
+// folder, site URL and base itself, see there). Everything below reads at call time, so a test can
+// set a variable and build.
 //   MCP_SCHEMA_DATA         the archive directory (default: ./data)
 //   MCP_SCHEMA_CACHE        the build cache (default: ./.cache/mcp-schema; safe to delete)
 //   MCP_SCHEMA_WORKERS      digest worker threads for a first build (default: min(4, cores); 0: none)
