@@ -1,12 +1,9 @@
 // survivalChart(rows, options): a golden SVG (ids normalised) and the properties readers rely on.
-import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { normaliseSvgIds, survivalChart, survivalText } from '../../src/charts/survival.ts';
 import { halfLife, kaplanMeier } from '../../src/lib/index.ts';
+import { expectGolden } from '../helpers/golden.ts';
 
-const GOLDEN = path.join(import.meta.dirname, '../output/survival.svg');
 // Durations in days and whether the contract changed (true) or was censored (false); ties of both at day 5.
 const durations = [1, 2, 2, 3, 5, 5, 5, 8, 10, 12, 12, 15];
 const events = [true, true, false, true, true, true, false, true, false, false, false, false];
@@ -17,15 +14,7 @@ describe('survivalChart(rows, options)', () => {
   const svg = survivalChart(rows, { width: 640, height: 360, ...survivalText(rows, '2026-01-31'), median })!;
 
   it('matches the golden SVG (test/output/survival.svg) after id normalisation', async () => {
-    const actual = normaliseSvgIds(svg);
-    if (!existsSync(GOLDEN)) {
-      // A developer's first run writes the golden to review and commit; under CI a missing golden is a failure.
-      if (process.env.CI) throw new Error(`golden ${GOLDEN} is missing: run the test locally, review the file and commit it`);
-      await writeFile(GOLDEN, actual);
-    }
-    const expected = await readFile(GOLDEN, 'utf8');
-    if (actual !== expected) await writeFile(GOLDEN.replace(/\.svg$/, '-changed.svg'), actual);
-    expect(actual).toBe(expected);
+    await expectGolden('survival.svg', normaliseSvgIds(svg));
   });
 
   it('is a standalone, accessible SVG: xmlns, role img, <title> then <desc>', () => {
