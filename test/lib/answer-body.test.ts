@@ -16,3 +16,17 @@ describe('answerTextFromBody(body, contentType, id?)', () => {
     expect(() => answerTextFromBody('{"jsonrpc":"2.0","id":1,"result":{}}', 'application/json')).toThrow(AnswerBodyError);
   });
 });
+
+describe('answerFromBody(body, contentType) on stored SSE bodies', () => {
+  it('skips a priming event and a notification and returns the response with our id', () => {
+    const sse = 'id: 1\ndata: \n\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\nevent: message\ndata: {"jsonrpc":"2.0","id":2,"result":{"tools":[]}}\n\n';
+    expect(answerFromBody(sse, 'text/event-stream')).toEqual({ jsonrpc: '2.0', id: 2, result: { tools: [] } });
+  });
+  it('throws when the stream holds no response', () => {
+    expect(() => answerFromBody(': keepalive\n\n', 'text/event-stream')).toThrow(/no json-rpc answer with id 2/);
+  });
+  it('does not take a server-to-client request that reuses id 2 for the answer', () => {
+    const sse = 'data: {"jsonrpc":"2.0","id":2,"method":"sampling/createMessage","params":{}}\n\ndata: {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a"}]}}\n\n';
+    expect(answerFromBody(sse, 'text/event-stream; charset=utf-8')).toMatchObject({ result: { tools: [{ name: 'a' }] } });
+  });
+});

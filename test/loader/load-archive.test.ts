@@ -1,13 +1,11 @@
 // The loader (src/loader/) on an empty directory, on the collector-made fixture archive, and on
-// copies of it damaged the ways real archives get damaged (a torn last line, a corrupt object).
-import { appendFile, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+// copies of it damaged the ways real archives get damaged (a torn last line).
+import { appendFile, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { group } from 'd3-array';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readObject } from '../../src/archive/objects.ts';
-import { deriveArchive, forgetArchive, loadArchive, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
-import { answerFromBody } from '../../src/lib/index.ts';
+import { deriveArchive, loadArchive, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { contractIntervals, halfLife, kaplanMeier, type Observation } from '../../src/lib/index.ts';
 import { slugFor } from '../../src/lib/slug.ts';
 import { HOSTILE_NAME } from '../helpers/archive.ts';
@@ -133,29 +131,4 @@ describe('the loader on damaged archives', () => {
     expect(derived.problems).toHaveLength(1);
   });
 
-  it('refuses object names that are not a sha256 and objects whose bytes no longer match their name', async () => {
-    const dir = await copyOf(await fixtureArchive());
-    expect(await readObject(dir, '../runs.jsonl')).toBeNull();
-    expect(await readObject(dir, `../../${'a'.repeat(62)}`)).toBeNull();
-    const row = (await allRows(dir)).find((r) => r.outcome === 'ok')!;
-    const file = path.join(dir, 'objects', row.body_sha256!.slice(0, 2), row.body_sha256!);
-    expect(await readObject(dir, row.body_sha256!)).not.toBeNull();
-    await writeFile(file, 'tampered');
-    expect(await readObject(dir, row.body_sha256!)).toBeNull();
-    forgetArchive(dir);
-  });
-});
-
-describe('answerFromBody(body, contentType) on stored SSE bodies', () => {
-  it('skips a priming event and a notification and returns the response with our id', () => {
-    const sse = 'id: 1\ndata: \n\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\nevent: message\ndata: {"jsonrpc":"2.0","id":2,"result":{"tools":[]}}\n\n';
-    expect(answerFromBody(sse, 'text/event-stream')).toEqual({ jsonrpc: '2.0', id: 2, result: { tools: [] } });
-  });
-  it('throws when the stream holds no response', () => {
-    expect(() => answerFromBody(': keepalive\n\n', 'text/event-stream')).toThrow(/no json-rpc answer with id 2/);
-  });
-  it('does not take a server-to-client request that reuses id 2 for the answer', () => {
-    const sse = 'data: {"jsonrpc":"2.0","id":2,"method":"sampling/createMessage","params":{}}\n\ndata: {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a"}]}}\n\n';
-    expect(answerFromBody(sse, 'text/event-stream; charset=utf-8')).toMatchObject({ result: { tools: [{ name: 'a' }] } });
-  });
 });

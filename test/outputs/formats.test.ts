@@ -14,10 +14,11 @@ import { writeBundles } from '../../src/outputs/bundles.ts';
 import { driftChannel, jsonFeed, rssFeed } from '../../src/outputs/feeds.ts';
 import { serverApiJson } from '../../src/outputs/server-files.ts';
 import { HOSTILE_NAME } from '../helpers/archive.ts';
+import { GOLDEN } from '../helpers/golden-archive.ts';
 import { expectGolden } from '../helpers/golden.ts';
 import { TEST_PUBLICATION as pub } from '../helpers/publication.ts';
 
-const ARCHIVE = path.join(import.meta.dirname, '..', '..', 'fixtures', 'archive', 'golden');
+const ARCHIVE = GOLDEN;
 
 let a: Archive;
 let out: string;
