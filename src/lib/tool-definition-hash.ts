@@ -14,7 +14,7 @@
 // Inputs are JSON text because number parsing and repeated member names are part of the recipe: a
 // definition that repeats a member name anywhere has no canonical form (parsers disagree on which
 // copy wins), and a listing with a definition that has no string `name` has no set hash.
-import { rfc8785Json, sha256Hex } from './canonical.ts';
+import { isObject, rfc8785Json, sha256Hex } from './canonical.ts';
 import { JsonTextError, readJsonText } from './json-text.ts';
 import { quote } from './rules/finding.ts';
 import { byCodeUnits } from './tool-map.ts';
@@ -102,10 +102,4 @@ function parse(text: string, where: string): ReturnType<typeof readJsonText> {
     if (e instanceof JsonTextError) throw new ToolDefinitionHashError(e.reason, `${e.message}${where}`, { cause: e });
     throw e;
   }
-}
-
-// A fourth copy of this one-liner in src/lib (tool.ts, pointer-diff.ts, canonical.ts): left for the
-// planned dedupe rather than exported from a module it does not belong to.
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
