@@ -23,3 +23,5 @@ export * from './wilson.ts';
 export * from './error-class-shares.ts';
 export * from './schema-hygiene.ts';
 export * from './volatility.ts';
+export * from './first-change-intervals.ts';
+export * from './ever-changed-share.ts';
