@@ -25,3 +25,4 @@ export * from './schema-hygiene.ts';
 export * from './volatility.ts';
 export * from './first-change-intervals.ts';
 export * from './ever-changed-share.ts';
+export * from './half-life-text.ts';
