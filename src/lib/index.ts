@@ -26,3 +26,5 @@ export * from './volatility.ts';
 export * from './first-change-intervals.ts';
 export * from './ever-changed-share.ts';
 export * from './half-life-text.ts';
+export * from './json-lines.ts';
+export * from './tool-diff.ts';
