@@ -28,3 +28,4 @@ export * from './ever-changed-share.ts';
 export * from './half-life-text.ts';
 export * from './json-lines.ts';
 export * from './tool-diff.ts';
+export * from './tools-patch.ts';
