@@ -9,7 +9,9 @@
 // `createPatch`, whose minimal array edit (a memoised Levenshtein, recursive) needs memory and stack in
 // proportion to the product of the two lengths (and recursion as deep as their sum): a hostile enum
 // of 20,000 values would exhaust the stack or the memory of a site build.
-import jsonpatch from 'fast-json-patch';
+// The ESM entry by its path: the package ships index.ts beside index.js, and tsx (which runs the
+// collector) prefers a .ts twin and then fails on its source-only imports.
+import { compare } from 'fast-json-patch/index.mjs';
 import type { Tool } from './tool.ts';
 import { byCodeUnits, toolMap } from './tool-map.ts';
 
@@ -26,5 +28,5 @@ export function toolsByName(tools: readonly Tool[]): Record<string, Tool> {
 
 /** The RFC 6902 operations turning toolsByName(before) into toolsByName(after); [] when they are equal. */
 export function toolsPatch(before: readonly Tool[], after: readonly Tool[]): JsonPatchOperation[] {
-  return jsonpatch.compare(toolsByName(before), toolsByName(after)) as JsonPatchOperation[];
+  return compare(toolsByName(before), toolsByName(after)) as JsonPatchOperation[];
 }
