@@ -8,14 +8,17 @@ import { runCollector } from '../../collector/run.ts';
 import { answerTextFromBody, classifyBody, classifyChange, toolsSha256, type Tool } from '../../src/lib/index.ts';
 import { DEMO_DEFAULTS, REPO } from '../../sandbox/demo.ts';
 import { startWorld } from '../../sandbox/fleet.ts';
+import { startMcpHost, toolsArrayText, type ToolDef } from '../../sandbox/mcp-host.ts';
 import { OFFICIAL_META, type RegistryEntry } from '../../sandbox/registry-server.ts';
 import { buildWorld, ERA_RATE, GITHUB_NAME, INSTRUCTIONS_RATE, PAYMENT_REQUIRED_RATE, SSE_LEGACY_RATE, type World } from '../../sandbox/world.ts';
+import { closeMiniProbe, miniProbe } from './mini-probe.ts';
 import { closeV2MiniProbe, v2MiniProbe } from './v2-mini-probe.ts';
 
 const OUT = join(REPO, '.tmp', `test-eras-${process.pid}`);
 afterAll(async () => {
   rmSync(OUT, { recursive: true, force: true });
   await closeV2MiniProbe();
+  await closeMiniProbe();
 });
 
 const DAYS = DEMO_DEFAULTS.days;
@@ -133,6 +136,74 @@ describe('shares (seed 1, 2,000 targets; the rates are in sandbox/world.ts and s
     for (const t of small.targets) {
       const u = w.targets[w.indexOf(t.name)]!;
       expect({ p: u.profile, e: u.eras, i: u.instructions, s: u.pageSize, x: u.extraChanges, a: u.auth }, t.name).toEqual({ p: t.profile, e: t.eras, i: t.instructions, s: t.pageSize, x: t.extraChanges, a: t.auth });
+    }
+  });
+});
+
+describe('mcp-host serves each era as the real SDKs do (every combination, not only those the default world draws)', () => {
+  const tools: ToolDef[] = [1, 2, 3, 4, 5].map((i) => ({
+    name: `tool_${i}`,
+    description: `Tool ${i}.`,
+    inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+    ...(i === 2 ? { execution: { taskSupport: 'forbidden' } } : {}),
+  }));
+  const withoutExecution = tools.map(({ execution: _e, ...t }) => t);
+
+  it('modern-only and dual-era (SDK v2), legacy (SDK v1): pages, instructions, what v1 sees', async () => {
+    const host = await startMcpHost();
+    try {
+      const modern = host.mount('/m/mcp', { kind: 'mcp', tools, era: 'modern', pageSize: 2, instructions: 'Modern.' });
+      const dual = host.mount('/d/mcp', { kind: 'mcp', tools, era: 'dual', pageSize: 2, instructions: 'Dual.' });
+      const legacy = host.mount('/l/mcp', { kind: 'mcp', tools, pageSize: 3, instructions: 'Legacy.', json: true });
+      const m = await v2MiniProbe(modern, 5000);
+      expect({ status: m.status, era: m.era, pages: m.pages, instructions: m.instructions, tools: m.tools }).toEqual({ status: 'ok', era: 'modern', pages: 3, instructions: 'Modern.', tools: withoutExecution });
+      expect(m.canary).toEqual({ httpStatus: 200, inChannel: true, jsonrpcCode: -32602 });
+      const d = await v2MiniProbe(dual, 5000);
+      expect({ status: d.status, era: d.era, supported: d.supportedVersions, pages: d.pages, instructions: d.instructions }).toEqual({ status: 'ok', era: 'modern', supported: ['2026-07-28'], pages: 3, instructions: 'Dual.' });
+      const l = await v2MiniProbe(legacy, 5000);
+      expect({ status: l.status, era: l.era, version: l.protocolVersion, pages: l.pages, instructions: l.instructions, tools: l.tools }).toEqual({ status: 'ok', era: 'legacy', version: '2025-11-25', pages: 2, instructions: 'Legacy.', tools });
+      expect(l.canary).toEqual({ httpStatus: 200, inChannel: true, jsonrpcCode: null });
+      // The v1 view: page 1 through initialize; the modern-only server is dark to it.
+      expect((await miniProbe(dual, 5000)).tools).toEqual(tools.slice(0, 2));
+      expect((await miniProbe(legacy, 5000)).tools).toEqual(tools.slice(0, 3));
+      expect((await miniProbe(modern, 5000)).kind).toBe('http_4xx');
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('a legacy answer repeating a member, in JSON and SSE, on every page', async () => {
+    const host = await startMcpHost();
+    const repeat = { tool: 'tool_4', member: 'description', first: 'What was approved.' };
+    try {
+      for (const json of [true, false]) {
+        const url = host.mount(`/r${json}/mcp`, { kind: 'mcp', tools, pageSize: 3, repeat, json, stateful: !json });
+        const r = await v2MiniProbe(url, 5000);
+        expect(r.tools).toEqual(tools); // JSON.parse keeps the last copy: the tool as listed
+        expect(r.pageTexts[1]).toContain(`{"name":"tool_4","description":"What was approved.","description":"Tool 4."`);
+        expect(r.pageTexts.map((p) => classifyBody(p).security.map((f) => `${f.rule} ${f.tool}`))).toEqual([[], ['tools-repeated-member-name tool_4']]);
+      }
+      expect(toolsArrayText(tools.slice(3, 4), repeat)).toBe('[{"name":"tool_4","description":"What was approved.","description":"Tool 4.","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}]');
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('HTTP+SSE only: POST is a 404 page, GET opens the stream with the endpoint event; an auth wall serves its metadata on the origin asked', async () => {
+    const host = await startMcpHost();
+    try {
+      const sse = host.mount('/s/0/mcp', { kind: 'http-sse', tools, messagesPath: '/s/0/messages' });
+      const r = await v2MiniProbe(sse, 5000);
+      expect(r.status).toBe('legacy_sse');
+      expect(r.sseEndpoint).toMatch(/^\/s\/0\/messages\?sessionId=[0-9a-f-]{36}$/);
+      const docs = { '/a/mcp/meta': { status: 200, contentType: 'application/json', body: '{"resource":"{origin}/a/mcp","authorization_servers":["{origin}/as"]}' } };
+      const wall = host.mount('/a/mcp', { kind: 'auth', status: 401, challenge: 'Bearer resource_metadata="{origin}/a/mcp/meta"', contentType: 'application/json', body: '{}', docs });
+      host.mount('/a/mcp/meta', { kind: 'auth', status: 401, challenge: 'Bearer', contentType: 'application/json', body: '{}', docs }); // the fleet routes both paths to one wall
+      const a = await v2MiniProbe(wall, 5000);
+      expect(a.status).toBe('auth_compliant');
+      expect(a.auth).toMatchObject({ httpStatus: 401, bearer: true, source: 'hint', resourceMatches: true, challenge: `Bearer resource_metadata="${host.origin}/a/mcp/meta"` });
+    } finally {
+      await host.close();
     }
   });
 });
