@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer as McpServerV1 } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Server as ServerV1 } from '@modelcontextprotocol/sdk/server/index.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpHandler, fromJsonSchema, McpServer as McpServerV2, ProtocolError, Server as ServerV2 } from '@modelcontextprotocol/server';
@@ -39,6 +40,13 @@ export type Pager = (cursor: string | undefined) => ToolPage | null;
 
 /** How a low-level server answers `tools/call` for a tool it does not have (the probe's canary). */
 export type CanaryAnswer = 'jsonrpc-error' | 'is-error';
+
+/** Who a low-level server says it is, and what it tells clients (the zoo's defaults when absent). */
+export interface Identity {
+  info?: { name: string; version: string };
+  /** `instructions` in the initialize / server/discover result; null = none. Default: the zoo's INSTRUCTIONS. */
+  instructions?: string | null;
+}
 
 export const SDK_V1_INFO = { name: 'era-zoo-sdk-v1', version: '1.32.2-zoo' };
 export const SDK_V2_INFO = { name: 'era-zoo-sdk-v2', version: '2.4.0-zoo' };
@@ -64,8 +72,10 @@ function mcpServerV1(): McpServerV1 {
   return server;
 }
 
-function lowLevelV1(pager: Pager, canary: CanaryAnswer): ServerV1 {
-  const server = new ServerV1(SDK_V1_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+/** SDK v1 low-level `Server`: tools/list pages from `pager`, served as given (raw JSON Schemas, verbatim). */
+export function lowLevelV1(pager: Pager, canary: CanaryAnswer, id: Identity = {}): ServerV1 {
+  const instructions = id.instructions === undefined ? INSTRUCTIONS : (id.instructions ?? undefined);
+  const server = new ServerV1(id.info ?? SDK_V1_INFO, { capabilities: { tools: {} }, instructions });
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     const page = pager(request.params?.cursor);
     // The spec's answer to an unknown cursor (Pagination, "Error Handling").
@@ -146,8 +156,8 @@ function statefulV1(make: () => V1, json: boolean): SdkEndpoint {
  * 400 -32022 naming ['2026-07-28']); `'stateless'` (the SDK default) also serves 2025-era traffic,
  * statelessly, with SSE answers and no Mcp-Session-Id.
  */
-export function sdkV2(opts: { legacy: 'reject' | 'stateless'; pager?: Pager; canary?: CanaryAnswer }): SdkEndpoint {
-  const factory = () => (opts.pager ? lowLevelV2(opts.pager, opts.canary ?? 'jsonrpc-error') : mcpServerV2());
+export function sdkV2(opts: { legacy: 'reject' | 'stateless'; pager?: Pager; canary?: CanaryAnswer } & Identity): SdkEndpoint {
+  const factory = () => (opts.pager ? lowLevelV2(opts.pager, opts.canary ?? 'jsonrpc-error', opts) : mcpServerV2());
   const handler = createMcpHandler(factory, { legacy: opts.legacy });
   const node = toNodeHandler(handler);
   return {
@@ -164,8 +174,14 @@ function mcpServerV2(): McpServerV2 {
   return server;
 }
 
-function lowLevelV2(pager: Pager, canary: CanaryAnswer): ServerV2 {
-  const server = new ServerV2(SDK_V2_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+/**
+ * SDK v2 low-level `Server`: tools/list pages from `pager`. Served as given on the legacy leg; on the
+ * modern (2026-07-28) leg SDK v2 2.4 strips `execution` from every tool (deleted vocabulary in that
+ * revision: `enforceDeletedFields`) and adds resultType/ttlMs/cacheScope/_meta to the result.
+ */
+export function lowLevelV2(pager: Pager, canary: CanaryAnswer, id: Identity = {}): ServerV2 {
+  const instructions = id.instructions === undefined ? INSTRUCTIONS : (id.instructions ?? undefined);
+  const server = new ServerV2(id.info ?? SDK_V2_INFO, { capabilities: { tools: {} }, instructions });
   server.setRequestHandler('tools/list', async (request) => {
     const page = pager(request.params?.cursor);
     if (!page) throw new ProtocolError(-32602, 'Invalid cursor');
@@ -177,6 +193,75 @@ function lowLevelV2(pager: Pager, canary: CanaryAnswer): ServerV2 {
     throw new ProtocolError(-32602, message);
   });
   return server;
+}
+
+/**
+ * The deprecated HTTP+SSE transport (2024-11-05) with the SDK v1's own SSEServerTransport: a GET on a
+ * stream path opens the stream and sends `event: endpoint` with `<messagesPath>?sessionId=…` (a
+ * relative URL); POSTs to messagesPath carry the client's messages. Anything else (a POST on the
+ * stream path included) is express's default 404 page, as an express-based SSE server answers.
+ * Streams are bounded (the oldest is closed beyond MAX_SESSIONS).
+ */
+export function httpSse(opts: { isStream: (path: string) => boolean; messagesPath: string; server: () => McpServerV1 | ServerV1 }): SdkEndpoint {
+  const transports = new Map<string, SSEServerTransport>();
+  return {
+    async serve(req, res, body) {
+      const url = new URL(req.url ?? '/', 'http://sse.invalid');
+      if (opts.isStream(url.pathname) && req.method === 'GET') {
+        const transport = new SSEServerTransport(opts.messagesPath, res);
+        transports.set(transport.sessionId, transport);
+        for (const [old, t] of transports) {
+          if (transports.size <= MAX_SESSIONS) break;
+          transports.delete(old);
+          void t.close().catch(() => {});
+        }
+        res.on('close', () => transports.delete(transport.sessionId));
+        await opts.server().connect(transport);
+        return;
+      }
+      const transport = url.pathname === opts.messagesPath && req.method === 'POST' ? transports.get(url.searchParams.get('sessionId') ?? '') : undefined;
+      if (transport) return transport.handlePostMessage(req, res, parseJson(body));
+      res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot ${req.method} ${url.pathname}</pre>\n</body>\n</html>\n`);
+    },
+    async close() {
+      for (const t of transports.values()) await t.close().catch(() => {});
+      transports.clear();
+    },
+  };
+}
+
+/** The zoo's HTTP+SSE server: McpServer with one echo tool. */
+export function echoServerV1(): McpServerV1 {
+  const server = new McpServerV1(SDK_V1_INFO, { instructions: INSTRUCTIONS });
+  server.registerTool('echo', { description: 'Echo the text back.' }, async () => ({ content: [{ type: 'text', text: 'echo' }] }));
+  return server;
+}
+
+/**
+ * A tools/list pager over a whole list: pages of `pageSize` tools (all at once when absent), opaque
+ * cursors (base64 of the next offset, `=` padding and all), null for a cursor it never issued.
+ */
+export function pagesOf(list: () => ToolDef[], pageSize?: number | null): Pager {
+  return (cursor) => {
+    const tools = list();
+    if (!pageSize || pageSize <= 0) return cursor === undefined ? { tools } : null;
+    let at = 0;
+    if (cursor !== undefined) {
+      const m = /^offset=(\d+)$/.exec(Buffer.from(cursor, 'base64').toString('utf8'));
+      if (!m || Buffer.from(m[0]).toString('base64') !== cursor) return null;
+      at = Number(m[1]);
+      if (at <= 0 || at >= tools.length) return null;
+    }
+    const page: ToolPage = { tools: tools.slice(at, at + pageSize) };
+    if (at + pageSize < tools.length) page.nextCursor = cursorAt(at + pageSize);
+    return page;
+  };
+}
+
+/** The opaque cursor pagesOf issues for the page starting at `offset`. */
+export function cursorAt(offset: number): string {
+  return Buffer.from(`offset=${offset}`).toString('base64');
 }
 
 export function parseJson(raw: Buffer): unknown {

@@ -17,10 +17,8 @@
 // pins the parts the probe depends on).
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { McpServer as McpServerV1 } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { AUTH_CASES, authEndpoint, type AuthCase } from './era-auth.ts';
-import { INSTRUCTIONS, parseJson, SDK_V1_INFO, sdkV1, sdkV2, type Pager, type SdkEndpoint, type Serve, type ToolDef, type ToolPage } from './era-sdk.ts';
+import { echoServerV1, httpSse, parseJson, sdkV1, sdkV2, type Pager, type SdkEndpoint, type Serve, type ToolDef, type ToolPage } from './era-sdk.ts';
 import { forwardTo, startConformanceMock } from './conformance-mock.ts';
 
 export const ERA_CASES = [
@@ -233,7 +231,7 @@ async function buildCase(c: EraCase, record: Recorder, oversizedMetadataBytes: n
         },
       }));
     case 'http-sse-legacy': {
-      const sse = httpSse();
+      const sse = httpSse({ isStream: (p) => p === '/sse', messagesPath: '/messages', server: echoServerV1 });
       closers.push(sse.close);
       return start((p) => (p === '/sse' || p === '/messages' ? { c, serve: sse.serve } : undefined), '/sse');
     }
@@ -312,37 +310,6 @@ const futureOnly: Serve = async (req, res, body) => {
   const requested = typeof header === 'string' ? header : String(msg?.params?._meta?.['io.modelcontextprotocol/protocolVersion'] ?? msg?.params?.protocolVersion ?? '');
   jsonRpcError(res, 400, msg?.id, -32022, 'Unsupported protocol version', { supported: FUTURE_ONLY_SUPPORTED, requested });
 };
-
-/**
- * The deprecated HTTP+SSE transport (2024-11-05) with the SDK v1's own SSEServerTransport: GET /sse
- * opens the stream and sends `event: endpoint` with a relative `/messages?sessionId=…`; POST
- * /messages carries the client's messages. POST /sse is not a route (express's default 404 page).
- */
-function httpSse(): SdkEndpoint {
-  const transports = new Map<string, SSEServerTransport>();
-  return {
-    async serve(req, res, body) {
-      const url = new URL(req.url ?? '/', 'http://zoo.invalid');
-      if (url.pathname === '/sse' && req.method === 'GET') {
-        const transport = new SSEServerTransport('/messages', res);
-        transports.set(transport.sessionId, transport);
-        res.on('close', () => transports.delete(transport.sessionId));
-        const server = new McpServerV1(SDK_V1_INFO, { instructions: INSTRUCTIONS });
-        server.registerTool('echo', { description: 'Echo the text back.' }, async () => ({ content: [{ type: 'text', text: 'echo' }] }));
-        await server.connect(transport);
-        return;
-      }
-      const transport = url.pathname === '/messages' && req.method === 'POST' ? transports.get(url.searchParams.get('sessionId') ?? '') : undefined;
-      if (transport) return transport.handlePostMessage(req, res, parseJson(body));
-      res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot ${req.method} ${url.pathname}</pre>\n</body>\n</html>\n`);
-    },
-    async close() {
-      for (const t of transports.values()) await t.close().catch(() => {});
-      transports.clear();
-    },
-  };
-}
 
 // ---- tool pages ------------------------------------------------------------------------------------
 

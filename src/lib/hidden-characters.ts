@@ -26,5 +26,10 @@ export function hiddenCharacters(text: string): string[] {
 
 /** The string with every hidden character written as a visible escape, `\u{E0041}`. */
 export function showHidden(text: string): string {
-  return text.replace(HIDDEN, (c, flag: string | undefined) => (flag !== undefined ? c : `\\u{${c.codePointAt(0)!.toString(16).toUpperCase()}}`));
+  return escapeHidden(text, (c) => `\\u{${c.codePointAt(0)!.toString(16).toUpperCase()}}`);
+}
+
+/** The string with every hidden character (one full code point each) replaced by `escape(c)`. */
+export function escapeHidden(text: string, escape: (c: string) => string): string {
+  return text.replace(HIDDEN, (c, flag: string | undefined) => (flag !== undefined ? c : escape(c)));
 }
