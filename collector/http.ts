@@ -1,9 +1,12 @@
 // HTTP for the probe: one request with its redirects under one overall deadline, body caps, and the
 // per-host gate (methodology v1, "Probe"). Which addresses may be contacted is decided by
 // address-policy.ts; this module applies it on every hop (before sending, and through the connector).
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, Client, Pool, request, type Dispatcher } from 'undici';
 import { guardedConnector, hostRefusal, refused } from './address-policy.ts';
 import { GUARD, GuardError } from './errors.ts';
+import { HostGate } from './host-gate.ts';
+
+export { HostGate } from './host-gate.ts';
 
 export const MiB = 1024 * 1024;
 
@@ -13,43 +16,33 @@ export interface HttpContext {
   gate: HostGate;
 }
 
-/** An undici Agent for endpoints; without allowPrivate it refuses non-unicast addresses at connect time. */
-export function createHttpContext(opts: { allowPrivate: boolean; timeoutMs: number }): HttpContext {
+/**
+ * An undici Agent for endpoints; without allowPrivate it refuses non-unicast addresses at connect time.
+ * `hostLimit(host)`: requests at a time per URL host (host-gate.ts; default one), and as many sockets
+ * per origin.
+ */
+export function createHttpContext(opts: { allowPrivate: boolean; timeoutMs: number; hostLimit?: (host: string) => number }): HttpContext {
+  const hostLimit = opts.hostLimit ?? (() => 1);
   const common = {
     // Our overall deadline is AbortSignal.timeout; these undici idle timers are only a backstop
     // (bodyTimeout is reset by every SSE keep-alive comment, so it alone never ends a stalled stream).
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
     keepAliveTimeout: 4_000,
-    // One socket per origin is enough: HostGate keeps at most one request in flight per host. With
-    // more, undici's pool opened a second socket whenever the next request of a probe arrived in the
+    // As many sockets per origin as the gate lets requests through: one for most hosts. With more,
+    // undici's pool opened a second socket whenever the next request of a probe arrived in the
     // event-loop turn it waits before reusing a socket (a TCP connect and its teardown, per host).
     connections: 1,
+    factory: (origin: string | URL, o: object): Dispatcher => {
+      const n = Math.max(1, hostLimit(new URL(origin).host));
+      return n === 1 ? new Client(origin, o) : new Pool(origin, { ...o, connections: n });
+    },
   };
+  const gate = new HostGate(hostLimit);
   if (opts.allowPrivate) {
-    return { dispatcher: new Agent({ ...common, connect: { timeout: opts.timeoutMs } }), allowPrivate: true, gate: new HostGate() };
+    return { dispatcher: new Agent({ ...common, connect: { timeout: opts.timeoutMs } }), allowPrivate: true, gate };
   }
-  return { dispatcher: new Agent({ ...common, connect: guardedConnector(opts.timeoutMs) }), allowPrivate: false, gate: new HostGate() };
-}
-
-/** FIFO mutex per key: at most one request in flight per host (URL host, port included). */
-export class HostGate {
-  readonly #tails = new Map<string, Promise<void>>();
-
-  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.#tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const tail = prev.then(() => mine);
-    this.#tails.set(key, tail);
-    await prev;
-    try {
-      return await fn();
-    } finally {
-      release();
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    }
-  }
+  return { dispatcher: new Agent({ ...common, connect: guardedConnector(opts.timeoutMs) }), allowPrivate: false, gate };
 }
 
 export interface Answer {
@@ -90,6 +83,7 @@ export async function send<T>(ctx: HttpContext, url: string, opts: SendOptions, 
       if (why) throw refused(why);
     }
     const target = current;
+    // The gate of the hop's host and of its endpoint URL (host-gate.ts): one request at a time per endpoint.
     const outcome = await ctx.gate.run(target.host, async (): Promise<{ next: URL } | { value: T }> => {
       signal ??= AbortSignal.timeout(opts.timeoutMs);
       const res = await request(target, {
@@ -119,7 +113,7 @@ export async function send<T>(ctx: HttpContext, url: string, opts: SendOptions, 
       }
       trace.finalUrl = hop > 0 ? target.href : trace.finalUrl;
       return { value: await read({ status: res.statusCode, headers: res.headers, body: res.body, url: target.href }) };
-    });
+    }, `${target.origin}${target.pathname}${target.search}`);
     if ('value' in outcome) return outcome.value;
     trace.redirects++;
     trace.finalUrl = outcome.next.href;

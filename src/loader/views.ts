@@ -3,7 +3,7 @@
 // interval, a half-life), it is that type, never a copy of its fields.
 import type { Problem } from '../archive/problems.ts';
 import type { RestateManifest, SeriesSummary } from '../archive/restatements.ts';
-import type { DiffSummary, ErrorClassShares, Finding, HalfLife, Interval, KMRow, Level, Observation, Run, Tool } from '../lib/index.ts';
+import type { DiffSummary, ErrorClassShares, Finding, HalfLife, Interval, KMRow, Level, NotAttemptedReason, Observation, Run, Tool } from '../lib/index.ts';
 import type { DigestCache } from './cache.ts';
 import type { Fold } from './fold.ts';
 
@@ -59,8 +59,8 @@ export interface ChangeView {
 
 /** A run of consecutive observations with the same outcome (and, for ok, the same contract). */
 export interface StripSegment {
-  kind: 'ok' | 'changed' | 'error' | 'no_endpoint' | 'retired' | 'excluded';
-  /** For kind error: the error class, and the HTTP status its rows carried (0: none). */
+  kind: 'ok' | 'changed' | 'error' | 'no_endpoint' | 'retired' | 'excluded' | 'not_attempted';
+  /** For kind error: the error class, and the HTTP status its rows carried (0: none); for not_attempted: the reason. */
   errorClass: string | null;
   http: number;
   count: number;
@@ -77,6 +77,8 @@ export interface ServerView {
   registryRow: Observation | null;
   status: ServerStatus;
   errorClass: Observation['error_class'];
+  /** Why the latest row is not_attempted (host_unresponsive, run_deadline), else null. */
+  notAttemptedReason: NotAttemptedReason | null;
   endpoint: string | null;
   toolCount: number | null;
   firstObserved: string;

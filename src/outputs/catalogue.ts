@@ -2,7 +2,7 @@
 // datapackage.json (Frictionless Data Package v1), so the three never disagree. The field lists of
 // the recorded formats come from their zod contracts (src/lib/contract/): a field added to a contract
 // is a compile error here until it is described, and the order is the contract's.
-import { Observation, Roster, RosterPage, RosterTarget, Run, type Interval } from '../lib/index.ts';
+import { NOT_ATTEMPTED_REASONS, Observation, OUTCOMES, Roster, RosterPage, RosterTarget, Run, type Interval, type NotAttemptedReason } from '../lib/index.ts';
 import type { Archive, ChangeView } from '../loader/views.ts';
 import { SITE_NAME, type Publication } from './publication.ts';
 
@@ -40,6 +40,11 @@ export interface Field {
   description: string;
 }
 
+const REASON_DOCS: Record<NotAttemptedReason, string> = {
+  host_unresponsive: 'its host stopped answering earlier in the run',
+  run_deadline: "the run's deadline came before its turn",
+};
+
 /** How each observation field reads; the contract (src/lib/contract/observation.ts) gives the list and the order. */
 const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
   run_id: { type: 'string', description: 'The collector run that wrote the row.' },
@@ -51,7 +56,7 @@ const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
   registry_page_sha256: { type: 'string', description: 'SHA-256 of the raw registry page holding the entry (objects/).' },
   registry_page_index: { type: 'integer', description: 'Index of the entry in that page\'s servers[] array.' },
   endpoint: { type: 'string', description: 'The streamable-http URL probed, as listed; empty when none.' },
-  outcome: { type: 'string', description: 'ok, error, no_endpoint, retired or excluded.' },
+  outcome: { type: 'string', description: `${OUTCOMES.slice(0, -1).join(', ')} or ${OUTCOMES.at(-1)}. not_attempted: eligible but not contacted this run (see not_attempted_reason); it counts against coverage, and is not an error class.` },
   error_class: { type: 'string', description: 'One of timeout, tls, http_4xx, http_5xx, auth, rate_limited, no_endpoint, parse; empty when ok.' },
   step: { type: 'string', description: 'Probe step that failed: roster, address, initialize, initialized, tools/list.' },
   detail: { type: 'string', description: 'Short, truncated text on why it failed or what was odd.' },
@@ -73,6 +78,7 @@ const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
   latency_ms: { type: 'number', description: 'Wall time of the probe in milliseconds.' },
   prober_version: { type: 'string', description: 'Version of the collector that probed.' },
   methodology_version: { type: 'string', description: 'Methodology the row was written under (v1).' },
+  not_attempted_reason: { type: 'string', description: `Why a not_attempted row was not contacted: ${NOT_ATTEMPTED_REASONS.map((r) => `${r} (${REASON_DOCS[r]})`).join(' or ')}. Empty on other rows; absent from rows written before the field existed.` },
 };
 
 export const OBSERVATION_FIELDS: Field[] = Object.keys(Observation.innerType().shape).map((name) => ({ name, ...OBSERVATION_DOCS[name as keyof Observation] }));

@@ -32,11 +32,24 @@ export async function serverApiJson(a: Archive, s: ServerView, pub: Pick<Publica
     error_class: s.errorClass,
     changes: s.changes.length,
     retired: s.status === 'retired',
-    reason: s.status === 'retired' ? 'absent from the complete registry roster (retired or deleted upstream)' : s.status === 'excluded' ? "excluded at the operator's request" : null,
+    reason: reasonText(s),
     registry_entry_available: entry !== null,
     history_url: pub.permalink(`/servers/${s.slug}/`),
   };
   return JSON.stringify({ ...base, _meta: { ...meta, [`${META_NAMESPACE}/schema-history`]: history } }, null, 2);
+}
+
+function reasonText(s: ServerView): string | null {
+  switch (s.status) {
+    case 'retired':
+      return 'absent from the complete registry roster (retired or deleted upstream)';
+    case 'excluded':
+      return "excluded at the operator's request";
+    case 'not_attempted':
+      return s.notAttemptedReason === 'run_deadline' ? "not contacted in the latest run: the run's deadline came first" : 'not contacted in the latest run: its host stopped answering earlier in the run';
+    default:
+      return null;
+  }
 }
 
 /** A feed per server that has a contract (answered tools/list at least once): only those can change. */
