@@ -70,7 +70,8 @@ export interface Trace {
  * One request with its redirects, under one overall deadline. Only 307/308 are followed (they keep
  * method and body, RFC 9110 §15.4); 301/302/303 would turn our POST into a GET, so they are reported
  * (GuardError redirectNotFollowed → http_4xx). Cross-origin hops are followed — our requests carry
- * no credentials — but lose Mcp-Session-Id. Each hop is address-checked and holds its host's gate
+ * no credentials — but lose Mcp-Session-Id and MCP-Protocol-Version, which came from the first origin's
+ * answers. Each hop is address-checked and holds its host's gate
  * while `read` consumes the body.
  */
 export async function send<T>(ctx: HttpContext, url: string, opts: SendOptions, trace: Trace, read: (a: Answer) => Promise<T>): Promise<T> {
@@ -118,7 +119,9 @@ export async function send<T>(ctx: HttpContext, url: string, opts: SendOptions, 
     trace.redirects++;
     trace.finalUrl = outcome.next.href;
     if (outcome.next.origin !== current.origin) {
-      const { 'mcp-session-id': _dropped, ...rest } = headers;
+      // What we learnt from this origin's answers stays with it: its session id, and the revision
+      // negotiated with it (the other origin never answered our initialize).
+      const { 'mcp-session-id': _session, 'mcp-protocol-version': _revision, ...rest } = headers;
       headers = rest;
     }
     current = outcome.next;
