@@ -22,7 +22,7 @@ import { listRosterFiles, readRoster } from '../src/archive/rosters.ts';
 import { readRuns } from '../src/archive/runs.ts';
 import { Observation, Roster, Run, sha256Hex } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
-import { holder, linuxProc, lockFor, readLock, type ProcView } from './lock.ts';
+import { holder, linuxProc, lockFor, readLock, type Holder, type LockInfo, type ProcView } from './lock.ts';
 
 export { readLock, type LockInfo } from './lock.ts';
 
@@ -90,7 +90,7 @@ export class Store {
       const text = readText(this.lockPath);
       if (text === null) continue; // gone meanwhile: try again
       const held = readLock(this.lockPath);
-      const state = held ? holder(held, proc) : null;
+      const state = held ? holderSettled(held, proc) : null;
       if (held && state?.state === 'alive') {
         throw new CliError(`another collector holds ${this.lockPath} (pid ${held.pid}, since ${held.started_at})`, EXIT.locked);
       }
@@ -289,6 +289,25 @@ export class Store {
     }
   }
 }
+
+/**
+ * holder(), given a moment to settle: a process just sent SIGKILL still runs (state R or D) for a few
+ * milliseconds while the kernel tears it down, so a collector started right after the kill would be
+ * refused. A holder that looks alive is looked at again for up to LOCK_SETTLE_MS; a live one is still
+ * alive then, and the only cost is that a refusal comes that much later.
+ */
+function holderSettled(lock: LockInfo, proc: ProcView): Holder {
+  let h = holder(lock, proc);
+  const until = performance.now() + LOCK_SETTLE_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (h.state === 'alive' && performance.now() < until) {
+    Atomics.wait(pause, 0, 0, 25); // a synchronous sleep: Store.open is synchronous
+    h = holder(lock, proc);
+  }
+  return h;
+}
+
+const LOCK_SETTLE_MS = 2_000;
 
 function readText(path: string): string | null {
   try {
