@@ -7,9 +7,11 @@
 // The unscaled part: the collector's own CPU time does not shrink with f, so in the scaled run it
 // weighs f times more than it would at real speed. Two projections are printed: measured × f (an
 // upper bound: it scales the CPU time too), and (measured − collector CPU) × f + collector CPU (as if
-// the collector's CPU had been on the critical path all along, then added back once at real speed);
-// the real figure lies between them. The world's CPU (answers that a real server's machine would
-// pay for) and the machine's load are printed beside them.
+// the collector's CPU had been on the critical path all along, then added back once at real speed).
+// On a shared machine both also scale whatever time other processes took from this one (the load
+// average is printed). A third figure has no machine in it: the same schedule functions replayed in
+// virtual time over the same world (bench/scale-replay.ts), every answer exactly when the world's
+// draw says; it is what the schedule itself costs.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
@@ -19,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULTS, runCollector, SCHEDULE_DEFAULTS } from '../collector/run.ts';
 import { hostQueues, lpt, perHostLimit } from '../collector/schedule.ts';
+import { replay } from './scale-replay.ts';
 import type { HostStats, WorldInfo } from './scale-world.ts';
 
 const HELP = `npm run bench:scale -- [options]
@@ -66,6 +69,20 @@ const concurrency = values.concurrency ? Number(values.concurrency) : onePerHost
 const CLK_TCK = 100;
 const WORLD = fileURLToPath(new URL('./scale-world.ts', import.meta.url));
 
+const tStart = performance.now();
+const virtual = await replay({
+  endpoints: n,
+  seed: values.seed!,
+  scheduler: onePerHost ? 'one-per-host' : 'lpt',
+  concurrency,
+  perHostDivisor: DEFAULTS.perHostDivisor,
+  perHostMax: onePerHost ? 1 : DEFAULTS.perHostMax,
+  unresponsiveAfter: onePerHost ? 0 : DEFAULTS.unresponsiveAfter,
+  timeoutMs: DEFAULTS.timeoutMs,
+  deadlineMs: onePerHost ? null : DEFAULTS.deadlineMs,
+  retryAfterCapMs: SCHEDULE_DEFAULTS.retryAfterCapMs,
+  backoffBaseMs: SCHEDULE_DEFAULTS.backoffBaseMs,
+});
 const child = spawn(process.execPath, ['--import', 'tsx', WORLD, '--endpoints', String(n), '--factor', String(f), '--seed', values.seed!], { stdio: ['pipe', 'pipe', 'inherit'] });
 const lines = createInterface({ input: child.stdout! });
 const next = () =>
@@ -132,7 +149,13 @@ const gateway = of('gateway')[0]!;
 const stuck = of('stuck')[0]!;
 const burst = of('burst')[0]!;
 const fmt = (x: number, d = 1) => x.toLocaleString('en', { maximumFractionDigits: d, minimumFractionDigits: d });
-const rowsOk = run.targets === n && new Set(readRows().map((r) => r.target)).size === n;
+const rows = readRows();
+const rowsOk = run.targets === n && rows.length === n && new Set(rows.map((r) => r.target)).size === n;
+// When the stuck host's remaining targets were written off (their not_attempted rows), from the start of the probe stage.
+const stuckCut = rows.filter((r) => r.endpoint?.includes(`//${stuck.host}/`) && r.not_attempted_reason === 'host_unresponsive').map((r) => Date.parse(r.observed_at));
+const probeStartMs = Date.parse('2026-06-01T03:15:00Z') + summary.roster_ms;
+const vslow = [...virtual.report.hosts].sort((a, b) => b.wallMs - a.wallMs);
+const vKind = (host: string) => world.hosts[Number(host.slice(1))]?.kind ?? host;
 
 const out = [
   `machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Linux ${release()}, node ${process.version}; load average ${fmt(load0)} → ${fmt(load1)}`,
@@ -142,21 +165,23 @@ const out = [
   '',
   `roster (not scaled: the local registry): ${fmt(summary.roster_ms / 1000)} s`,
   `probe stage: ${fmt(wallS)} s measured for ${probed.toLocaleString('en')} targets → projected ${fmt(upperMin)} min (measured × ${f}); ${fmt(correctedMin)} min with the collector's CPU added unscaled`,
+  `schedule replayed in virtual time (no machine in it): ${fmt(virtual.wallMs / 60_000)} min; slowest hosts ${vslow.slice(0, 3).map((h) => `${vKind(h.host)} ${fmt(h.wallMs / 60_000)} min`).join(', ')}; not attempted ${Object.entries(virtual.skipped).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
   `CPU: collector ${fmt(collectorCpuS)} s (${fmt((collectorCpuS * 1000) / Math.max(1, probed), 2)} ms per target), world ${fmt(worldCpuS)} s — ${fmt(((collectorCpuS + worldCpuS) / wallS) * 100, 0)}% of one core over the stage`,
   `in flight per host, counted by the servers: ${over.length === 0 ? 'no host above its bound' : `${over.length} hosts ABOVE their bound`}; gateway peak ${gateway.peak} (bound ${boundOf(gateway.host)}), stuck ${stuck.peak} (bound ${boundOf(stuck.host)}), burst ${burst.peak} (bound ${boundOf(burst.host)}), tail max ${Math.max(...of('tail').map((s) => s.peak))} (bound 1); per endpoint: ${endpointOver.length === 0 ? 'never above 1' : `${endpointOver.length} hosts had an endpoint above 1`}`,
   `requests per second per host (real-world time): gateway ${fmt(rps(gateway), 2)}, stuck ${fmt(rps(stuck), 2)}, burst ${fmt(rps(burst), 2)}, tail median ${fmt(tail[Math.floor(tail.length / 2)] ?? 0, 3)}`,
-  `stuck host: ${stuck.afterStuck} requests after it stopped answering; its probing took ${wallOf(stuck.host) === null ? '—' : `${fmt(((wallOf(stuck.host)! / 1000) * f) / 60)} min projected`}`,
+  `stuck host: ${stuck.afterStuck} requests after it stopped answering; ${stuckCut.length > 0 ? `its other ${stuckCut.length} targets written off ${fmt(((Math.min(...stuckCut) - probeStartMs) / 1000) * f / 60)} min into the probe stage (projected)` : 'never written off'}`,
   `burst host: ${burst.throttled} answers 429 (Retry-After ${Math.max(1, Math.ceil(world.retryAfterS / f))} s scaled = ${world.retryAfterS} s real); ${burst.insideRetryAfter} probes started inside a Retry-After it had sent; ${slow.find((x) => x.host === burst.host)?.backoffs ?? '?'} back-offs`,
   `rows: ${run.targets.toLocaleString('en')} for ${n.toLocaleString('en')} targets, ${rowsOk ? 'exactly one each' : 'NOT one each'}; coverage ${fmt(run.coverage * 100)}%${run.degraded ? ' (degraded)' : ''}`,
   `outcomes: ${Object.entries(run.outcomes).filter(([, v]) => (v ?? 0) > 0).map(([k, v]) => `${k} ${v}`).join(', ')}; error classes: ${Object.entries(run.error_classes).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ')}; not attempted: ${Object.entries(run.scheduling?.not_attempted ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')}`,
   `slowest hosts (projected min): ${slow.slice(0, 5).map((x) => `${kindOf.get(x.host)?.kind ?? x.host} ${fmt(((x.wall_ms / 1000) * f) / 60)}`).join(', ')}`,
+  `bench wall: ${fmt((performance.now() - tStart) / 1000)} s`,
 ];
 console.log(out.join('\n'));
 if (values.keep) console.log(`archive: ${data}`);
 else rmSync(data, { recursive: true, force: true });
 
-function readRows(): { target: string }[] {
-  return readFileSync(join(data, 'observations', '2026-06-01.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { target: string });
+function readRows(): { target: string; endpoint: string | null; observed_at: string; not_attempted_reason?: string | null }[] {
+  return readFileSync(join(data, 'observations', '2026-06-01.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
 }
 
 function procCpuMs(pid: number): number {

@@ -13,7 +13,7 @@
 //     pace — a deadline then cuts all hosts evenly instead of starving the last ones;
 //   - a 429/503 pauses the host's new jobs until its Retry-After (capped), or 2 s, 4 s, 8 s ... without
 //     one, and halves its L (at least 1) for the rest of the run — when it is the host speaking: at
-//     least half of the host's last max(10, 2·L) answers were 429/503 (the first answer of a host
+//     least half of the host's last max(4, 2·L) answers were 429/503 (the first answer of a host
 //     counts alone). A gateway that rate-limits one tenant's server answers 429 for that endpoint on
 //     every day; pausing twelve thousand other servers for it each time would cost the day. Jobs in
 //     flight finish their steps; the throttled job keeps its row (one attempt per target per run);
@@ -346,7 +346,7 @@ function groupByHost(jobs: readonly HostJob[], o: ScheduleOptions): Map<string, 
   for (const h of hosts.values()) {
     h.targets = Math.max(h.jobs.length, o.hostTargets?.get(h.host) ?? 0);
     h.limit0 = h.limit = perHostLimit(h.targets, o.perHostDivisor, o.perHostMax);
-    h.window = Math.max(10, 2 * h.limit0);
+    h.window = Math.max(4, 2 * h.limit0);
   }
   return hosts;
 }
