@@ -26,7 +26,11 @@ export interface V2Facts {
   excluded: boolean;
   /** At least one protocol request got an HTTP answer (any status); false when every one failed below HTTP. */
   answered: boolean;
-  /** The first 401, or 403 with WWW-Authenticate, on a protocol request (discover, initialize, initialized, tools/list). */
+  /**
+   * The 401, or 403 with WWW-Authenticate, of the protocol step (discover, initialize, initialized,
+   * tools/list) that ended the probe's path; null when none (the probe's rule: a challenge on discover
+   * followed by an anonymous initialize result is no wall; the canary's answer never counts).
+   */
   auth: { httpStatus: 401 | 403; bearer: boolean; metadataValid: boolean } | null;
   /** A DiscoverResult or an initialize result arrived. */
   handshake: boolean;
