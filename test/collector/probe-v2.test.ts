@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpContext, type HttpContext } from '../../collector/http.ts';
 import { CANARY_TOOL_NAME, DEFAULT_PROBE_V2_LIMITS, probeV2, type ProbeV2Limits, type ProbeV2Result } from '../../collector/probe-v2/index.ts';
-import { probeV2Row } from '../../collector/rows-v2.ts';
+import { excludedRowV2, noEndpointRowV2, notAttemptedRowV2, probeV2Row, retiredRowV2 } from '../../collector/rows-v2.ts';
 import { USER_AGENT } from '../../collector/version.ts';
 import { ObservationV2, sha256Hex, toolSetHash, toolsSha256, type RosterTarget } from '../../src/lib/index.ts';
 import { HINTED_METADATA_PATH, PRIVATE_METADATA_URL, WELL_KNOWN } from '../../sandbox/era-auth.ts';
@@ -120,6 +120,12 @@ afterAll(async () => {
   await zoo?.close();
 });
 
+const TARGET: RosterTarget = { name: 'io.example/zoo', version: '1.0.0', status: 'active', endpoint: 'http://127.0.0.1/mcp', endpoint_problem: null, page_sha256: sha256Hex('page'), page_index: 0 };
+const ROW_CTX = { runId: '2026-12-01T031500Z', day: '2026-12-01', observedAt: '2026-12-01T03:15:00.000Z' };
+const rowOf = (c: EraCase) => {
+  const r = results.get(c)!;
+  return probeV2Row(ROW_CTX, TARGET, r, { handshake: r.handshake ? sha256Hex(r.handshake.body) : null, pages: r.pages.map((p) => sha256Hex(p.body)) });
+};
 const body = (r: Recorded) => JSON.parse(r.body || 'null') as { method?: string; id?: unknown; params?: Record<string, any> } | null;
 const posts = (c: EraCase) => sent.get(c)!.filter((r) => r.method === 'POST');
 
@@ -192,18 +198,46 @@ describe('probeV2() against the era zoo: what it records', () => {
   });
 
   it('every result is a valid ObservationV2 row (stored bodies named by their SHA-256)', () => {
-    const t: RosterTarget = { name: 'io.example/zoo', version: '1.0.0', status: 'active', endpoint: 'http://127.0.0.1/mcp', endpoint_problem: null, page_sha256: sha256Hex('page'), page_index: 0 };
     for (const c of ERA_CASES) {
       const r = results.get(c)!;
-      const row = probeV2Row({ runId: '2026-12-01T031500Z', day: '2026-12-01', observedAt: '2026-12-01T03:15:00.000Z' }, t, r, {
-        handshake: r.handshake ? sha256Hex(r.handshake.body) : null,
-        pages: r.pages.map((p) => sha256Hex(p.body)),
-      });
+      const row = rowOf(c);
       const parsed = ObservationV2.safeParse(row);
       expect(parsed.success, `${c}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
       expect(row.status).toBe(r.status);
       expect(row.outcome).toBe(r.status === 'ok' ? 'ok' : 'error');
     }
+  });
+});
+
+describe('ObservationV2 ties outcome, status and era together (rows the probe wrote, one field changed)', () => {
+  it('keeps what it should: the rows of targets never probed', () => {
+    for (const row of [noEndpointRowV2(ROW_CTX, { ...TARGET, endpoint: null, endpoint_problem: 'templated_url' }), excludedRowV2(ROW_CTX, TARGET), retiredRowV2(ROW_CTX, TARGET, '2026-11-30.json'), notAttemptedRowV2(ROW_CTX, TARGET, 'run_deadline')]) {
+      expect(ObservationV2.safeParse(row).success, row.outcome).toBe(true);
+      expect(row.era).toBe('none');
+    }
+  });
+
+  it.each<[string, EraCase, (row: Record<string, unknown>) => void, RegExp]>([
+    ['ok with another status', 'sdk-v1-stateless', (x) => (x.status = 'handshake_only'), /ok row must have status ok/],
+    ['ok without its pages', 'modern-paginated', (x) => (x.tools_pages_sha256 = (x.tools_pages_sha256 as string[]).slice(1)), /one stored body per page/],
+    ['ok without the handshake body', 'sdk-v2-modern-only', (x) => (x.handshake_sha256 = null), /lacks hashes/],
+    ['ok with era none', 'sdk-v2-modern-only', (x) => (x.era = 'none'), /modern or legacy/],
+    ['an error row with status ok', 'payment-required', (x) => (x.status = 'ok'), /probed non-ok status/],
+    ['an error row without a class', 'payment-required', (x) => (x.error_class = null), /probe error_class/],
+    ['modern_rejected that is not modern', 'discover-unsupported-future-only', (x) => (x.era = 'legacy'), /modern_rejected row must be modern/],
+    ['era legacy_sse on another status', 'payment-required', (x) => (x.era = 'legacy_sse'), /legacy_sse/],
+    ['auth_compliant on a 403', 'auth-header-metadata', (x) => (x.auth_http_status = 403), /auth_compliant needs a 401/],
+    ['auth fields on a non-auth row', 'payment-required', (x) => (x.auth_http_status = 401), /auth fields go with auth statuses/],
+    ['the canary on an error row', 'payment-required', (x) => (x.canary_sent = true), /canary is sent only/],
+    ['more than 8 requests', 'sdk-v1-stateful', (x) => (x.requests = 9), /8/],
+    ['not_attempted_reason on a probed row', 'sdk-v1-stateful', (x) => (x.not_attempted_reason = 'run_deadline'), /not_attempted_reason/],
+  ])('refuses %s', (_l, c, mutate, why) => {
+    const row = { ...rowOf(c) } as Record<string, unknown>;
+    expect(ObservationV2.safeParse(row).success).toBe(true);
+    mutate(row);
+    const parsed = ObservationV2.safeParse(row);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues.map((i) => i.message).join(' | ')).toMatch(why);
   });
 });
 
