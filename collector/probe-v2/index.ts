@@ -28,6 +28,7 @@ import {
   type V2Status,
 } from '../../src/lib/index.ts';
 import { classify, type ProbeError } from '../errors.ts';
+import type { HttpContext } from '../http.ts';
 import { PROBER_VERSION } from '../version.ts';
 import { authFacts, isChallenge, type AuthFacts } from './auth.ts';
 import { CANARY_ID, CANARY_TOOL_NAME, canaryResult, type CanaryResult } from './canary.ts';
@@ -91,7 +92,7 @@ export interface ProbeV2Result {
   notes: string[];
 }
 
-export async function probeV2(ctx: ConstructorParameters<typeof Wire>[0], endpoint: string, limits: ProbeV2Limits): Promise<ProbeV2Result> {
+export async function probeV2(ctx: HttpContext, endpoint: string, limits: ProbeV2Limits): Promise<ProbeV2Result> {
   const started = performance.now();
   const w = new Wire(ctx, limits);
   const ms = () => Math.round(performance.now() - started);
@@ -199,6 +200,8 @@ export async function probeV2(ctx: ConstructorParameters<typeof Wire>[0], endpoi
         w.post(first ? 'tools/list' : 'tools/list page', 'tools/list', url, json({ jsonrpc: '2.0', id: TOOLS_LIST_ID, method: 'tools/list', params: { ...(cursor === undefined ? {} : { cursor }), _meta: META } }), modernHeaders('tools/list'), TOOLS_LIST_ID, limits.toolsCap, { counted: first }),
       );
       if (takeListing(listing) && !w.throttled) {
+        // The canary is not a protocol step (protocol: false): its answer never decides the status; the
+        // step only picks v1's classifier branch, and its failure is never a row's.
         const c = await w.post('tools/call canary', 'tools/list', url, json({ jsonrpc: '2.0', id: CANARY_ID, method: 'tools/call', params: { name: CANARY_TOOL_NAME, arguments: {}, _meta: META } }), modernHeaders('tools/call', CANARY_TOOL_NAME), CANARY_ID, limits.smallCap, { protocol: false });
         r.canary = canaryResult(c);
       }
@@ -258,8 +261,8 @@ export async function probeV2(ctx: ConstructorParameters<typeof Wire>[0], endpoi
         }
         // notifications/initialized: best effort, its failure is not an error of the probe.
         const n = await w.post('initialized', 'initialized', url, json({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers, null, limits.smallCap);
+        if (n !== NOT_SENT) note(n); // its failure decides only if nothing later does (a 401 or a 429 stops here)
         if (n !== NOT_SENT && !w.throttled) {
-          if (isChallenge(n)) note(n);
           if (!challenge) {
             const listing = await listAllPages(w, false, (cursor, first) =>
               w.post(first ? 'tools/list' : 'tools/list page', 'tools/list', url, json({ jsonrpc: '2.0', id: TOOLS_LIST_ID, method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }), headers, TOOLS_LIST_ID, limits.toolsCap, { counted: first, sessionIssued: sessionId !== null }),
