@@ -41,8 +41,11 @@ export interface HostStats {
   host: string;
   requests: number;
   connections: number;
+  /** Live peak (may count a request the client had abandoned beside its successor), and over answered requests only. */
   peak: number;
+  peakAnswered: number;
   endpointPeak: number;
+  endpointPeakAnswered: number;
   /** burst host: 429s sent, and initialize requests that arrived while a Retry-After it sent was running. */
   throttled?: number;
   insideRetryAfter?: number;
@@ -81,7 +84,7 @@ async function main(): Promise<void> {
   const seed = values.seed!;
   const plan = layout(n);
   const addresses = plan.map((_, i) => `127.20.${Math.floor(i / 250)}.${1 + (i % 250)}`);
-  const world = await startCountingHosts(addresses);
+  const world = await startCountingHosts(addresses, { spans: true });
   const lists = loadRealToolLists();
   const draw = rng(`${seed}|latency`);
   // Box–Muller, one normal per call (the second is dropped: simplicity over a few ns).
@@ -146,9 +149,8 @@ async function main(): Promise<void> {
     if (line.trim() !== 'stats') return;
     const stats: HostStats[] = world.hosts.map((h) => {
       const x = extra.get(h.host)!;
-      let endpointPeak = 0;
-      for (const e of h.endpoints.values()) endpointPeak = Math.max(endpointPeak, e.peak);
-      return { host: h.host, requests: h.counts.requests, connections: h.connections, peak: h.counts.peak, endpointPeak, throttled: x.throttled, insideRetryAfter: x.insideRetryAfter, afterStuck: x.afterStuck };
+      const p = h.peaks();
+      return { host: h.host, requests: h.counts.requests, connections: h.connections, peak: p.all, peakAnswered: p.answered, endpointPeak: p.endpointAll, endpointPeakAnswered: p.endpointAnswered, throttled: x.throttled, insideRetryAfter: x.insideRetryAfter, afterStuck: x.afterStuck };
     });
     process.stdout.write(JSON.stringify(stats) + '\n');
   });

@@ -138,8 +138,10 @@ const probed = summary.probed;
 const upperMin = (wallS * f) / 60;
 const correctedMin = ((wallS - collectorCpuS) * f + collectorCpuS) / 60;
 const boundOf = (host: string) => (onePerHost ? 1 : perHostLimit(kindOf.get(host)!.targets, DEFAULTS.perHostDivisor, DEFAULTS.perHostMax));
-const over = stats.filter((s) => s.peak > boundOf(s.host));
-const endpointOver = stats.filter((s) => s.endpointPeak > 1);
+const over = stats.filter((s) => s.peakAnswered > boundOf(s.host));
+const overAll = stats.filter((s) => s.peak > boundOf(s.host));
+const endpointOver = stats.filter((s) => s.endpointPeakAnswered > 1);
+const endpointOverAll = stats.filter((s) => s.endpointPeak > 1);
 const of = (kind: string) => stats.filter((s) => kindOf.get(s.host)!.kind === kind);
 const slow = run.scheduling?.slowest_hosts ?? [];
 const wallOf = (host: string) => slow.find((x) => x.host === host)?.wall_ms ?? null;
@@ -167,7 +169,8 @@ const out = [
   `probe stage: ${fmt(wallS)} s measured for ${probed.toLocaleString('en')} targets → projected ${fmt(upperMin)} min (measured × ${f}); ${fmt(correctedMin)} min with the collector's CPU added unscaled`,
   `schedule replayed in virtual time (no machine in it): ${fmt(virtual.wallMs / 60_000)} min; slowest hosts ${vslow.slice(0, 3).map((h) => `${vKind(h.host)} ${fmt(h.wallMs / 60_000)} min`).join(', ')}; not attempted ${Object.entries(virtual.skipped).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
   `CPU: collector ${fmt(collectorCpuS)} s (${fmt((collectorCpuS * 1000) / Math.max(1, probed), 2)} ms per target), world ${fmt(worldCpuS)} s — ${fmt(((collectorCpuS + worldCpuS) / wallS) * 100, 0)}% of one core over the stage`,
-  `in flight per host, counted by the servers: ${over.length === 0 ? 'no host above its bound' : `${over.length} hosts ABOVE their bound`}; gateway peak ${gateway.peak} (bound ${boundOf(gateway.host)}), stuck ${stuck.peak} (bound ${boundOf(stuck.host)}), burst ${burst.peak} (bound ${boundOf(burst.host)}), tail max ${Math.max(...of('tail').map((s) => s.peak))} (bound 1); per endpoint: ${endpointOver.length === 0 ? 'never above 1' : `${endpointOver.length} hosts had an endpoint above 1`}`,
+  `in flight per host, counted by the servers over answered requests: ${over.length === 0 ? 'no host above its bound' : `${over.length} hosts ABOVE their bound`}; gateway peak ${gateway.peakAnswered} (bound ${boundOf(gateway.host)}), stuck ${stuck.peakAnswered} (bound ${boundOf(stuck.host)}), burst ${burst.peakAnswered} (bound ${boundOf(burst.host)}), tail max ${Math.max(...of('tail').map((s) => s.peakAnswered))} (bound 1); per endpoint: ${endpointOver.length === 0 ? 'never above 1' : `${endpointOver.length} hosts had an endpoint above 1`}`,
+  `  counting also requests the client had abandoned (timed out; they end at the server only when it sees the socket close, sometimes after the next request arrived): ${overAll.length} hosts above their bound, ${endpointOverAll.length} with an endpoint above 1; gateway ${gateway.peak}`,
   `requests per second per host (real-world time): gateway ${fmt(rps(gateway), 2)}, stuck ${fmt(rps(stuck), 2)}, burst ${fmt(rps(burst), 2)}, tail median ${fmt(tail[Math.floor(tail.length / 2)] ?? 0, 3)}`,
   `stuck host: ${stuck.afterStuck} requests after it stopped answering; ${stuckCut.length > 0 ? `its other ${stuckCut.length} targets written off ${fmt(((Math.min(...stuckCut) - probeStartMs) / 1000) * f / 60)} min into the probe stage (projected)` : 'never written off'}`,
   `burst host: ${burst.throttled} answers 429 (Retry-After ${Math.max(1, Math.ceil(world.retryAfterS / f))} s scaled = ${world.retryAfterS} s real); ${burst.insideRetryAfter} probes started inside a Retry-After it had sent; ${slow.find((x) => x.host === burst.host)?.backoffs ?? '?'} back-offs`,

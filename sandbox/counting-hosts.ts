@@ -44,9 +44,17 @@ export interface CountingHost {
   host: string;
   origin: string;
   connections: number;
+  /**
+   * Live counts: a request is in flight from its arrival until its response ends or its connection
+   * closes. A request the client abandoned (its timeout) ends here only when this process sees the
+   * socket close, which can come after the client's next request arrived: these peaks may count an
+   * abandoned request beside its successor. `peaks()` tells the two apart.
+   */
   counts: Counter;
   endpoints: Map<string, Counter>;
   mount(path: string, respond: Responder): void;
+  /** With `spans`: the peaks over answered requests only, and over all requests (per host, and the highest per endpoint). */
+  peaks(): { answered: number; all: number; endpointAnswered: number; endpointAll: number };
 }
 
 export interface CountingHosts {
@@ -62,13 +70,16 @@ const MAX_BODY = 1 << 20;
  * One listener per address, all on one port (a port free on the first address, or `port`): distinct
  * URL hosts cost one socket each and no ephemeral ports. Unknown paths answer 404.
  */
-export async function startCountingHosts(addresses: readonly string[], opts: { port?: number; record?: boolean } = {}): Promise<CountingHosts> {
+export async function startCountingHosts(addresses: readonly string[], opts: { port?: number; record?: boolean; spans?: boolean } = {}): Promise<CountingHosts> {
   const log: Recorded[] = [];
   const servers: Server[] = [];
   const hosts: CountingHost[] = [];
   let port = opts.port ?? 0;
   for (const address of addresses) {
     const responders = new Map<string, Responder>();
+    // start, end, answered (1/0), endpoint number: one span per request, kept only with `spans`.
+    const spans: number[] = [];
+    const endpointNo = new Map<string, number>();
     const host: CountingHost = {
       host: '',
       origin: '',
@@ -78,7 +89,9 @@ export async function startCountingHosts(addresses: readonly string[], opts: { p
       mount: (path, respond) => {
         responders.set(path, respond);
         host.endpoints.set(path, { requests: 0, inFlight: 0, peak: 0 });
+        endpointNo.set(path, endpointNo.size);
       },
+      peaks: () => peaksOf(spans),
     };
     const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
       const path = (req.url ?? '/').split('?')[0]!;
@@ -89,10 +102,12 @@ export async function startCountingHosts(addresses: readonly string[], opts: { p
         c.peak = Math.max(c.peak, ++c.inFlight);
       }
       let open = true;
+      const start = opts.spans ? performance.now() : 0;
       res.on('close', () => {
         if (!open) return;
         open = false;
         for (const c of counters) c.inFlight--;
+        if (opts.spans) spans.push(start, performance.now(), res.writableFinished ? 1 : 0, endpointNo.get(path) ?? -1);
       });
       const at: RequestContext = { host: host.host, path, seq: host.counts.requests, inFlight: host.counts.inFlight };
       const chunks: Buffer[] = [];
@@ -138,6 +153,39 @@ export async function startCountingHosts(addresses: readonly string[], opts: { p
       );
     },
   };
+}
+
+/** Sweep of [start, end] spans (ends before starts at a tie): the highest overlap, all and answered-only. */
+function peaksOf(spans: number[]): { answered: number; all: number; endpointAnswered: number; endpointAll: number } {
+  const sweep = (idx: number[], answeredOnly: boolean) => {
+    const ev: [number, number][] = [];
+    for (const i of idx) if (!answeredOnly || spans[i + 2] === 1) ev.push([spans[i]!, 1], [spans[i + 1]!, -1]);
+    ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let n = 0;
+    let peak = 0;
+    for (const [, d] of ev) peak = Math.max(peak, (n += d));
+    return peak;
+  };
+  const all: number[] = [];
+  const byEndpoint = new Map<number, number[]>();
+  for (let i = 0; i < spans.length; i += 4) {
+    all.push(i);
+    const list = byEndpoint.get(spans[i + 3]!);
+    if (list) list.push(i);
+    else byEndpoint.set(spans[i + 3]!, [i]);
+  }
+  let endpointAll = 0;
+  let endpointAnswered = 0;
+  for (const idx of byEndpoint.values()) {
+    if (idx.length < 2) {
+      endpointAll = Math.max(endpointAll, idx.length);
+      endpointAnswered = Math.max(endpointAnswered, idx.filter((i) => spans[i + 2] === 1).length);
+      continue;
+    }
+    endpointAll = Math.max(endpointAll, sweep(idx, false));
+    endpointAnswered = Math.max(endpointAnswered, sweep(idx, true));
+  }
+  return { all: sweep(all, false), answered: sweep(all, true), endpointAll, endpointAnswered };
 }
 
 export interface McpPlan {
