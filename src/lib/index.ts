@@ -5,6 +5,7 @@ export * from './canonical.ts';
 export * from './clip.ts';
 export { repeatedMemberNames, JsonTextError, type RepeatedMember } from './json-text.ts';
 export * from './tool-definition-hash.ts';
+export * from './served-tool-hashes.ts';
 export * from './hidden-characters.ts';
 export * from './tool.ts';
 export * from './answer-body.ts';

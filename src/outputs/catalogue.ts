@@ -73,6 +73,11 @@ const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
   latency_ms: { type: 'number', description: 'Wall time of the probe in milliseconds.' },
   prober_version: { type: 'string', description: 'Version of the collector that probed.' },
   methodology_version: { type: 'string', description: 'Methodology the row was written under (v1).' },
+  tools_set_hash: {
+    type: 'string',
+    description:
+      'Tool definition hash, version 1 (mcp-pin: RFC 8785 per definition, sorted name:hash lines) set hash of the served page, read from the raw body. Ok rows from 2026-12 on; empty on older rows (derive it from the raw body: the per-server tools files carry it for every body) and when the page has none: a repeated member name, or a first page that offers a next one.',
+  },
 };
 
 export const OBSERVATION_FIELDS: Field[] = Object.keys(Observation.innerType().shape).map((name) => ({ name, ...OBSERVATION_DOCS[name as keyof Observation] }));
