@@ -24,6 +24,7 @@ export * from './survival/half-life.ts';
 export * from './wilson.ts';
 export * from './error-class-shares.ts';
 export * from './schema-hygiene.ts';
+export * from './server-health.ts';
 export * from './volatility.ts';
 export * from './first-change-intervals.ts';
 export * from './ever-changed-share.ts';
