@@ -9,6 +9,7 @@ export * from './served-tool-hashes.ts';
 export * from './hidden-characters.ts';
 export * from './tool.ts';
 export * from './answer-body.ts';
+export * from './probed-remote.ts';
 export * from './methodology-series.ts';
 export * from './surface-hashes.ts';
 export * from './pointer-diff.ts';
