@@ -1,12 +1,12 @@
 // Pass 3 of the loader, per target: what each distinct raw body its ok rows point at says on its own —
-// the interoperable set hash (src/lib servedToolHashes) and the body rules' findings (src/lib
+// the interoperable set hash (src/lib servedSetHash) and the body rules' findings (src/lib
 // classifyBody: a repeated member name) — read from the raw objects for every ok row, old rows
 // included, never from re-serialised JSON. Cached like derived changes (changes.ts): by the target's
 // body hashes, their content types and src/lib, so a daily rebuild reads only bodies it never saw.
 import { createHash } from 'node:crypto';
 import { readObject } from '../archive/objects.ts';
 import { MAX_MESSAGE } from '../archive/problems.ts';
-import { answerTextFromBody, classifyBody, servedToolHashes, type Finding } from '../lib/index.ts';
+import { answerTextFromBody, classifyBody, servedSetHash, type Finding } from '../lib/index.ts';
 import type { DigestCache } from './cache.ts';
 
 /** Bump when this derivation (not src/lib, which is fingerprinted) changes. */
@@ -58,7 +58,7 @@ export async function cachedBodyFacts(
 async function bodyFacts(dir: string, sha: string, contentType: string | null): Promise<BodyFacts | null> {
   const bytes = await readObject(dir, sha);
   if (!bytes) return null;
-  const hashes = servedToolHashes(bytes, contentType);
+  const hashes = servedSetHash(bytes, contentType);
   let findings: Finding[] = [];
   try {
     const found = classifyBody(answerTextFromBody(bytes, contentType));

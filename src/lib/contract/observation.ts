@@ -86,7 +86,7 @@ export const Observation = z
     /** 'v1' on every row the collector writes; a restatement's rows name their series (see methodology-series.ts). */
     methodology_version: z.enum(METHODOLOGY_SERIES),
     /**
-     * The tool definition hash, version 1 set hash of the served page (servedToolHashes): ok rows written
+     * The tool definition hash, version 1 set hash of the served page (servedSetHash): ok rows written
      * from 2026-12 on; null when the page has none (a repeated member name, a partial listing). Absent on
      * older rows and on rows that are not ok: readers derive it again from the raw body.
      */
