@@ -77,7 +77,7 @@ const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
   tools_set_hash: {
     type: 'string',
     description:
-      'Tool definition hash, version 1 (mcp-pin: RFC 8785 per definition, sorted name:hash lines) set hash of the served page, read from the raw body. Ok rows from 2026-12 on; empty on older rows (derive it from the raw body: the per-server tools files carry it for every body) and when the page has none: a repeated member name, or a first page that offers a next one.',
+      'Tool definition hash, version 1 (mcp-pin: RFC 8785 per definition, sorted name:hash lines) set hash of the served page, read from the raw body. Empty on rows written before the collector recorded it (the site derives it from the raw body for every ok row: see the per-server descriptors and /api/sets/), and when the page has none: a repeated member name, or a first page that offers a next one.',
   },
 };
 

@@ -35,7 +35,7 @@ export interface FeedChannel {
 export function driftChannel(empty: boolean): FeedChannel {
   return {
     title: 'mcp-schema: MCP tool contract changes',
-    description: empty ? 'Nothing has been observed yet.' : 'Changes of the tools/list contracts of remote MCP servers in the official registry, newest first.',
+    description: empty ? 'Nothing has been observed yet.' : 'Changes of the tools/list contracts of remote MCP servers in the official registry, and security findings of the answers they serve, newest first.',
     homePath: '/drift/',
     feedPath: '/drift.json',
   };
@@ -45,7 +45,7 @@ export function driftChannel(empty: boolean): FeedChannel {
 export function serverChannel(name: string, slug: string): FeedChannel {
   return {
     title: `mcp-schema: changes of ${clip(name, 200)}`,
-    description: "Changes of this server's tools/list contract, newest first.",
+    description: "Changes of this server's tools/list contract, and security findings of its answers, newest first.",
     homePath: `/servers/${slug}/`,
     feedPath: `/servers/${slug}/feed.json`,
   };
@@ -98,7 +98,7 @@ export function bodyFindingSummary(b: BodyFindingView): string {
 }
 
 export function bodyFindingUrl(b: BodyFindingView, pub: Pick<Publication, 'permalink'>): string {
-  return pub.permalink(`/servers/${b.slug}/`) + '#hashes';
+  return pub.permalink(`/servers/${b.slug}/`) + `#body-${b.id}`;
 }
 
 /** One feed item of either kind, newest first. */

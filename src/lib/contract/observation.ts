@@ -86,9 +86,9 @@ export const Observation = z
     /** 'v1' on every row the collector writes; a restatement's rows name their series (see methodology-series.ts). */
     methodology_version: z.enum(METHODOLOGY_SERIES),
     /**
-     * The tool definition hash, version 1 set hash of the served page (servedSetHash): ok rows written
-     * from 2026-12 on; null when the page has none (a repeated member name, a partial listing). Absent on
-     * older rows and on rows that are not ok: readers derive it again from the raw body.
+     * The tool definition hash, version 1 set hash of the served page (servedSetHash), on ok rows; null
+     * when the page has none (a repeated member name, a partial listing). Absent on rows written before
+     * the collector recorded it and on rows that are not ok: readers derive it again from the raw body.
      */
     tools_set_hash: sha256.nullable().optional(),
   })
