@@ -1,5 +1,5 @@
 // The per-server descriptor (/api/servers/<slug>.json, issue 14) and the server's tools file
-// (/api/servers/<slug>/tools.json): the registry's list item for the server verbatim, plus our blocks
+// (/api/tools/<slug>.json): the registry's list item for the server verbatim, plus our blocks
 // under `_meta` (descriptor-schema.ts documents every field). Every server the archive has seen gets
 // one — retired, opted-out and never-answering servers too, with their tools empty and the reason —
 // so no name the archive has seen is ever a 404.
@@ -35,7 +35,7 @@ export const EXCLUDED_REASON = "excluded at the operator's request";
 
 /** Site paths of a server's machine-readable files. */
 export const descriptorPath = (slug: string) => `/api/servers/${slug}.json`;
-export const toolsPath = (slug: string) => `/api/servers/${slug}/tools.json`;
+export const toolsPath = (slug: string) => `/api/tools/${slug}.json`;
 export const setPath = (setHash: string) => `/api/sets/${setHash}.json`;
 export const DESCRIPTOR_SCHEMA_PATH = '/api/schema/descriptor.json';
 
@@ -281,7 +281,7 @@ function identity(s: ServerView, server: unknown, repos: RepositoryIndex, pub: P
   };
 }
 
-/** /api/servers/<slug>/tools.json: every tool of the latest successful answer whole, with its hashes; null before one. */
+/** /api/tools/<slug>.json: every tool of the latest successful answer whole, with its hashes; null before one. */
 export function serverToolsFile(s: ServerView, f: ServerFacts, pub: Pick<Publication, 'permalink'>): Record<string, unknown> | null {
   const cur = s.current;
   if (!cur) return null;

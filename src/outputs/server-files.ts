@@ -3,7 +3,9 @@
 // year of the full registry has 25,000 servers, each with an API answer and (once it has a
 // contract) a tools file and two feeds.
 //   /api/servers/<slug>.json         the server's descriptor (descriptor.ts; fields: descriptor-schema.ts)
-//   /api/servers/<slug>/tools.json   every tool of its latest successful answer, with its hashes
+//   /api/tools/<slug>.json           every tool of its latest successful answer, with its hashes (not
+//                                    /api/servers/<slug>/tools.json: names may end in .json, so the
+//                                    directory of one slug could be the descriptor file of another)
 //   /api/servers.json                every descriptor in one file, shaped as the registry's list
 //                                    answer ({"servers": [...], "metadata": {...}}), with a .sha256 beside it
 //   /data/servers.jsonl.gz           the same descriptors, one per line (a /data/ bundle: SHA256SUMS, datapackage.json)
@@ -17,7 +19,7 @@ import { objectKey } from '../archive/layout.ts';
 import type { Archive, BodyFindingView, ServerView, SetView } from '../loader/views.ts';
 import type { BundleFile } from './catalogue.ts';
 import { descriptorJsonSchema } from './descriptor-schema.ts';
-import { DESCRIPTOR_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath } from './descriptor.ts';
+import { DESCRIPTOR_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath, toolsPath } from './descriptor.ts';
 import { jsonFeed, rssFeed, serverChannel } from './feeds.ts';
 import { HashedFile } from './hashed-file.ts';
 import type { Publication } from './publication.ts';
@@ -48,6 +50,7 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Pick<Pub
   let files = 0;
   const api = path.join(outDir, 'api');
   await mkdir(path.join(api, 'servers'), { recursive: true });
+  await mkdir(path.join(api, 'tools'), { recursive: true });
   const repos = await repositoryIndex(a);
   const findingsOf = new Map<string, BodyFindingView[]>();
   for (const b of a.bodyFindings) findingsOf.set(b.target, [...(findingsOf.get(b.target) ?? []), b]);
@@ -73,8 +76,7 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Pick<Pub
     }
     const tools = serverToolsFile(s, facts, pub);
     if (tools) {
-      await mkdir(path.join(api, 'servers', s.slug), { recursive: true });
-      await writeFile(path.join(api, 'servers', s.slug, 'tools.json'), JSON.stringify(tools, null, 2));
+      await writeFile(path.join(outDir, toolsPath(s.slug)), JSON.stringify(tools, null, 2));
       files++;
     }
     if (!hasFeeds(s)) continue;

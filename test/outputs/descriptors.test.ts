@@ -91,7 +91,7 @@ describe('descriptors of the lifecycle archive, against their goldens', () => {
 
   it('tools-ok.json and set-ok.json: the tools file and the set file of the ok server', async () => {
     const d = await descriptorOf(LIFECYCLE.answers);
-    await expectGolden('tools-ok.json', await read(`api/servers/${slugFor(LIFECYCLE.answers)}/tools.json`));
+    await expectGolden('tools-ok.json', await read(`api/tools/${slugFor(LIFECYCLE.answers)}.json`));
     await expectGolden('set-ok.json', await read(`api/sets/${d._meta['org.mcp-schema/schema-history']!.set_sha256 as string}.json`));
   });
 });
@@ -102,8 +102,8 @@ describe('what the descriptors say', () => {
     const tools = retired._meta['org.mcp-schema/tools']!;
     const contract = retired._meta['org.mcp-schema/schema-history']!;
     expect([tools.count, tools.tools, contract.retired, typeof contract.retired_at, contract.reason]).toEqual([0, [], true, 'string', expect.stringContaining('absent from the complete registry roster')]);
-    expect(tools.tools_url).toBe(pub.permalink(`/api/servers/${slugFor(LIFECYCLE.leaves)}/tools.json`));
-    expect((JSON.parse(await read(`api/servers/${slugFor(LIFECYCLE.leaves)}/tools.json`)) as { tools: unknown[] }).tools).toHaveLength(1);
+    expect(tools.tools_url).toBe(pub.permalink(`/api/tools/${slugFor(LIFECYCLE.leaves)}.json`));
+    expect((JSON.parse(await read(`api/tools/${slugFor(LIFECYCLE.leaves)}.json`)) as { tools: unknown[] }).tools).toHaveLength(1);
     const opted = await descriptorOf(LIFECYCLE.optedOut);
     expect([opted._meta['org.mcp-schema/tools']!.count, opted._meta['org.mcp-schema/health']!.reachable, opted._meta['org.mcp-schema/schema-history']!.reason]).toEqual([0, null, "excluded at the operator's request"]);
   });
@@ -181,7 +181,7 @@ describe('the files beside the descriptors', () => {
 
   it('the tools file carries each definition hash as the served body gives it', async () => {
     const s = a.servers.find((x) => x.name === LIFECYCLE.answers)!;
-    const tools = JSON.parse(await read(`api/servers/${s.slug}/tools.json`)) as { tools: { definition_sha256: string; tool: { name: string } }[] };
+    const tools = JSON.parse(await read(`api/tools/${s.slug}.json`)) as { tools: { definition_sha256: string; tool: { name: string } }[] };
     const raw = servedToolHashes((await readObject(a.dir, s.current!.bodySha256))!, 'application/json');
     expect(tools.tools.map((t) => ({ name: t.tool.name, hash: t.definition_sha256 }))).toEqual(raw.definitions);
   });
@@ -205,9 +205,9 @@ describe('every descriptor validates', () => {
     addFormats(published);
     const validate = published.compile(schema);
     for (const { d } of all) {
-      expect(() => Descriptor.parse(d), d.server.name).not.toThrow();
-      for (const b of DESCRIPTOR_BLOCKS) expect(b.schema.safeParse(d._meta[b.key]).success, `${d.server.name} ${b.key}`).toBe(true);
-      expect(validate(d), `${d.server.name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      expect(() => Descriptor.parse(d), String(d.server.name)).not.toThrow();
+      for (const b of DESCRIPTOR_BLOCKS) expect(b.schema.safeParse(d._meta[b.key]).success, `${String(d.server.name)} ${b.key}`).toBe(true);
+      expect(validate(d), `${String(d.server.name)}: ${JSON.stringify(validate.errors)}`).toBe(true);
       // Our keys follow the registry's own.
       expect(Object.keys(d._meta).filter((k) => k.startsWith('org.mcp-schema/'))).toEqual(DESCRIPTOR_BLOCKS.map((b) => b.key));
       expect(OFFICIAL_META in d._meta || d._meta['org.mcp-schema/schema-history']!.registry_entry_available === false).toBe(true);
