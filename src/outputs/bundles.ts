@@ -32,9 +32,9 @@ export interface WrittenBundles {
 /**
  * Write /data/ under `outDir` (and the release folder), caching members under `cacheDir`. `written`
  * are files other outputs already wrote (the bulk descriptors, server-files.ts): described in
- * datapackage.json, and listed in SHA256SUMS when they are under /data/ (no `url`).
+ * datapackage.json, and listed in the SHA256SUMS of the folder they are in (/data/ or the release).
  */
-export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publication; cacheDir: string; written?: readonly BundleFile[] }): Promise<WrittenBundles> {
+export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publication; cacheDir: string; written?: readonly { file: BundleFile; where: 'data' | 'release' | 'api' }[] }): Promise<WrittenBundles> {
   const { pub } = opts;
   const siteDir = path.join(outDir, 'data');
   const relDir = pub.releaseDir;
@@ -109,8 +109,10 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
   }
   record({ name: 'rosters.jsonl.gz', resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
 
+  // Files other outputs wrote: under /data/ (this SHA256SUMS), in the release folder (its SHA256SUMS),
+  // or elsewhere on the site (datapackage.json only, by URL).
   const elsewhere: BundleFile[] = [];
-  for (const f of opts.written ?? []) (f.url ? elsewhere : site).push(f);
+  for (const { file, where } of opts.written ?? []) (where === 'data' ? site : where === 'release' ? release : elsewhere).push(file);
 
   await small('LICENSE-DATA.txt', null, null, licenceData(pub));
   await small('LICENSE-CODE.txt', null, null, LICENCE_CODE);

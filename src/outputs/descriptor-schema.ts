@@ -49,6 +49,7 @@ export const DescriptorInfo = z
     methodology: z.literal('v1').describe('Methodology of the observations the blocks are computed from.'),
     generated_at: instant.nullable().describe('Data as of: the latest run\'s finish (null for an empty archive).'),
     self_url: url.describe('This descriptor.'),
+    bulk_url: url.describe('Every descriptor in one file, shaped as the registry\'s list answer ({"servers": [...], "metadata": {...}}): /api/servers.json, or a release asset when the site publishes its big files there.'),
     schema_url: url.describe('JSON Schema of our blocks (this format).'),
     docs_url: url.describe('The data page section that documents every field.'),
   })
@@ -124,7 +125,7 @@ export const Connectability = z
       .object({
         index: z.number().int().nonnegative().nullable().describe('Index of the remote the v1 probe contacts: the first streamable-http remote; null when there is none.'),
         url: z.string().nullable().describe('The URL probed (as the latest row recorded it).'),
-        why: z.string().describe('The rule, in words.'),
+        why: z.string().describe('The rule, in words: methodology v1 probes the first remote of type streamable-http of the isLatest registry entry, as listed (real entries list an sse remote first); a URL with {variables}, or not http(s), is not probed.'),
         problem: z.string().nullable().describe('Why nothing is probed: no_streamable_http, templated_url, invalid_url, or the opt-out.'),
       })
       .strict()
@@ -240,7 +241,7 @@ export const Identity = z
         form: z.enum(['github', 'reverse-dns', 'other']).describe('io.github.<login>/…, a reverse-DNS domain, or neither.'),
         github_login: z.string().nullable().describe('The login of an io.github.<login>/ name.'),
         domain: z.string().nullable().describe('The domain of a reverse-DNS name (com.example.mcp/x → mcp.example.com).'),
-        rule: z.string().describe('The registry\'s naming rule for that form, in words.'),
+        rule: z.string().describe('The registry\'s naming rule for that form, in short (https://modelcontextprotocol.io/registry/authentication): io.github.<login>/ names are published only by a publisher signed in with GitHub (OAuth or Actions OIDC) as that user or organisation; reverse-DNS names (com.example/…, com.example.sub/…) only after proof of control of that domain or a parent of it, by a DNS TXT record or a key served over HTTPS.'),
         verified_by_us: z.literal(false).describe('Always false: we state the registry\'s rule; we verified nothing.'),
       })
       .strict()

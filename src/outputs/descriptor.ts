@@ -24,7 +24,7 @@ import { META_NAMESPACE, type Publication } from './publication.ts';
 import { declaredRemotes, namespaceOf, repositoryKey, repositoryUrl } from './registry-facts.ts';
 
 /** What methodology v1 cannot say: the fields the v2 probe (observations-v2/) will fill. */
-const NOT_IN_V1 = 'not observed: methodology v1 does not record this (the v2 probe will)';
+const NOT_IN_V1 = 'not observed: methodology v1 does not record this';
 /** Tool descriptions in a descriptor are cut here; the tools file has them whole. */
 const DESCRIPTION_MAX = 1000;
 /** Other names sharing a repository, listed at most. */
@@ -38,6 +38,11 @@ export const descriptorPath = (slug: string) => `/api/servers/${slug}.json`;
 export const toolsPath = (slug: string) => `/api/tools/${slug}.json`;
 export const setPath = (setHash: string) => `/api/sets/${setHash}.json`;
 export const DESCRIPTOR_SCHEMA_PATH = '/api/schema/descriptor.json';
+
+/** Where every descriptor is in one file: /api/servers.json, or the release folder when there is one (server-files.ts). */
+export function bulkUrl(pub: Publication): string {
+  return pub.releaseDir ? `${pub.releaseUrl}servers.json` : pub.permalink('/api/servers.json');
+}
 
 /** Registry names by repository key, over every server the archive has seen (built once per build). */
 export type RepositoryIndex = Map<string, { name: string; slug: string; status: string }[]>;
@@ -74,7 +79,7 @@ export async function serverFacts(a: Archive, s: ServerView): Promise<ServerFact
 }
 
 /** The descriptor of one server. */
-export function serverDescriptor(a: Archive, s: ServerView, f: ServerFacts, repos: RepositoryIndex, pub: Pick<Publication, 'permalink'>): Record<string, unknown> {
+export function serverDescriptor(a: Archive, s: ServerView, f: ServerFacts, repos: RepositoryIndex, pub: Publication): Record<string, unknown> {
   const base: Record<string, unknown> = f.entry ?? { server: { name: s.name } };
   const meta = isObject(base._meta) ? base._meta : {};
   const tools = Array.isArray(f.tools) ? f.tools : null;
@@ -93,12 +98,13 @@ export function serverDescriptor(a: Archive, s: ServerView, f: ServerFacts, repo
   return { ...base, _meta: { ...theirs, ...ours } };
 }
 
-function info(a: Archive, s: ServerView, pub: Pick<Publication, 'permalink'>): DescriptorInfo {
+function info(a: Archive, s: ServerView, pub: Publication): DescriptorInfo {
   return {
     version: 1,
     methodology: 'v1',
     generated_at: a.asOf,
     self_url: pub.permalink(descriptorPath(s.slug)),
+    bulk_url: bulkUrl(pub),
     schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH),
     docs_url: pub.permalink('/data/#descriptors'),
   };
@@ -149,7 +155,7 @@ function connectability(s: ServerView, server: unknown): Connectability {
     probed: {
       index: probed.index,
       url: s.endpoint,
-      why: 'Methodology v1 probes the first remote of type streamable-http of the isLatest registry entry, as listed; a URL with {variables} or not http(s) is not probed.',
+      why: 'v1 probes the first streamable-http remote of the latest entry',
       problem: s.status === 'excluded' ? 'opted out: never contacted' : s.status === 'retired' ? 'retired: no longer probed' : probed.problem,
     },
     observed_at: probe ? row.observed_at : null,

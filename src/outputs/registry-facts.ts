@@ -86,9 +86,9 @@ export function envName(s: string): string | null {
 // The registry's publishing rules, as its documentation states them
 // (https://modelcontextprotocol.io/registry/authentication): the form of a name follows from how its
 // publisher authenticated. We repeat the rule; we verify nothing.
-const GITHUB_RULE = 'The official registry publishes io.github.<login>/ names only for a publisher authenticated with GitHub (OAuth or Actions OIDC) as that user or organisation.';
-const DNS_RULE = 'The official registry publishes reverse-DNS names (com.example/…, com.example.sub/…) only for a publisher who proved control of that domain or a parent of it, by a DNS TXT record or a key served over HTTPS.';
-const OTHER_RULE = 'Neither form the official registry documents (io.github.<login>/ or a reverse-DNS domain).';
+const GITHUB_RULE = 'registry rule: published only by GitHub sign-in as this user or organisation';
+const DNS_RULE = 'registry rule: published only after proof of control of this domain or a parent (DNS TXT or HTTPS)';
+const OTHER_RULE = 'neither form the registry documents';
 
 /** The namespace form of a registry name (the part before the first `/`), as the registry's publishing rules define it. */
 export function namespaceOf(name: string): Identity['namespace'] {

@@ -7,26 +7,33 @@
 //                                    /api/servers/<slug>/tools.json: names may end in .json, so the
 //                                    directory of one slug could be the descriptor file of another)
 //   /api/servers.json                every descriptor in one file, shaped as the registry's list
-//                                    answer ({"servers": [...], "metadata": {...}}), with a .sha256 beside it
+//                                    answer ({"servers": [...], "metadata": {...}}), with a .sha256 beside it;
+//                                    with a release folder it goes there instead (SERVERS_JSON_WHERE)
 //   /data/servers.jsonl.gz           the same descriptors, one per line (a /data/ bundle: SHA256SUMS, datapackage.json)
 //   /api/sets/<set hash>.json        every set hash the archive has seen: who served it, first and last seen
 //   /api/schema/descriptor.json      the JSON Schema of a descriptor
 //   /servers/<slug>/feed.xml, .json  RSS 2.0 and JSON Feed 1.1 of the server's changes and body findings
-// One descriptor is built at a time and streamed into the bulk files: nothing holds them all.
+// One descriptor is built at a time and streamed into the bulk files: nothing holds them all. Files are
+// compact JSON: at 25,000 servers indentation alone would cost the site tens of megabytes (bench/README.md,
+// "Deployability").
+//
+// SERVERS_JSON_WHERE: /api/servers.json holds every descriptor again (about 4 KB a server, 100 MB at
+// 25,000), the size of the whole-archive bundles that already live in the release folder; the site keeps
+// its gzipped twin, /data/servers.jsonl.gz (about a tenth of that).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { objectKey } from '../archive/layout.ts';
 import type { Archive, BodyFindingView, ServerView, SetView } from '../loader/views.ts';
-import type { BundleFile } from './catalogue.ts';
 import { descriptorJsonSchema } from './descriptor-schema.ts';
-import { DESCRIPTOR_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath, toolsPath } from './descriptor.ts';
+import type { BundleFile } from './catalogue.ts';
+import { bulkUrl, DESCRIPTOR_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath, toolsPath } from './descriptor.ts';
 import { jsonFeed, rssFeed, serverChannel } from './feeds.ts';
 import { HashedFile } from './hashed-file.ts';
 import type { Publication } from './publication.ts';
 
 /** The /api/servers/<slug>.json body. */
-export async function serverApiJson(a: Archive, s: ServerView, pub: Pick<Publication, 'permalink'>): Promise<string> {
-  return JSON.stringify(serverDescriptor(a, s, await serverFacts(a, s), await repositoryIndex(a), pub), null, 2);
+export async function serverApiJson(a: Archive, s: ServerView, pub: Publication): Promise<string> {
+  return JSON.stringify(serverDescriptor(a, s, await serverFacts(a, s), await repositoryIndex(a), pub));
 }
 
 /** A feed per server that has a contract (answered tools/list at least once): only those can change. */
@@ -41,12 +48,12 @@ export async function serverFeeds(s: ServerView, pub: Pick<Publication, 'permali
 
 export interface WrittenServerFiles {
   files: number;
-  /** The bulk descriptor files, for datapackage.json (and /data/SHA256SUMS for the one under /data/). */
-  bundles: BundleFile[];
+  /** The bulk descriptor files, for datapackage.json and the SHA256SUMS of where they live. */
+  bundles: { file: BundleFile; where: 'data' | 'release' | 'api' }[];
 }
 
 /** Write every server's descriptor, tools file and feeds, the bulk descriptors, the set files and the schema. */
-export async function writeServerFiles(a: Archive, outDir: string, pub: Pick<Publication, 'permalink'>): Promise<WrittenServerFiles> {
+export async function writeServerFiles(a: Archive, outDir: string, pub: Publication): Promise<WrittenServerFiles> {
   let files = 0;
   const api = path.join(outDir, 'api');
   await mkdir(path.join(api, 'servers'), { recursive: true });
@@ -55,7 +62,8 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Pick<Pub
   const findingsOf = new Map<string, BodyFindingView[]>();
   for (const b of a.bodyFindings) findingsOf.set(b.target, [...(findingsOf.get(b.target) ?? []), b]);
 
-  const bulk = new HashedFile(path.join(api, 'servers.json'));
+  const bulkDir = pub.releaseDir ?? api;
+  const bulk = new HashedFile(path.join(bulkDir, 'servers.json'));
   const lines = new HashedFile(path.join(outDir, 'data', 'servers.jsonl.gz'));
   await bulk.write(Buffer.from('{"servers":['));
   let pending: string[] = [];
@@ -63,9 +71,9 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Pick<Pub
   for (const [i, s] of a.servers.entries()) {
     const facts = await serverFacts(a, s);
     const d = serverDescriptor(a, s, facts, repos, pub);
-    await writeFile(path.join(api, 'servers', `${s.slug}.json`), JSON.stringify(d, null, 2));
-    files++;
     const line = JSON.stringify(d);
+    await writeFile(path.join(api, 'servers', `${s.slug}.json`), line);
+    files++;
     await bulk.write(Buffer.from(i === 0 ? line : `,\n${line}`));
     pending.push(`${line}\n`);
     pendingSize += line.length;
@@ -76,7 +84,7 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Pick<Pub
     }
     const tools = serverToolsFile(s, facts, pub);
     if (tools) {
-      await writeFile(path.join(outDir, toolsPath(s.slug)), JSON.stringify(tools, null, 2));
+      await writeFile(path.join(outDir, toolsPath(s.slug)), JSON.stringify(tools));
       files++;
     }
     if (!hasFeeds(s)) continue;
@@ -90,12 +98,14 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Pick<Pub
   await lines.gzipChunk(pending.join('')); // an empty archive still downloads as valid gzip
   await bulk.write(Buffer.from(`],"metadata":${JSON.stringify({ count: a.servers.length, generated_at: a.asOf, schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH) })}}\n`));
   const written = { bulk: await bulk.end(), lines: await lines.end() };
-  await writeFile(path.join(api, 'servers.json.sha256'), `${written.bulk.sha256}  servers.json\n`);
-  files += 2;
+  if (!pub.releaseDir) {
+    await writeFile(path.join(api, 'servers.json.sha256'), `${written.bulk.sha256}  servers.json\n`);
+    files += 2;
+  }
 
   await mkdir(path.join(api, 'sets'), { recursive: true });
   for (const set of a.sets) {
-    await writeFile(path.join(outDir, setPath(set.setHash)), JSON.stringify(await setFile(a, set, pub), null, 2));
+    await writeFile(path.join(outDir, setPath(set.setHash)), JSON.stringify(await setFile(a, set, pub)));
     files++;
   }
   await mkdir(path.join(api, 'schema'), { recursive: true });
@@ -105,8 +115,8 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Pick<Pub
   return {
     files,
     bundles: [
-      { name: 'servers.jsonl.gz', resource: 'servers', rows, ...written.lines },
-      { name: 'servers.json', url: pub.permalink('/api/servers.json'), resource: 'servers', rows, ...written.bulk },
+      { file: { name: 'servers.jsonl.gz', resource: 'servers', rows, ...written.lines }, where: 'data' },
+      { file: { name: 'servers.json', url: bulkUrl(pub), resource: 'servers', rows, ...written.bulk }, where: pub.releaseDir ? 'release' : 'api' },
     ],
   };
 }

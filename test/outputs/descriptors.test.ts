@@ -4,7 +4,7 @@
 // validation. Every descriptor is checked against its own published schema (zod and, as published,
 // JSON Schema with ajv), and its `server` against the official server.json schema its `$schema` names.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import { OFFICIAL_META, sha256Hex, servedToolHashes } from '../../src/lib/index.
 import { slugFor } from '../../src/lib/slug.ts';
 import { loadArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { Descriptor, DESCRIPTOR_BLOCKS } from '../../src/outputs/descriptor-schema.ts';
+import { writeBundles } from '../../src/outputs/bundles.ts';
 import { writeServerFiles, type WrittenServerFiles } from '../../src/outputs/server-files.ts';
 import { LIFECYCLE } from '../helpers/archive.ts';
 import { GOLDEN } from '../helpers/golden-archive.ts';
@@ -61,6 +62,8 @@ let a: Archive;
 let out: string;
 let written: WrittenServerFiles;
 const read = async (p: string) => readFile(path.join(out, p), 'utf8');
+/** The files are compact JSON; goldens are indented, to review. */
+const pretty = (json: string) => `${JSON.stringify(JSON.parse(json), null, 2)}\n`;
 const descriptorOf = async (name: string) => JSON.parse(await read(`api/servers/${slugFor(name)}.json`)) as Json;
 
 beforeAll(async () => {
@@ -86,13 +89,13 @@ describe('descriptors of the lifecycle archive, against their goldens', () => {
     ['descriptor-opted-out.json', LIFECYCLE.optedOut],
     ['descriptor-repeated-member.json', LIFECYCLE.repeats],
   ])('%s (%s)', async (golden, name) => {
-    await expectGolden(golden, await read(`api/servers/${slugFor(name)}.json`));
+    await expectGolden(golden, pretty(await read(`api/servers/${slugFor(name)}.json`)));
   });
 
   it('tools-ok.json and set-ok.json: the tools file and the set file of the ok server', async () => {
     const d = await descriptorOf(LIFECYCLE.answers);
-    await expectGolden('tools-ok.json', await read(`api/tools/${slugFor(LIFECYCLE.answers)}.json`));
-    await expectGolden('set-ok.json', await read(`api/sets/${d._meta['org.mcp-schema/schema-history']!.set_sha256 as string}.json`));
+    await expectGolden('tools-ok.json', pretty(await read(`api/tools/${slugFor(LIFECYCLE.answers)}.json`)));
+    await expectGolden('set-ok.json', pretty(await read(`api/sets/${d._meta['org.mcp-schema/schema-history']!.set_sha256 as string}.json`)));
   });
 });
 
@@ -161,10 +164,28 @@ describe('the files beside the descriptors', () => {
       expect(doc.servers[i]).toEqual(single);
       expect(lines[i]).toEqual(single);
     }
-    const [gz, json] = written.bundles;
+    const [gz, json] = written.bundles.map((b) => b.file);
     expect(json!.sha256).toBe(sha256Hex(bulk));
     expect(await read('api/servers.json.sha256')).toBe(`${json!.sha256}  servers.json\n`);
     expect(gz!.sha256).toBe(createHash('sha256').update(await readFile(path.join(out, 'data', 'servers.jsonl.gz'))).digest('hex'));
+  });
+
+  it('with a release folder, /api/servers.json goes there with the whole-archive bundles, listed in its SHA256SUMS and by its URL', async () => {
+    const to = await mkdtemp(path.join(os.tmpdir(), 'mcp-schema-descriptors-release-'));
+    try {
+      const release = { ...pub, releaseDir: path.join(to, 'release') };
+      const w = await writeServerFiles(a, path.join(to, 'site'), release);
+      await writeBundles(a, path.join(to, 'site'), { pub: release, cacheDir: path.join(to, 'cache'), written: w.bundles });
+      expect(existsSync(path.join(to, 'site', 'api', 'servers.json'))).toBe(false);
+      const bytes = await readFile(path.join(to, 'release', 'servers.json'));
+      expect(await readFile(path.join(to, 'release', 'SHA256SUMS'), 'utf8')).toContain(`${sha256Hex(bytes)}  servers.json\n`);
+      const d = JSON.parse(await readFile(path.join(to, 'site', 'api', 'servers', `${a.servers[0]!.slug}.json`), 'utf8')) as Json;
+      expect(d._meta['org.mcp-schema/descriptor']!.bulk_url).toBe(`${pub.releaseUrl}servers.json`);
+      const pkg = JSON.parse(await readFile(path.join(to, 'site', 'data', 'datapackage.json'), 'utf8')) as { resources: { path: string; hash: string }[] };
+      expect(pkg.resources.find((r) => r.path === `${pub.releaseUrl}servers.json`)?.hash).toBe(`sha256:${sha256Hex(bytes)}`);
+    } finally {
+      await rm(to, { recursive: true, force: true });
+    }
   });
 
   it('a set file for every set hash seen: its lines hash to it, and every server that served it is there with first and last seen', async () => {

@@ -78,7 +78,9 @@ describe('the public formats, against their goldens', () => {
   it('/api/servers/<slug>.json of a server that changed (hostile text) and of one that fails', async () => {
     const hostile = a.bySlug.get(slugFor(HOSTILE_NAME))!;
     const failing = a.servers.find((s) => s.status === 'error')!;
-    await expectGolden('api-server-with-changes.json', await serverApiJson(a, hostile, pub));
-    await expectGolden('api-server-failing.json', await serverApiJson(a, failing, pub));
+    // Compact JSON on the site; indented here, to review.
+    const pretty = (json: string) => `${JSON.stringify(JSON.parse(json), null, 2)}\n`;
+    await expectGolden('api-server-with-changes.json', pretty(await serverApiJson(a, hostile, pub)));
+    await expectGolden('api-server-failing.json', pretty(await serverApiJson(a, failing, pub)));
   });
 });
