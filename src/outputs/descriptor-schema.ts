@@ -135,8 +135,9 @@ export const Connectability = z
       z
         .object({
           http_status: z.number().int().nullable().describe('401 or 403.'),
-          scheme: z.string().nullable().describe('Auth scheme of the WWW-Authenticate header (its first token, e.g. Bearer).'),
-          resource_metadata_hint: z.boolean().describe('The challenge names a resource_metadata URL (RFC 9728).'),
+          schemes: z.array(z.string()).describe('Auth scheme of each challenge in the header, lower-cased (RFC 9110 §11.6.1: one header may hold several, e.g. ["basic", "bearer"]).'),
+          resource_metadata_hint: z.boolean().describe('A challenge names a resource_metadata URL (RFC 9728 §5.1).'),
+          parse_error: z.string().nullable().describe('Where the header stopped parsing, when it is not valid (the challenges before it are kept).'),
           www_authenticate: z.string().describe('The header as received (cut at 1,024 characters).'),
         })
         .strict(),

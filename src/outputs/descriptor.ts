@@ -7,7 +7,7 @@
 // Everything here is read from the derived archive (src/loader) and computed by src/lib; registry
 // facts are derived defensively from the hostile entry (registry-facts.ts).
 import { objectKey } from '../archive/layout.ts';
-import { clip, contractSha256, isObject, PARTIAL_LISTING, probedRemote, proseSha256, schemaHygiene, toolSurfaceHashes, type Finding, type ServedToolHashes, type Tool } from '../lib/index.ts';
+import { clip, contractSha256, isObject, PARTIAL_LISTING, parseWwwAuthenticate, probedRemote, proseSha256, resourceMetadataHint, schemaHygiene, toolSurfaceHashes, type Finding, type ServedToolHashes, type Tool } from '../lib/index.ts';
 import type { Archive, ServerView } from '../loader/views.ts';
 import {
   DESCRIPTOR_BLOCKS,
@@ -23,7 +23,7 @@ import {
 import { META_NAMESPACE, type Publication } from './publication.ts';
 import { declaredRemotes, namespaceOf, repositoryKey, repositoryUrl } from './registry-facts.ts';
 
-/** What methodology v1 cannot say: the fields the v2 probe (observations-v2/) will fill. */
+/** What methodology v1 cannot say: the fields the v2 rows (src/lib contract/observation-v2.ts: era, supported_versions, instructions_sha256, auth_metadata_valid) will fill once the archive holds them. */
 const NOT_IN_V1 = 'not observed: methodology v1 does not record this';
 /** Tool descriptions in a descriptor are cut here; the tools file has them whole. */
 const DESCRIPTION_MAX = 1000;
@@ -139,15 +139,15 @@ function connectability(s: ServerView, server: unknown): Connectability {
   const row = s.latest;
   const probe = row.outcome === 'ok' || row.outcome === 'error';
   const v1 = <T>(value: T | null, whyNull: string): Observed<T> => (probe ? { value, source: 'v1', note: value === null ? whyNull : null } : { value: null, source: null, note: neverProbed(s) });
-  const challenge =
-    row.outcome === 'error' && row.error_class === 'auth' && row.www_authenticate !== null
-      ? {
-          http_status: row.http_status,
-          scheme: /^\s*([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,63})/.exec(row.www_authenticate)?.[1] ?? null,
-          resource_metadata_hint: /(?:^|[\s,])resource_metadata\s*=/i.test(row.www_authenticate),
-          www_authenticate: row.www_authenticate,
-        }
-      : null;
+  // v1 records WWW-Authenticate on auth errors; src/lib parses it (RFC 9110: several challenges, quoted commas).
+  const parsed = row.outcome === 'error' && row.error_class === 'auth' && row.www_authenticate !== null ? parseWwwAuthenticate(row.www_authenticate) : null;
+  const challenge = parsed && {
+    http_status: row.http_status,
+    schemes: parsed.challenges.map((c) => c.scheme),
+    resource_metadata_hint: resourceMetadataHint(parsed.challenges) !== null,
+    parse_error: parsed.error,
+    www_authenticate: row.www_authenticate!,
+  };
   const notV1 = { value: null, source: null, note: NOT_IN_V1 };
   return {
     remotes,

@@ -115,8 +115,8 @@ describe('what the descriptors say', () => {
     const walled = await descriptorOf(LIFECYCLE.walled);
     const h = walled._meta['org.mcp-schema/health']!;
     expect([h.reachable, h.probes, h.ok, h.ok_share, h.consecutive_failures]).toEqual([false, a.days.length, 0, 0, a.days.length]);
-    const c = walled._meta['org.mcp-schema/connectability']!.challenge as { value: { scheme: string; resource_metadata_hint: boolean }; source: string };
-    expect([c.source, c.value.scheme, c.value.resource_metadata_hint]).toEqual(['v1', 'Bearer', true]);
+    const c = walled._meta['org.mcp-schema/connectability']!.challenge as { value: { schemes: string[]; resource_metadata_hint: boolean; parse_error: string | null }; source: string };
+    expect([c.source, c.value.schemes, c.value.resource_metadata_hint, c.value.parse_error]).toEqual(['v1', ['bearer'], true, null]);
     const era = walled._meta['org.mcp-schema/connectability']!.protocol_era as { value: null; source: null; note: string };
     expect([era.value, era.source, era.note]).toEqual([null, null, expect.stringMatching(/^not observed: methodology v1 does not record this/)]);
   });
