@@ -6,6 +6,7 @@ import {
   METHODOLOGY_VERSION,
   NOT_ATTEMPTED_REASONS,
   OUTCOMES,
+  servedSetHash,
   type ErrorClass,
   type NotAttemptedReason,
   type Observation,
@@ -105,7 +106,11 @@ export function probeRow(ctx: RowContext, t: RosterTarget, r: ProbeResult, bodyS
     latency_ms: r.latencyMs,
   };
   if (r.ok) {
-    return { ...common, outcome: 'ok', tools_sha256: r.toolsSha256, tool_count: r.toolCount, next_cursor: r.nextCursor, http_status: 200, detail: r.note };
+    // The interoperable set hash from the raw body (src/lib servedSetHash, the one the site uses too);
+    // a body without one (a repeated member name, a partial listing) records null: the body rule and
+    // the site say why.
+    const toolsSetHash = servedSetHash(r.body, r.bodyContentType).setHash;
+    return { ...common, outcome: 'ok', tools_sha256: r.toolsSha256, tool_count: r.toolCount, next_cursor: r.nextCursor, http_status: 200, detail: r.note, tools_set_hash: toolsSetHash };
   }
   return { ...common, outcome: 'error', ...errorFields(r.error) };
 }
