@@ -5,7 +5,8 @@
 //   rosters/<day>.json, <day>.<n>.json the registry listing a run fetched
 //   observations/<day>.jsonl           the day being written (appended by the collector)
 //   observations/<day>.jsonl.gz        a closed day, gzipped by `npm run compact` (same lines, same order)
-//   runs.jsonl                         one row per run
+//   observations-v2/<day>.jsonl[.gz]   the same for the methodology v2 series (one folder, one schema)
+//   runs.jsonl                         one row per run and series (a run recording both writes two)
 //   restatements/<series>/             a re-derived series: observations/<day>.jsonl and manifest.json
 //   quarantine/                        bytes set aside by a crash repair (never part of the record)
 //   .lock                              the collector's lock
@@ -13,18 +14,22 @@
 // A day may have both a .jsonl.gz and a .jsonl for a short while (a late run appended to a day that
 // was already compacted): its rows are the gzipped lines followed by the plain ones.
 import { join } from 'node:path';
-import { SHA256_HEX } from '../lib/index.ts';
+import { SHA256_HEX, type RunSeries } from '../lib/index.ts';
 
 /** The archive's folders and files, by name. */
 export const LAYOUT = {
   objects: 'objects',
   rosters: 'rosters',
   observations: 'observations',
+  observationsV2: 'observations-v2',
   runs: 'runs.jsonl',
   restatements: 'restatements',
   quarantine: 'quarantine',
   lock: '.lock',
 } as const;
+
+/** The folder of each series' rows: a series is a folder, as restated series are (restatements/<series>/). */
+export const SERIES_FOLDER: Readonly<Record<RunSeries, string>> = { v1: LAYOUT.observations, v2: LAYOUT.observationsV2 };
 
 /** `<day>.jsonl` or `<day>.jsonl.gz` under observations/ (group 1: the day, group 2: `.gz`). */
 export const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl(\.gz)?$/;
@@ -52,9 +57,9 @@ export function rosterPath(dir: string, file: string): string {
   return join(dir, LAYOUT.rosters, file);
 }
 
-/** A day file's path relative to the archive (as rows and problems name it). */
-export function dayFile(day: string, gz = false): string {
-  return `${LAYOUT.observations}/${day}.jsonl${gz ? '.gz' : ''}`;
+/** A day file's path relative to the archive (as rows and problems name it); `folder`: a series' (SERIES_FOLDER). */
+export function dayFile(day: string, gz = false, folder: string = LAYOUT.observations): string {
+  return `${folder}/${day}.jsonl${gz ? '.gz' : ''}`;
 }
 
 export function runsPath(dir: string): string {

@@ -12,7 +12,7 @@
 import { listDays } from '../archive/day-files.ts';
 import { listRosterFiles } from '../archive/rosters.ts';
 import { readManifests } from '../archive/restatements.ts';
-import { readRuns } from '../archive/runs.ts';
+import { readRuns, runsOf } from '../archive/runs.ts';
 import type { Problem } from '../archive/problems.ts';
 import { SERIES } from '../lib/index.ts';
 import { DigestCache, type CacheOptions, type DigestSource } from './cache.ts';
@@ -68,7 +68,9 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
 
   const read = readRuns(dir);
   problems.push(...read.problems);
-  const runs = read.runs.sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at));
+  // The site reads the v1 series only, for now: v2 rows (observations-v2/) and v2 run rows are the next
+  // step's (issue 13, phase 2b); mixing them into v1's statistics would be wrong, not just early.
+  const runs = runsOf(read.runs, 'v1').sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at));
   const rosterFiles = listRosterFiles(dir);
   const { manifests, problems: manifestProblems } = readManifests(dir);
   problems.push(...manifestProblems);
