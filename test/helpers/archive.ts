@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCollector } from '../../collector/run.ts';
+import type { MethodologyChoice } from '../../src/lib/index.ts';
 import { startWorld } from '../../sandbox/fleet.ts';
 import { startMcpHost, type McpHost, type ToolDef } from '../../sandbox/mcp-host.ts';
 import { OFFICIAL_META, startRegistry, type RegistryEntry } from '../../sandbox/registry-server.ts';
@@ -63,6 +64,11 @@ export interface ArchiveOptions {
   lifecycle?: boolean;
   /** The collector's per-request deadline (ms). */
   timeoutMs?: number;
+  /**
+   * The series to record (default `v1`: the site reads v1 only for now, and its fixtures stay what
+   * they were); `v1,v2` for an archive with both series.
+   */
+  methodology?: MethodologyChoice;
 }
 
 /** The site's fixture archive: 12 days of a 50-target world with the hostile servers. */
@@ -92,6 +98,7 @@ export async function collectArchive(opts: ArchiveOptions, dir?: string): Promis
         allowPrivate: true,
         concurrency: 16,
         timeoutMs: opts.timeoutMs ?? 800,
+        methodology: opts.methodology ?? 'v1',
         optout,
         // A local world puts hundreds of simulated servers on a few loopback hosts: a host's
         // Retry-After (up to an hour in the world) is honoured on a time scale of its own.
