@@ -1,6 +1,8 @@
 // npm run demo — the whole product on a local world, in one command:
 //   1. start the world (registry + fleet of real SDK MCP servers on loopback, sandbox/fleet.ts);
-//   2. run the real collector (collector/run.ts) once per simulated day into <out>/archive;
+//   2. run the real collector (collector/run.ts) once per simulated day into <out>/archive, with its
+//      default methodology (auto: both series, v1 in observations/ and v2 in observations-v2/, until the
+//      bridge is complete, then v2 alone; the demo's bridge lasts all its days unless --bridge-days);
 //   3. build the real site from that archive with the "simulated data" banner
 //      (MCP_SCHEMA_DATA=<archive> MCP_SCHEMA_SIMULATED=1 astro build --outDir <out>/site);
 //   4. serve <out>/site on 127.0.0.1 and print the URL (until Ctrl-C).
@@ -28,6 +30,11 @@ export interface DemoOptions {
   build: boolean;
   concurrency: number;
   timeoutMs: number;
+  /**
+   * Bridge days the collector's `auto` waits for before it records v2 alone; null: as many as the
+   * demo's days, so every day has both series (the site reads v1 only until it learns v2).
+   */
+  bridgeDays: number | null;
   /** One line per day and the closing summary; default console.log. */
   log?: (line: string) => void;
 }
@@ -42,6 +49,7 @@ export const DEMO_DEFAULTS: DemoOptions = {
   build: true,
   concurrency: 48,
   timeoutMs: 1000,
+  bridgeDays: null,
 };
 
 export interface DemoDay {
@@ -56,6 +64,12 @@ export interface DemoDay {
   changes: number;
   error_classes: Record<string, number>;
   ms: number;
+  /** The series the day's run recorded. */
+  series: string[];
+  /** v2 rows of the day (0 when v2 was not recorded), ok ones, and ok ones per era. */
+  v2_rows: number;
+  v2_ok: number;
+  v2_eras: Record<string, number>;
 }
 
 export interface DemoSummary {
@@ -68,6 +82,10 @@ export interface DemoSummary {
   distinct_targets: number;
   outcomes: Record<string, number>;
   error_classes: Record<string, number>;
+  /** The v2 series: rows, and rows per status (or outcome when a row has none) and per era. */
+  rows_v2: number;
+  statuses_v2: Record<string, number>;
+  eras_v2: Record<string, number>;
   changes: number;
   targets_changed: number;
   collect_ms: number;
@@ -151,6 +169,10 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
   const errorClasses: Record<string, number> = {};
   const allTargets = new Set<string>();
   let rows = 0;
+  let rowsV2 = 0;
+  const statusesV2: Record<string, number> = {};
+  const erasV2: Record<string, number> = {};
+  const bridgeDays = o.bridgeDays ?? o.days;
   for (let d = 0; d < o.days; d++) {
     const td = performance.now();
     world.setDay(d);
@@ -169,10 +191,21 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
       // Hundreds of simulated servers share a few loopback hosts: a host's Retry-After (up to an hour
       // in the world) is honoured on the demo's own time scale.
       scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 },
+      bridgeDays,
     });
+    // The day's figures are v1's while v1 is recorded (the site reads v1), else v2's.
     const run = summary.run;
     let changes = 0;
-    const dayRows = readJsonl(join(archive, 'observations', `${run.day}.jsonl`)).filter((r) => r.run_id === run.run_id);
+    const dayRows = summary.series.includes('v1') ? readJsonl(join(archive, 'observations', `${run.day}.jsonl`)).filter((r) => r.run_id === run.run_id) : [];
+    const v2Rows = summary.series.includes('v2') ? readJsonl(join(archive, 'observations-v2', `${run.day}.jsonl`)).filter((r) => r.run_id === run.run_id) : [];
+    const v2Eras: Record<string, number> = {};
+    for (const r of v2Rows) {
+      rowsV2++;
+      const label = String(r.status ?? r.outcome);
+      statusesV2[label] = (statusesV2[label] ?? 0) + 1;
+      erasV2[String(r.era)] = (erasV2[String(r.era)] ?? 0) + 1;
+      if (r.outcome === 'ok') v2Eras[String(r.era)] = (v2Eras[String(r.era)] ?? 0) + 1;
+    }
     for (const r of dayRows) {
       rows++;
       allTargets.add(String(r.target));
@@ -198,6 +231,10 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
       changes,
       error_classes: ec,
       ms: Math.round(performance.now() - td),
+      series: summary.series,
+      v2_rows: v2Rows.length,
+      v2_ok: v2Rows.filter((r) => r.outcome === 'ok').length,
+      v2_eras: v2Eras,
     };
     days.push(dayInfo);
     const top = Object.entries(ec)
@@ -207,7 +244,8 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
     log(
       `day ${String(d + 1).padStart(String(o.days).length)}/${o.days} ${date}  ok ${pad(dayInfo.ok)}  errors ${pad(dayInfo.errors)}${top ? ` (${top})` : ''}  no_endpoint ${pad(dayInfo.no_endpoint)}` +
         `${dayInfo.retired ? `  retired ${dayInfo.retired}` : ''}  changes ${changes}  ${(dayInfo.ms / 1000).toFixed(1)}s` +
-        `${run.roster_complete ? '' : '  registry listing cut short'}${run.degraded ? '  DEGRADED' : ''}`,
+        `${run.roster_complete ? '' : '  registry listing cut short'}${run.degraded ? '  DEGRADED' : ''}` +
+        `  [${summary.series.join('+')}${dayInfo.v2_rows ? `: v2 ok ${dayInfo.v2_ok} (${Object.entries(v2Eras).map(([e, n]) => `${e} ${n}`).join(', ')})` : ''}]`,
     );
   }
   const collectMs = Math.round(performance.now() - t0);
@@ -226,6 +264,9 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
     distinct_targets: allTargets.size,
     outcomes,
     error_classes: errorClasses,
+    rows_v2: rowsV2,
+    statuses_v2: statusesV2,
+    eras_v2: erasV2,
     changes: totalChanges,
     targets_changed: changedTargets.size,
     collect_ms: collectMs,
@@ -413,6 +454,8 @@ Options:
   --port P          port for the site (default ${DEMO_DEFAULTS.port}, next free one if busy)
   --concurrency N   collector concurrency (default ${DEMO_DEFAULTS.concurrency})
   --timeout MS      collector per-request timeout (default ${DEMO_DEFAULTS.timeoutMs})
+  --bridge-days N   bridge days before the collector records v2 alone (default: the demo's days,
+                    so every day has both series; the site reads v1 only for now)
   --no-serve        build, print the summary and exit instead of serving
   --no-build        stop after collecting (no site)
   -h, --help        this text`;
@@ -439,6 +482,7 @@ async function main(argv: string[]): Promise<number> {
         port: { type: 'string' },
         concurrency: { type: 'string' },
         timeout: { type: 'string' },
+        'bridge-days': { type: 'string' },
         'no-serve': { type: 'boolean', default: false },
         'no-build': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -462,6 +506,7 @@ async function main(argv: string[]): Promise<number> {
       port: intOpt('port', values.port, 0, 65535),
       concurrency: intOpt('concurrency', values.concurrency, 1, 1024),
       timeoutMs: intOpt('timeout', values.timeout, 100, 120_000),
+      bridgeDays: intOpt('bridge-days', values['bridge-days'], 1, 3650),
       serve: !values['no-serve'] && !values['no-build'],
       build: !values['no-build'],
     };
@@ -489,7 +534,8 @@ async function main(argv: string[]): Promise<number> {
     const share = (k: string) => `${(((s.outcomes[k] ?? 0) / Math.max(1, s.rows)) * 100).toFixed(0)}%`;
     console.log(
       `\ndone in ${total.toFixed(0)}s: ${s.distinct_targets} targets × ${s.days.length} days = ${s.rows} rows ` +
-        `(ok ${share('ok')}, error ${share('error')}, no_endpoint ${share('no_endpoint')}), ${s.changes} contract changes on ${s.targets_changed} servers. Summary: ${relative(process.cwd(), join(resolve(REPO, opts.out ?? DEMO_DEFAULTS.out), 'summary.json'))}`,
+        `(ok ${share('ok')}, error ${share('error')}, no_endpoint ${share('no_endpoint')}), ${s.changes} contract changes on ${s.targets_changed} servers; ` +
+        `v2 series ${s.rows_v2} rows (${Object.entries(s.statuses_v2).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}). Summary: ${relative(process.cwd(), join(resolve(REPO, opts.out ?? DEMO_DEFAULTS.out), 'summary.json'))}`,
     );
     if (s.build_error !== null) {
       await cleanup.run();
