@@ -4,8 +4,10 @@ import { formatReport, verifyArchive } from './verify.ts';
 
 const HELP = `usage: npm run verify -- [--data <dir>] [--json]
 
-Checks an archive: every row validates, every referenced object exists and hashes to its name,
-one row per target per run, run rows agree with their rows and rosters, no torn line or temp file.
+Checks an archive, each series (observations/ v1, observations-v2/ v2) by its own contract: every row
+validates, every referenced object exists and hashes to its name (v2: the handshake and every
+tools/list page), one row per target per run, run rows agree with their rows and rosters (and the two
+rows of a run that recorded both series with each other), no torn line or temp file.
 Exits 1 on any problem, 2 on bad usage.
 
   --data <dir>   the archive (default: data/)
