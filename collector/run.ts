@@ -181,7 +181,8 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
     const rosterMs = Math.round(performance.now() - t0);
     const selected = limit === null ? roster.targets : roster.targets.slice(0, limit);
     const optOut = readOptOut(o.optout === undefined ? null : o.optout);
-    const prev = previousRoster(store, runs);
+    // The runs before this one: a run resumed after writing one series' run row is not its own predecessor.
+    const prev = previousRoster(store, runs.filter((r) => r.run_id !== runId));
     const retired = limit === null ? retiredTargets(prev?.roster ?? null, roster) : [];
     const eligible = eligibleCount(selected, roster, prev?.roster ?? null, optOut, limit !== null);
 
