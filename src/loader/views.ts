@@ -3,9 +3,12 @@
 // interval, a half-life), it is that type, never a copy of its fields.
 import type { Problem } from '../archive/problems.ts';
 import type { RestateManifest, SeriesSummary } from '../archive/restatements.ts';
-import type { DiffSummary, ErrorClassShares, Finding, HalfLife, Interval, KMRow, Level, Observation, Run, Tool } from '../lib/index.ts';
+import type { DiffSummary, ErrorClassShares, EverChangedRow, Finding, FirstChangeInterval, HalfLife, Interval, KMRow, Level, Observation, Run, Tool, Volatility } from '../lib/index.ts';
 import type { DigestCache } from './cache.ts';
 import type { Fold } from './fold.ts';
+import type { Timelines } from './timelines.ts';
+
+export type { Timelines };
 
 export type { Problem };
 
@@ -57,9 +60,13 @@ export interface ChangeView {
   diffProblem: string | null;
 }
 
-/** A run of consecutive observations with the same outcome (and, for ok, the same contract). */
+/**
+ * A run of consecutive observations with the same outcome (and, for ok, the same contract). `kind` is
+ * `changed` for a change's first observation, `error` for any error class, else the row's outcome —
+ * so an outcome the collector learns later (issue 12's `not_attempted`) reaches the strip unchanged.
+ */
 export interface StripSegment {
-  kind: 'ok' | 'changed' | 'error' | 'no_endpoint' | 'retired' | 'excluded';
+  kind: 'ok' | 'changed' | 'error' | Exclude<Observation['outcome'], 'ok' | 'error'>;
   /** For kind error: the error class, and the HTTP status its rows carried (0: none). */
   errorClass: string | null;
   http: number;
@@ -138,6 +145,16 @@ export interface Archive {
   intervals: Interval[];
   km: KMRow[];
   halfLife: HalfLifeView | null;
+  /** Server level (issue 16): each target's time until it first changed its contract (src/lib firstChangeIntervals). */
+  serverIntervals: FirstChangeInterval[];
+  serverKm: KMRow[];
+  serverHalfLife: HalfLifeView | null;
+  /** Share of servers ever changed by days observed, with the constant-rate line (src/lib everChangedShare). */
+  everChanged: EverChangedRow[];
+  /** Who the contract half-life rests on: changes per target over the whole archive (src/lib volatility). */
+  volatility: Volatility;
+  /** Coverage by run, changes by week and level, error-class shares by full run, roster flow by day. */
+  timelines: Timelines;
   errorShares: ErrorClassShares | null;
   tiles: Tiles;
   days: string[];
