@@ -126,6 +126,7 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     methodologyVersions: [...new Set(raw.runs.map((r) => r.methodology_version))],
     restatements: raw.restatements,
     cacheStats: { ...raw.cacheStats, ...stats },
+    contentType: (bodySha256) => contentTypes.get(bodySha256) ?? null,
     tools: (bodySha256) => new ToolsCache(raw.dir, contentTypes).get(bodySha256),
     registryEntry: (row) => pages.entry(row),
   };

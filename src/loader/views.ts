@@ -168,6 +168,8 @@ export interface Archive {
   /** Restated series (`npm run restate`), validated manifests: v1 and each restatement side by side. */
   restatements: RestatementView[];
   cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number };
+  /** The Content-Type of the rows that carried a raw tools/list body; null when unknown. */
+  contentType(bodySha256: string): string | null;
   /** A raw tools/list body's tool list, read and parsed on demand (not cached: heads of 25k servers would not fit). */
   tools(bodySha256: string): Promise<Tool[] | string>;
   /** The registry entry a row points at, verbatim from its roster page object; null when unavailable. */

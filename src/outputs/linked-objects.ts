@@ -1,10 +1,19 @@
 // The raw bodies of every contract version and change (what server pages link to), copied to the
-// site at the path they have in the archive (/objects/<aa>/<sha256>), served without an extension so
-// hosts send them as downloads, never as HTML.
+// site at their archive path plus an extension from the Content-Type they were served with
+// (/objects/<aa>/<sha256>.json, or .txt for text/event-stream and anything else), so static hosts,
+// which type files by extension, send JSON as JSON and an SSE body as plain text — readable in a
+// browser, never HTML, never an extension-less octet-stream download (issue 16). The name before the
+// extension is still the SHA-256 of the bytes.
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isObjectName, objectKey, objectPath } from '../archive/layout.ts';
 import type { Archive } from '../loader/views.ts';
+
+/** The site path of a raw body: its archive key plus the extension its Content-Type calls for. */
+export function rawObjectPath(sha256: string, contentType: string | null): string {
+  const json = /^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType?.trim() ?? '');
+  return `/${objectKey(sha256)}${json ? '.json' : '.txt'}`;
+}
 
 /** Copy the linked objects into `outDir`; returns how many were copied (a missing object is skipped). */
 export async function copyLinkedObjects(a: Archive, outDir: string): Promise<number> {
@@ -15,7 +24,7 @@ export async function copyLinkedObjects(a: Archive, outDir: string): Promise<num
   const dirs = new Set<string>();
   for (const sha of shas) {
     if (!isObjectName(sha)) continue;
-    const to = path.join(outDir, objectKey(sha));
+    const to = path.join(outDir, ...rawObjectPath(sha, a.contentType(sha)).split('/').filter(Boolean));
     try {
       if (!dirs.has(path.dirname(to))) {
         await mkdir(path.dirname(to), { recursive: true });

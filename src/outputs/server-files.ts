@@ -5,10 +5,14 @@
 //   /api/servers/<slug>.json       the registry entry verbatim + our schema history under _meta
 //   /servers/<slug>/feed.xml       RSS 2.0 of the server's changes (feeds.ts rssFeed)
 //   /servers/<slug>/feed.json      JSON Feed 1.1 of the same
+//   /servers/<slug>/badge.svg      the README badge (server-badge.ts), every server
+//   /servers/<slug>/changes/<change id>.patch.json   each change as an RFC 6902 JSON Patch (src/lib
+//                                  toolsPatch over the name-keyed tools), when both bodies parse
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { contractSha256, isObject, proseSha256 } from '../lib/index.ts';
-import type { Archive, ServerView } from '../loader/views.ts';
+import { contractSha256, isObject, proseSha256, toolsPatch } from '../lib/index.ts';
+import type { Archive, ChangeView, ServerView } from '../loader/views.ts';
+import { badgeText, serverBadge } from './server-badge.ts';
 import { jsonFeed, rssFeed, serverChannel } from './feeds.ts';
 import { META_NAMESPACE, type Publication } from './publication.ts';
 
@@ -49,16 +53,42 @@ export async function serverFeeds(s: ServerView, pub: Pick<Publication, 'permali
   return { rss: await rssFeed(s.changes, channel, pub), json: jsonFeed(s.changes, channel, pub) };
 }
 
-/** Write every server's API answer and feeds; returns the number of files. */
+/** Site path of a change's JSON Patch; it exists when the change has a diff (both bodies parsed). */
+export function patchPath(c: Pick<ChangeView, 'slug' | 'id'>): string {
+  return `/servers/${c.slug}/changes/${c.id}.patch.json`;
+}
+
+export function hasPatch(c: Pick<ChangeView, 'diff'>): boolean {
+  return c.diff !== null;
+}
+
+/** A change as RFC 6902 operations turning its before tools into its after tools (name-keyed), or null without both lists. */
+export async function changePatch(a: Pick<Archive, 'tools'>, c: ChangeView): Promise<string | null> {
+  if (!hasPatch(c) || !c.beforeBody || !c.afterBody) return null;
+  const [before, after] = [await a.tools(c.beforeBody), await a.tools(c.afterBody)];
+  if (!Array.isArray(before) || !Array.isArray(after)) return null;
+  return `${JSON.stringify(toolsPatch(before, after), null, 2)}\n`;
+}
+
+/** Write every server's API answer, badge, feeds and change patches; returns the number of files. */
 export async function writeServerFiles(a: Archive, outDir: string, pub: Pick<Publication, 'permalink'>): Promise<number> {
   let files = 0;
   await mkdir(path.join(outDir, 'api', 'servers'), { recursive: true });
   for (const s of a.servers) {
     await writeFile(path.join(outDir, 'api', 'servers', `${s.slug}.json`), await serverApiJson(a, s, pub));
     files++;
-    if (!hasFeeds(s)) continue;
     const dir = path.join(outDir, 'servers', s.slug);
     await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'badge.svg'), serverBadge(badgeText(s, a.asOfDay)));
+    files++;
+    if (s.changes.some(hasPatch)) await mkdir(path.join(dir, 'changes'), { recursive: true });
+    for (const c of s.changes) {
+      const patch = await changePatch(a, c);
+      if (patch === null) continue;
+      await writeFile(path.join(outDir, ...patchPath(c).split('/').filter(Boolean)), patch);
+      files++;
+    }
+    if (!hasFeeds(s)) continue;
     const f = await serverFeeds(s, pub);
     await writeFile(path.join(dir, 'feed.xml'), f.rss);
     await writeFile(path.join(dir, 'feed.json'), f.json);

@@ -1,0 +1,37 @@
+// How each kind of status-strip cell looks and reads (StatusStrip.astro). Data, not markup: an outcome
+// the collector learns later (issue 12's `not_attempted`) is one more entry here, and until it has one
+// it is still drawn, in a neutral grey under its own name.
+import type { StripSegment } from '../loader/views.ts';
+import { statusText } from './format.ts';
+
+export interface StripKind {
+  label: string;
+  /** A CSS background. */
+  background: string;
+}
+
+/** A day in a server's span with no row for it: no run that day, or a run that did not observe it. */
+export const MISSING = 'missing';
+const HATCH = 'repeating-linear-gradient(135deg, #d0d7de 0 3px, #ffffff 3px 6px)';
+
+export const STRIP_KINDS: Record<string, StripKind> = {
+  ok: { label: 'ok', background: '#2da44e' },
+  changed: { label: 'ok, contract changed', background: '#0b5cad' },
+  error: { label: 'error', background: '#cf222e' },
+  no_endpoint: { label: 'no endpoint', background: '#8c959f' },
+  excluded: { label: 'excluded (opted out)', background: '#6e7781' },
+  retired: { label: 'retired (left the registry)', background: '#24292f' },
+  [MISSING]: { label: 'not observed', background: HATCH },
+};
+
+export function stripKind(kind: string): StripKind {
+  return STRIP_KINDS[kind] ?? { label: kind.replace(/_/g, ' '), background: '#afb8c1' };
+}
+
+/** A cell's text alternative: its days, what happened, and how many observations. */
+export function stripCellLabel(s: Pick<StripSegment, 'firstDay' | 'lastDay' | 'count' | 'errorClass' | 'http'> & { kind: string }): string {
+  const days = s.firstDay === s.lastDay ? s.firstDay : `${s.firstDay} to ${s.lastDay}`;
+  if (s.kind === MISSING) return `${days}: not observed`;
+  const what = s.kind === 'error' ? statusText('error', s.errorClass, s.http) : stripKind(s.kind).label;
+  return `${days}: ${what}${s.count > 1 ? ` (${s.count} observations)` : ''}`;
+}
