@@ -5,6 +5,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { writeBundles } from '../outputs/bundles.ts';
+import { fillBundleSizes } from '../outputs/bundle-sizes.ts';
+import { bytes } from './format.ts';
 import { copyLinkedObjects } from '../outputs/linked-objects.ts';
 import { writeSearchIndex } from '../outputs/search-index.ts';
 import { writeServerFiles } from '../outputs/server-files.ts';
@@ -21,6 +23,7 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   const pub = publication();
   const perServer = await timed('server-files', () => writeServerFiles(a, outDir, pub));
   const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir() }));
+  await fillBundleSizes(outDir, files, bytes);
   const objects = await timed('objects', () => copyLinkedObjects(a, outDir));
   const indexed = await timed('search', () => writeSearchIndex(outDir));
   const size = await siteSize(outDir);
