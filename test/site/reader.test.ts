@@ -68,7 +68,7 @@ describe('server pages', () => {
         continue;
       }
       const [before, after] = [await a.tools(c.beforeBody!), await a.tools(c.afterBody!)];
-      const ops = JSON.parse(readFileSync(file, 'utf8')) as fastJsonPatch.Operation[];
+      const ops = JSON.parse(readFileSync(file, "utf8")) as Parameters<typeof fastJsonPatch.applyPatch>[1];
       const applied = fastJsonPatch.applyPatch(toolsByName(before as never), ops, true, false).newDocument;
       expect(applied).toEqual(toolsByName(after as never));
       expect(await read(`servers/${c.slug}/index.html`)).toContain(`/servers/${c.slug}/changes/${c.id}.patch.json`);
