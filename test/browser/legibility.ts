@@ -5,7 +5,8 @@
 //   - brokenWords: a word (a run of letters and digits) whose text spans two lines, unless the word
 //     alone is wider than its block (a 64-hex hash cannot fit a phone: breaking it is the only way);
 //     <pre> and preformatted text (diffs, snippets) are left out — they scroll or wrap by design;
-//   - wrappedDates: a <time> or .date element whose text spans two lines ("2026-|01-17");
+//   - wrappedDates: a date (YYYY-MM-DD) in running text, or a <time> or .date element, whose text
+//     spans two lines ("2026-|01-17");
 //   - overflow: how far the page is wider than the viewport (≤ 0 means no sideways scroll).
 export interface Legibility {
   textNodes: number;
@@ -40,6 +41,12 @@ export function legibility(): Legibility {
     const style = getComputedStyle(el);
     if (parseFloat(style.fontSize) < MIN) out.small.push(`${parseFloat(style.fontSize).toFixed(1)} px: ${text.trim().slice(0, 40)}`);
     if (el.closest('pre') || style.whiteSpace.startsWith('pre')) continue;
+    for (const m of text.matchAll(/\d{4}-\d\d-\d\d/g)) {
+      const range = document.createRange();
+      range.setStart(n, m.index!);
+      range.setEnd(n, m.index! + m[0].length);
+      if (lines(range.getClientRects()) > 1) out.wrappedDates.push(`${m[0]} in "${text.trim().slice(0, 60)}"`);
+    }
     const width = block(el).clientWidth;
     for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
       if (m[0].length < 2) continue;
