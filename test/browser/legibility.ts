@@ -2,7 +2,8 @@
 // checks of issue 16 ("a site that reads on a phone"). Self-contained: it runs in the page.
 //   - small: text nodes rendered under 11 px (computed font size of their element);
 //   - smallChartText: SVG <text> whose size on screen (font size × the SVG's scale) is under 11 px;
-//   - brokenWords: a word (a run of letters and digits) whose text spans two lines, unless the word
+//   - brokenWords: a word (a run of letters and digits; CJK and Thai, which break between characters,
+//     aside) whose text spans two lines, unless the word
 //     alone is wider than its block (a 64-hex hash cannot fit a phone: breaking it is the only way);
 //     <pre> and preformatted text (diffs, snippets) are left out — they scroll or wrap by design;
 //   - wrappedDates: a date (YYYY-MM-DD) in running text, or a <time> or .date element, whose text
@@ -49,7 +50,8 @@ export function legibility(): Legibility {
     }
     const width = block(el).clientWidth;
     for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
-      if (m[0].length < 2) continue;
+      // Chinese, Japanese, Korean and Thai text breaks between characters by the rules of its script.
+      if (m[0].length < 2 || /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u.test(m[0])) continue;
       const range = document.createRange();
       range.setStart(n, m.index!);
       range.setEnd(n, m.index! + m[0].length);
