@@ -5,6 +5,7 @@ import {
   ERROR_CLASSES,
   METHODOLOGY_VERSION,
   OUTCOMES,
+  servedSetHash,
   type ErrorClass,
   type Observation,
   type Outcome,
@@ -90,7 +91,11 @@ export function probeRow(ctx: RowContext, t: RosterTarget, r: ProbeResult, bodyS
     latency_ms: r.latencyMs,
   };
   if (r.ok) {
-    return { ...common, outcome: 'ok', tools_sha256: r.toolsSha256, tool_count: r.toolCount, next_cursor: r.nextCursor, http_status: 200, detail: r.note };
+    // The interoperable set hash from the raw body (src/lib servedSetHash, the one the site uses too);
+    // a body without one (a repeated member name, a partial listing) records null: the body rule and
+    // the site say why.
+    const toolsSetHash = servedSetHash(r.body, r.bodyContentType).setHash;
+    return { ...common, outcome: 'ok', tools_sha256: r.toolsSha256, tool_count: r.toolCount, next_cursor: r.nextCursor, http_status: 200, detail: r.note, tools_set_hash: toolsSetHash };
   }
   return { ...common, outcome: 'error', ...errorFields(r.error) };
 }

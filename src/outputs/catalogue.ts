@@ -4,6 +4,7 @@
 // is a compile error here until it is described, and the order is the contract's.
 import { Observation, Roster, RosterPage, RosterTarget, Run, type Interval } from '../lib/index.ts';
 import type { Archive, ChangeView } from '../loader/views.ts';
+import { DESCRIPTOR_BLOCKS } from './descriptor-schema.ts';
 import { SITE_NAME, type Publication } from './publication.ts';
 
 /**
@@ -22,7 +23,7 @@ export function bundleUrl(name: string, where: 'site' | 'release', pub: Publicat
   return where === 'release' ? pub.releaseUrl + encodeURIComponent(name) : pub.permalink(`/data/${name}`);
 }
 
-export type ResourceName = 'observations' | 'runs' | 'changes' | 'contract-intervals' | 'survival' | 'rosters';
+export type ResourceName = 'observations' | 'runs' | 'changes' | 'contract-intervals' | 'survival' | 'rosters' | 'servers';
 
 export interface BundleFile {
   name: string;
@@ -73,6 +74,11 @@ const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
   latency_ms: { type: 'number', description: 'Wall time of the probe in milliseconds.' },
   prober_version: { type: 'string', description: 'Version of the collector that probed.' },
   methodology_version: { type: 'string', description: 'Methodology the row was written under (v1).' },
+  tools_set_hash: {
+    type: 'string',
+    description:
+      'Tool definition hash, version 1 (mcp-pin: RFC 8785 per definition, sorted name:hash lines) set hash of the served page, read from the raw body. Empty on rows written before the collector recorded it (the site derives it from the raw body for every ok row: see the per-server descriptors and /api/sets/), and when the page has none: a repeated member name, or a first page that offers a next one.',
+  },
 };
 
 export const OBSERVATION_FIELDS: Field[] = Object.keys(Observation.innerType().shape).map((name) => ({ name, ...OBSERVATION_DOCS[name as keyof Observation] }));
@@ -164,6 +170,12 @@ const ROSTER_DOCS: { [K in keyof Roster]-?: Omit<Field, 'name'> } = {
 
 export const ROSTER_FIELDS: Field[] = Object.keys(Roster.shape).map((name) => ({ name, ...ROSTER_DOCS[name as keyof Roster] }));
 
+/** A descriptor's top-level fields: the registry's server.json, and each of our _meta blocks (descriptor-schema.ts says what each holds). */
+const SERVER_FIELDS: Field[] = [
+  { name: 'server', type: 'object', description: "The registry's server.json for the server, verbatim (registry text, unvetted)." },
+  { name: '_meta', type: 'object', description: `The registry's own _meta for the entry, verbatim, and our blocks (${DESCRIPTOR_BLOCKS.map((b) => `${b.key}: ${b.title.toLowerCase()}`).join('; ')}), each documented field by field on the data page (/data/#descriptors) and in /api/schema/descriptor.json.` },
+];
+
 export const RESOURCES: Record<ResourceName, { title: string; description: string; fields: Field[] }> = {
   observations: { title: 'Observations', description: 'One row per target per run, failures included.', fields: OBSERVATION_FIELDS },
   runs: { title: 'Runs', description: 'One row per collector run: counts, coverage, degraded and partial flags.', fields: RUN_FIELDS },
@@ -171,6 +183,7 @@ export const RESOURCES: Record<ResourceName, { title: string; description: strin
   'contract-intervals': { title: 'Contract intervals', description: 'Contract lifetimes (event or censored): the input of the survival estimate.', fields: INTERVAL_FIELDS },
   survival: { title: 'Survival curve', description: 'The Kaplan–Meier table, one row per distinct time.', fields: SURVIVAL_FIELDS },
   rosters: { title: 'Roster snapshots', description: 'The registry roster fetched by each run.', fields: ROSTER_FIELDS },
+  servers: { title: 'Per-server descriptors', description: "Every server the archive has seen, retired and opted-out ones included: the registry entry verbatim plus our health, connectability, tools, contract and identity blocks (the files under /api/servers/).", fields: SERVER_FIELDS },
 };
 
 /** The files the writer produces, for the page (which renders before the files exist). */
@@ -207,6 +220,7 @@ function smallBundles(): Omit<PlannedBundle, 'where'>[] {
   return [
     { name: 'runs.jsonl', resource: 'runs', note: 'JSON Lines' },
     { name: 'changes.jsonl.gz', resource: 'changes', note: 'JSON Lines, gzip' },
+    { name: 'servers.jsonl.gz', resource: 'servers', note: 'one descriptor per line, JSON Lines, gzip; the same as /api/servers.json' },
     { name: 'contract-intervals.csv', resource: 'contract-intervals', note: 'CSV' },
     { name: 'survival.csv', resource: 'survival', note: 'CSV' },
     { name: 'datapackage.json', resource: null, note: 'Frictionless Data Package: every file, every field' },
@@ -242,13 +256,14 @@ export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publi
       .map((f) => {
         const r = RESOURCES[f.resource!];
         const csv = f.name.includes('.csv');
+        const json = /\.json$/.test(f.name);
         return {
-          name: f.name.replace(/[^a-z0-9._-]/g, '-').replace(/\.(jsonl|csv)(\.gz)?$/, '').toLowerCase(),
+          name: f.name.replace(/[^a-z0-9._-]/g, '-').replace(/\.(jsonl|csv)(\.gz)?$/, '').replace(/\.json$/, '-json').toLowerCase(),
           title: r.title,
           description: r.description,
           path: f.url ?? f.name,
-          format: csv ? 'csv' : 'jsonl',
-          mediatype: csv ? 'text/csv' : 'application/x-ndjson',
+          format: csv ? 'csv' : json ? 'json' : 'jsonl',
+          mediatype: csv ? 'text/csv' : json ? 'application/json' : 'application/x-ndjson',
           ...(f.name.endsWith('.gz') ? { compression: 'gz' } : {}),
           encoding: 'utf-8',
           bytes: f.bytes,

@@ -1,9 +1,11 @@
-// The raw bodies of every contract version and change (what server pages link to), copied to the
-// site at their archive path plus an extension from the Content-Type they were served with
-// (/objects/<aa>/<sha256>.json, or .txt for text/event-stream and anything else), so static hosts,
-// which type files by extension, send JSON as JSON and an SSE body as plain text — readable in a
-// browser, never HTML, never an extension-less octet-stream download (issue 16). The name before the
-// extension is still the SHA-256 of the bytes.
+// The raw bodies of every contract version and change (what server pages link to), of each server's
+// latest successful answer, of each set hash and body finding (what the descriptors, tools, set files
+// and feeds link to), copied to the site at their archive path plus an extension from the Content-Type
+// they were served with (/objects/<aa>/<sha256>.json, or .txt for text/event-stream and anything else):
+// static hosts type files by extension, so JSON is sent as JSON and an SSE body as plain text —
+// readable in a browser, never HTML, never an extension-less octet-stream download (issue 16). The
+// name before the extension is still the SHA-256 of the bytes; every link to a raw body goes through
+// rawObjectPath.
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isObjectName, objectKey, objectPath } from '../archive/layout.ts';
@@ -20,6 +22,9 @@ export async function copyLinkedObjects(a: Archive, outDir: string): Promise<num
   const shas = new Set<string>();
   for (const s of a.servers) for (const v of s.versions) if (v.bodySha256) shas.add(v.bodySha256);
   for (const c of a.changes) for (const sha of [c.beforeBody, c.afterBody]) if (sha) shas.add(sha);
+  for (const s of a.servers) if (s.current) shas.add(s.current.bodySha256);
+  for (const set of a.sets) shas.add(set.bodySha256);
+  for (const b of a.bodyFindings) shas.add(b.bodySha256);
   let copied = 0;
   const dirs = new Set<string>();
   for (const sha of shas) {

@@ -85,6 +85,12 @@ export const Observation = z
     prober_version: z.string().min(1).max(64),
     /** 'v1' on every row the collector writes; a restatement's rows name their series (see methodology-series.ts). */
     methodology_version: z.enum(V1_SERIES),
+    /**
+     * The tool definition hash, version 1 set hash of the served page (servedSetHash), on ok rows; null
+     * when the page has none (a repeated member name, a partial listing). Absent on rows written before
+     * the collector recorded it and on rows that are not ok: readers derive it again from the raw body.
+     */
+    tools_set_hash: sha256.nullable().optional(),
   })
   .strict()
   .superRefine((row, ctx) => {
@@ -97,13 +103,14 @@ export const Observation = z
       case 'error':
         if (row.error_class === null || row.error_class === 'no_endpoint') fail('error row needs a probe error_class');
         if (row.tools_sha256 !== null) fail('error row carries tools_sha256');
+        if (row.tools_set_hash) fail('error row carries tools_set_hash');
         break;
       case 'no_endpoint':
         if (row.error_class !== 'no_endpoint') fail('no_endpoint row must have error_class no_endpoint');
         break;
       case 'retired':
       case 'excluded':
-        if (row.error_class !== null || row.tools_sha256 !== null) fail(`${row.outcome} row carries probe results`);
+        if (row.error_class !== null || row.tools_sha256 !== null || row.tools_set_hash) fail(`${row.outcome} row carries probe results`);
         break;
     }
   });
