@@ -28,6 +28,8 @@ export * from './survival/kaplan-meier.ts';
 export * from './survival/half-life.ts';
 export * from './wilson.ts';
 export * from './error-class-shares.ts';
+export * from './endpoint-host.ts';
+export * from './v2-statistics.ts';
 export * from './schema-hygiene.ts';
 export * from './server-health.ts';
 export * from './volatility.ts';

@@ -252,9 +252,10 @@ function strip(fold: Fold, s: TargetState, changes: ChangeView[]): StripSegment[
     const c = CODES[code]!;
     const firstDay = fold.dayIds[first]!;
     const lastDay = fold.dayIds[last]!;
-    const error = c.startsWith('error:');
-    const kind = (error ? 'error' : c) as StripSegment['kind'];
-    const errorClass = error ? c.slice(6) : null;
+    // `error:<class>` and `not_attempted:<reason>` carry their class or reason in errorClass.
+    const sep = c.indexOf(':');
+    const kind = (sep >= 0 ? c.slice(0, sep) : c) as StripSegment['kind'];
+    const errorClass = sep >= 0 ? c.slice(sep + 1) : null;
     if (code === OK && tools >= 0 && changeDays.has(`${firstDay}|${fold.hashes[tools]}`)) {
       out.push({ kind: 'changed', errorClass, http, count: 1, firstDay, lastDay: firstDay });
       // The rest of the run starts at its second observation, not on the change day (issue 16: hover
@@ -286,6 +287,7 @@ function serverView(fold: Fold, s: TargetState, slug: string, latest: Observatio
     registryRow,
     status: latest.outcome,
     errorClass: latest.error_class,
+    notAttemptedReason: latest.not_attempted_reason ?? null,
     endpoint: latest.endpoint ?? endpointRow?.endpoint ?? null,
     toolCount: s.okCount.length > 0 && s.okCount.at(-1)! >= 0 ? s.okCount.at(-1)! : null,
     firstObserved: s.firstIso ?? new Date(s.firstMs).toISOString(),

@@ -3,7 +3,7 @@
 // interval, a half-life), it is that type, never a copy of its fields.
 import type { Problem } from '../archive/problems.ts';
 import type { RestateManifest, SeriesSummary } from '../archive/restatements.ts';
-import type { DiffSummary, ErrorClassShares, EverChangedRow, Finding, FirstChangeInterval, HalfLife, Interval, KMRow, Level, Observation, Run, ServedToolHashes, ServerHealth, Tool, Volatility } from '../lib/index.ts';
+import type { DiffSummary, ErrorClassShares, EverChangedRow, Finding, FirstChangeInterval, HalfLife, Interval, KMRow, Level, NotAttemptedReason, Observation, Run, ServedToolHashes, ServerHealth, Tool, Volatility } from '../lib/index.ts';
 import type { DigestCache } from './cache.ts';
 import type { Fold } from './fold.ts';
 import type { Timelines } from './timelines.ts';
@@ -104,7 +104,7 @@ export interface SetView {
  */
 export interface StripSegment {
   kind: 'ok' | 'changed' | 'error' | Exclude<Observation['outcome'], 'ok' | 'error'>;
-  /** For kind error: the error class, and the HTTP status its rows carried (0: none). */
+  /** For kind error: the error class, and the HTTP status its rows carried (0: none); for not_attempted: the reason. */
   errorClass: string | null;
   http: number;
   count: number;
@@ -121,6 +121,8 @@ export interface ServerView {
   registryRow: Observation | null;
   status: ServerStatus;
   errorClass: Observation['error_class'];
+  /** Why the latest row is not_attempted (host_unresponsive, run_deadline), else null. */
+  notAttemptedReason: NotAttemptedReason | null;
   endpoint: string | null;
   toolCount: number | null;
   firstObserved: string;

@@ -2,7 +2,7 @@
 // datapackage.json (Frictionless Data Package v1), so the three never disagree. The field lists of
 // the recorded formats come from their zod contracts (src/lib/contract/): a field added to a contract
 // is a compile error here until it is described, and the order is the contract's.
-import { Observation, Roster, RosterPage, RosterTarget, Run, type Interval } from '../lib/index.ts';
+import { NOT_ATTEMPTED_REASONS, Observation, OUTCOMES, Roster, RosterPage, RosterTarget, Run, type Interval, type NotAttemptedReason } from '../lib/index.ts';
 import type { Archive, ChangeView } from '../loader/views.ts';
 import { DESCRIPTOR_BLOCKS } from './descriptor-schema.ts';
 import { SITE_NAME, type Publication } from './publication.ts';
@@ -41,6 +41,11 @@ export interface Field {
   description: string;
 }
 
+const REASON_DOCS: Record<NotAttemptedReason, string> = {
+  host_unresponsive: 'its host stopped answering earlier in the run',
+  run_deadline: "the run's deadline came before its turn",
+};
+
 /** How each observation field reads; the contract (src/lib/contract/observation.ts) gives the list and the order. */
 const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
   run_id: { type: 'string', description: 'The collector run that wrote the row.' },
@@ -52,7 +57,7 @@ const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
   registry_page_sha256: { type: 'string', description: 'SHA-256 of the raw registry page holding the entry (objects/).' },
   registry_page_index: { type: 'integer', description: 'Index of the entry in that page\'s servers[] array.' },
   endpoint: { type: 'string', description: 'The streamable-http URL probed, as listed; empty when none.' },
-  outcome: { type: 'string', description: 'ok, error, no_endpoint, retired or excluded.' },
+  outcome: { type: 'string', description: `${OUTCOMES.slice(0, -1).join(', ')} or ${OUTCOMES.at(-1)}. not_attempted: eligible but not contacted this run (see not_attempted_reason); it counts against coverage, and is not an error class.` },
   error_class: { type: 'string', description: 'One of timeout, tls, http_4xx, http_5xx, auth, rate_limited, no_endpoint, parse; empty when ok.' },
   step: { type: 'string', description: 'Probe step that failed: roster, address, initialize, initialized, tools/list.' },
   detail: { type: 'string', description: 'Short, truncated text on why it failed or what was odd.' },
@@ -79,6 +84,7 @@ const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
     description:
       'Tool definition hash, version 1 (mcp-pin: RFC 8785 per definition, sorted name:hash lines) set hash of the served page, read from the raw body. Empty on rows written before the collector recorded it (the site derives it from the raw body for every ok row: see the per-server descriptors and /api/sets/), and when the page has none: a repeated member name, or a first page that offers a next one.',
   },
+  not_attempted_reason: { type: 'string', description: `Why a not_attempted row was not contacted: ${NOT_ATTEMPTED_REASONS.map((r) => `${r} (${REASON_DOCS[r]})`).join(' or ')}. Empty on other rows; absent from rows written before the field existed.` },
 };
 
 export const OBSERVATION_FIELDS: Field[] = Object.keys(Observation.innerType().shape).map((name) => ({ name, ...OBSERVATION_DOCS[name as keyof Observation] }));
@@ -99,12 +105,13 @@ const RUN_DOCS: { [K in keyof Run]-?: Omit<Field, 'name'> } = {
   degraded: { type: 'boolean', description: 'coverage below 0.9: published with a "degraded" badge.' },
   partial: { type: 'boolean', description: 'Restricted by --limit: never feeds published shares.' },
   limit: { type: 'integer', description: 'The --limit given; null when none.' },
-  outcomes: { type: 'object', description: 'Rows per outcome: ok, error, no_endpoint, retired, excluded.' },
+  outcomes: { type: 'object', description: 'Rows per outcome: ok, error, no_endpoint, retired, excluded, not_attempted (eligible but not contacted; absent from runs before the outcome existed).' },
   error_classes: { type: 'object', description: 'Error rows per class (no_endpoint included).' },
   status: { type: 'string', description: 'finished, or failed (the run could not do its job, e.g. zero attempts).' },
   message: { type: 'string', description: 'Why a run failed or what was odd; null otherwise.' },
   prober_version: { type: 'string', description: 'Version of the collector.' },
   methodology_version: { type: 'string', description: 'Methodology the run was made under (v1).' },
+  scheduling: { type: 'object', description: 'How the probe stage was scheduled (changelog "Deviation from v1: scheduling"): scheduler, hosts, max_targets_per_host, per_host_limit, global_concurrency, max_in_flight_per_host, unresponsive_after, deadline_at, not_attempted (rows per reason), slowest_hosts. Absent from runs written before it existed.' },
 };
 
 export const RUN_FIELDS: Field[] = Object.keys(Run.shape).map((name) => ({ name, ...RUN_DOCS[name as keyof Run] }));

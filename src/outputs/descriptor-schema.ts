@@ -59,7 +59,7 @@ export const DescriptorInfo = z
 export const Health = z
   .object({
     methodology: z.literal('v1').describe('Every field here comes from methodology v1 observation rows.'),
-    status: z.string().describe('Outcome of the latest row: ok, error, no_endpoint, retired or excluded.'),
+    status: z.string().describe('Outcome of the latest row: ok, error, no_endpoint, retired, excluded or not_attempted (eligible, not contacted that run: see reason).'),
     error_class: z.string().nullable().describe('Error class of the latest row (timeout, tls, http_4xx, http_5xx, auth, rate_limited, no_endpoint, parse), else null.'),
     http_status: z.number().int().nullable().describe('HTTP status of the latest row, when it has one.'),
     reachable: z.boolean().nullable().describe('Whether the latest probe answered tools/list without credentials (an auth wall is false); null when the latest row probed nothing (no endpoint, retired, opted out).'),

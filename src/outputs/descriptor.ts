@@ -32,6 +32,10 @@ const SAME_REPOSITORY_MAX = 50;
 
 export const RETIRED_REASON = 'absent from the complete registry roster (retired or deleted upstream)';
 export const EXCLUDED_REASON = "excluded at the operator's request";
+/** Why the latest run did not contact an eligible server (schedule.ts; changelog "Deviation from v1: scheduling"). */
+export function notAttemptedReason(s: Pick<ServerView, 'notAttemptedReason'>): string {
+  return s.notAttemptedReason === 'run_deadline' ? "not contacted in the latest run: the run's deadline came first" : 'not contacted in the latest run: its host stopped answering earlier in the run';
+}
 
 /** Site paths of a server's machine-readable files. */
 export const descriptorPath = (slug: string) => `/api/servers/${slug}.json`;
@@ -158,7 +162,7 @@ function connectability(s: ServerView, server: unknown): Connectability {
       index: probed.index,
       url: s.endpoint,
       why: 'v1 probes the first streamable-http remote of the latest entry',
-      problem: s.status === 'excluded' ? 'opted out: never contacted' : s.status === 'retired' ? 'retired: no longer probed' : probed.problem,
+      problem: s.status === 'excluded' ? 'opted out: never contacted' : s.status === 'retired' ? 'retired: no longer probed' : s.status === 'not_attempted' ? notAttemptedReason(s) : probed.problem,
     },
     observed_at: probe ? row.observed_at : null,
     challenge: v1(challenge, 'the latest probe met no auth challenge'),
@@ -181,6 +185,8 @@ function neverProbed(s: ServerView): string {
       return `not probed: ${RETIRED_REASON}`;
     case 'excluded':
       return `not probed: ${EXCLUDED_REASON}`;
+    case 'not_attempted':
+      return notAttemptedReason(s);
     default:
       return 'not probed: the latest registry entry has no usable streamable-http remote';
   }
@@ -244,7 +250,7 @@ function contract(s: ServerView, tools: Tool[] | null, entryAvailable: boolean, 
     changes: s.changes.length,
     retired: s.status === 'retired',
     retired_at: s.status === 'retired' ? s.latest.observed_at : null,
-    reason: s.status === 'retired' ? RETIRED_REASON : s.status === 'excluded' ? EXCLUDED_REASON : null,
+    reason: s.status === 'retired' ? RETIRED_REASON : s.status === 'excluded' ? EXCLUDED_REASON : s.status === 'not_attempted' ? notAttemptedReason(s) : null,
     registry_entry_available: entryAvailable,
     history_url: pub.permalink(`/servers/${s.slug}/`),
     feed_url: s.head ? pub.permalink(`/servers/${s.slug}/feed.xml`) : null,

@@ -41,6 +41,7 @@ export async function serverApiJson(a: Archive, s: ServerView, pub: Publication)
   return JSON.stringify(serverDescriptor(a, s, await serverFacts(a, s), await repositoryIndex(a), pub));
 }
 
+
 /** A feed per server that has a contract (answered tools/list at least once): only those can change. */
 export function hasFeeds(s: ServerView): boolean {
   return s.head !== null;

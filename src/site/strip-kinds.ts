@@ -21,6 +21,9 @@ export const STRIP_KINDS: Record<string, StripKind> = {
   no_endpoint: { label: 'no endpoint', background: '#8c959f' },
   excluded: { label: 'excluded (opted out)', background: '#6e7781' },
   retired: { label: 'retired (left the registry)', background: '#24292f' },
+  // Listed with an endpoint but not contacted (host unresponsive, run deadline): hatched like a missing
+  // day, in amber, because the run saw the server and chose not to ask it.
+  not_attempted: { label: 'not attempted (host unresponsive or run deadline)', background: 'repeating-linear-gradient(135deg, #bf8700 0 3px, #ffffff 3px 6px)' },
   [MISSING]: { label: 'not observed', background: HATCH },
 };
 
@@ -32,6 +35,7 @@ export function stripKind(kind: string): StripKind {
 export function stripCellLabel(s: Pick<StripSegment, 'firstDay' | 'lastDay' | 'count' | 'errorClass' | 'http'> & { kind: string }): string {
   const days = s.firstDay === s.lastDay ? s.firstDay : `${s.firstDay} to ${s.lastDay}`;
   if (s.kind === MISSING) return `${days}: not observed`;
-  const what = s.kind === 'error' ? statusText('error', s.errorClass, s.http) : stripKind(s.kind).label;
+  // An error names its class; a not_attempted cell its reason (both travel in errorClass).
+  const what = s.kind === 'error' ? statusText('error', s.errorClass, s.http) : s.kind === 'not_attempted' ? statusText('not_attempted', s.errorClass) : stripKind(s.kind).label;
   return `${days}: ${what}${s.count > 1 ? ` (${s.count} observations)` : ''}`;
 }

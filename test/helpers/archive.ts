@@ -98,6 +98,9 @@ export async function collectArchive(opts: ArchiveOptions, dir?: string): Promis
         concurrency: 16,
         timeoutMs: opts.timeoutMs ?? 800,
         optout,
+        // A local world puts hundreds of simulated servers on a few loopback hosts: a host's
+        // Retry-After (up to an hour in the world) is honoured on a time scale of its own.
+        scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 },
       });
     }
   } finally {

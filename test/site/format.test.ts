@@ -15,13 +15,16 @@ describe('days(d), pct(x), count(x)', () => {
   ])('%s is %s', (got, want) => expect(got).toBe(want));
 });
 
-describe('statusText(status, errorClass, http?)', () => {
+describe('statusText(status, detail, http?)', () => {
   it.each([
     ['ok', null, undefined, 'ok'],
     ['no_endpoint', 'no_endpoint', undefined, 'no endpoint'],
     ['error', 'auth', undefined, 'error: auth'],
     ['error', 'http_5xx', 503, 'error: http_5xx (HTTP 503)'],
     ['error', 'timeout', 0, 'error: timeout'],
+    ['not_attempted', 'host_unresponsive', undefined, 'not attempted (host unresponsive)'],
+    ['not_attempted', 'run_deadline', null, 'not attempted (run deadline)'],
+    ['not_attempted', null, null, 'not attempted'],
   ] as const)('%s %s %s → %s', (status, cls, http, text) => expect(statusText(status, cls, http)).toBe(text));
 });
 
@@ -31,13 +34,15 @@ describe('stripCellLabel(segment)', () => {
     expect(stripLabel({ ...base, kind: 'ok', count: 4 })).toBe('2025-12-15 to 2025-12-18: ok (4 observations)');
     expect(stripLabel({ ...base, kind: 'changed', count: 1, lastDay: '2025-12-15' })).toBe('2025-12-15: ok, contract changed');
     expect(stripLabel({ ...base, kind: 'error', errorClass: 'rate_limited', http: 429, count: 1, lastDay: '2025-12-15' })).toBe('2025-12-15: error: rate_limited (HTTP 429)');
+    expect(stripLabel({ ...base, kind: 'not_attempted', errorClass: 'host_unresponsive', http: 0, count: 2 })).toBe('2025-12-15 to 2025-12-18: not attempted (host unresponsive) (2 observations)');
   });
 });
 
 describe('stripKind(kind)', () => {
   it('knows every outcome of the strip, and draws an outcome it does not know yet in grey under its own name', () => {
-    for (const k of ['ok', 'changed', 'error', 'no_endpoint', 'excluded', 'retired', 'missing']) expect(stripKind(k).label).not.toContain('_');
-    expect(stripKind('not_attempted')).toEqual({ label: 'not attempted', background: '#afb8c1' });
+    for (const k of ['ok', 'changed', 'error', 'no_endpoint', 'excluded', 'retired', 'not_attempted', 'missing']) expect(stripKind(k).label).not.toContain('_');
+    expect(stripKind('not_attempted').background).not.toBe(stripKind('missing').background);
+    expect(stripKind('some_later_outcome')).toEqual({ label: 'some later outcome', background: '#afb8c1' });
     expect(stripLabel({ kind: 'not_attempted', firstDay: '2026-01-02', lastDay: '2026-01-02', count: 1, errorClass: null, http: 0 })).toBe('2026-01-02: not attempted');
   });
 });
