@@ -30,6 +30,7 @@ export * from './wilson.ts';
 export * from './error-class-shares.ts';
 export * from './endpoint-host.ts';
 export * from './v2-statistics.ts';
+export * from './series-timeline.ts';
 export * from './schema-hygiene.ts';
 export * from './server-health.ts';
 export * from './volatility.ts';
