@@ -6,7 +6,8 @@
 // Resuming: the run's identity is its clock (--now). A restart after a crash with the same clock
 // reuses the roster file that attempt wrote and skips every target that already has a row for the
 // run_id, so there is never a duplicate row. A run already in runs.jsonl is refused.
-import type { Observation, RosterTarget, Run } from '../src/lib/index.ts';
+import { appendRunManifests } from '../src/archive/chain.ts';
+import type { ChainSigner, Observation, RosterTarget, Run } from '../src/lib/index.ts';
 import { ERROR_CLASSES } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { classify } from './errors.ts';
@@ -42,6 +43,8 @@ export interface CollectorOptions {
   rosterLimits?: Partial<Omit<RosterLimits, 'timeoutMs'>>;
   /** Which probe runs when (default: a queue per host, one probe at a time per host; schedule.ts). */
   schedule?: Schedule;
+  /** Signs the run's chain manifest (cli.ts reads MCP_SCHEMA_SIGNING_KEY); null or absent: unsigned. */
+  signer?: ChainSigner | null;
 }
 
 export interface Progress {
@@ -175,6 +178,8 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
       message: roster.complete ? null : `roster incomplete: ${roster.incomplete_reason ?? 'unknown'}`,
     });
     store.appendRun(run);
+    // The run's manifest on the hash chain (src/archive/chain.ts), sealed at the run's own clock.
+    await appendRunManifests(o.data, runId, { signer: o.signer ?? null, sealedAt: run.finished_at, durable: store.durable });
     const durationMs = Math.round(performance.now() - t0);
     const written = rows.length - earlier.length;
     return {
