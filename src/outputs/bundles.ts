@@ -20,7 +20,7 @@ import { observationLines } from '../archive/observations.ts';
 import type { Archive, DayInfo } from '../loader/views.ts';
 import { bundledAsIs, csvLine, csvOf, dayMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeRosterMember } from './members.ts';
 import { INTERVAL_FIELDS, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, type BundleFile } from './catalogue.ts';
-import type { Publication } from './publication.ts';
+import { SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 import { survivalCsv } from './survival-csv.ts';
 
 export interface WrittenBundles {
@@ -43,15 +43,17 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
   const release: BundleFile[] = [];
   const record = (f: BundleFile) => (dirOf(f.name) === siteDir ? site.push(f) : release.push({ ...f, url: bundleUrl(f.name, 'release', pub) }));
   const members = new Members(a, opts.cacheDir);
+  const nm = (name: string) => simulatedName(name, pub);
 
   // Observations: per month (the days' members) and whole (the months' members), JSONL and CSV.
   const header = gzipSync(csvLine(OBS_COLUMNS));
-  const whole = { jsonl: new HashedFile(path.join(dirOf('observations.jsonl.gz'), 'observations.jsonl.gz')), csv: new HashedFile(path.join(dirOf('observations.csv.gz'), 'observations.csv.gz')) };
+  const wholeNames = { jsonl: nm('observations.jsonl.gz'), csv: nm('observations.csv.gz') };
+  const whole = { jsonl: new HashedFile(path.join(dirOf(wholeNames.jsonl), wholeNames.jsonl)), csv: new HashedFile(path.join(dirOf(wholeNames.csv), wholeNames.csv)) };
   await whole.csv.write(header);
   await whole.jsonl.write(gzipSync('')); // an empty archive still downloads as valid gzip
   let wholeRows = 0;
   for (const month of a.months) {
-    const names = { jsonl: `observations-${month}.jsonl.gz`, csv: `observations-${month}.csv.gz` };
+    const names = { jsonl: nm(`observations-${month}.jsonl.gz`), csv: nm(`observations-${month}.csv.gz`) };
     const part = { jsonl: new HashedFile(path.join(dirOf(names.jsonl), names.jsonl)), csv: new HashedFile(path.join(dirOf(names.csv), names.csv)) };
     await part.csv.write(header);
     let monthRows = 0;
@@ -67,8 +69,8 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
     record({ name: names.csv, resource: 'observations', rows: monthRows, ...(await part.csv.end()) });
     wholeRows += monthRows;
   }
-  record({ name: 'observations.jsonl.gz', resource: 'observations', rows: wholeRows, ...(await whole.jsonl.end()) });
-  record({ name: 'observations.csv.gz', resource: 'observations', rows: wholeRows, ...(await whole.csv.end()) });
+  record({ name: wholeNames.jsonl, resource: 'observations', rows: wholeRows, ...(await whole.jsonl.end()) });
+  record({ name: wholeNames.csv, resource: 'observations', rows: wholeRows, ...(await whole.csv.end()) });
 
   const small = async (name: string, resource: BundleFile['resource'], rows: number | null, bytes: string | Buffer) => {
     const file = new HashedFile(path.join(dirOf(name), name));
@@ -76,10 +78,11 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
     record({ name, resource, rows, ...(await file.end()) });
   };
 
-  await small('runs.jsonl', 'runs', a.runs.length, a.runs.map((r) => JSON.stringify(r) + '\n').join(''));
+  await small(nm('runs.jsonl'), 'runs', a.runs.length, a.runs.map((r) => JSON.stringify(r) + '\n').join(''));
 
   // Drift events with their findings (oldest first, as an append-only log reads), streamed through gzip.
-  const changes = new HashedFile(path.join(dirOf('changes.jsonl.gz'), 'changes.jsonl.gz'));
+  const changesName = nm('changes.jsonl.gz');
+  const changes = new HashedFile(path.join(dirOf(changesName), changesName));
   await changes.gzipLines(
     (function* () {
       for (let i = a.changes.length - 1; i >= 0; i--) {
@@ -87,15 +90,16 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
       }
     })(),
   );
-  record({ name: 'changes.jsonl.gz', resource: 'changes', rows: a.changes.length, ...(await changes.end()) });
+  record({ name: changesName, resource: 'changes', rows: a.changes.length, ...(await changes.end()) });
 
   // Contract intervals: enough to redo the survival estimate elsewhere.
   const intervals = [csvLine(INTERVAL_FIELDS.map((f) => f.name)), ...a.intervals.map((i) => csvLine(INTERVAL_FIELDS.map((f) => i[f.name as keyof typeof i])))].join('');
-  await small('contract-intervals.csv', 'contract-intervals', a.intervals.length, intervals);
-  await small('survival.csv', 'survival', a.km.length, survivalCsv(a));
+  await small(nm('contract-intervals.csv'), 'contract-intervals', a.intervals.length, intervals);
+  await small(nm('survival.csv'), 'survival', a.km.length, survivalCsv(a));
 
   // Roster snapshots: one validated roster per line, each file's member cached by its content.
-  const rosters = new HashedFile(path.join(dirOf('rosters.jsonl.gz'), 'rosters.jsonl.gz'));
+  const rostersName = nm('rosters.jsonl.gz');
+  const rosters = new HashedFile(path.join(dirOf(rostersName), rostersName));
   let rosterCount = 0;
   for (const file of a.rosterFiles) {
     const m = await members.roster(file);
@@ -104,10 +108,10 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
       rosterCount++;
     }
   }
-  record({ name: 'rosters.jsonl.gz', resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
+  record({ name: rostersName, resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
 
   await small('LICENSE-DATA.txt', null, null, licenceData(pub));
-  await small('LICENSE-CODE.txt', null, null, LICENCE_CODE);
+  await small('LICENSE-CODE.txt', null, null, `${pub.simulated ? `${SIMULATED_NOTE}\n\n` : ''}${LICENCE_CODE}`);
   await small('CITATION.cff', null, null, citationCff(a, pub));
   // The datapackage describes every file wherever it lives (release files carry their URL).
   const described = [...site, ...release];

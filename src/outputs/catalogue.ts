@@ -4,7 +4,7 @@
 // is a compile error here until it is described, and the order is the contract's.
 import { Observation, Roster, RosterPage, RosterTarget, Run, type Interval } from '../lib/index.ts';
 import type { Archive, ChangeView } from '../loader/views.ts';
-import { SITE_NAME, type Publication } from './publication.ts';
+import { SIMULATED_NOTE, simulatedName, SITE_NAME, type Publication } from './publication.ts';
 
 /**
  * Where the big files live (bench/README.md, "Deployability"). A static host caps the published site
@@ -154,8 +154,10 @@ export function plannedBundles(a: Archive, pub: Publication): PlannedBundle[] {
   const list: Omit<PlannedBundle, 'where'>[] = [];
   const at = new Map<string, PlannedBundle['where']>();
   const add = (b: Omit<PlannedBundle, 'where'>, where: PlannedBundle['where'] = 'site') => {
-    list.push(b);
-    at.set(b.name, where);
+    // Data files carry -SIMULATED in a simulated build; conventional names (datapackage.json, …) do not.
+    const name = b.resource ? simulatedName(b.name, pub) : b.name;
+    list.push({ ...b, name });
+    at.set(name, where);
   };
   add({ name: 'observations.jsonl.gz', resource: 'observations', note: 'whole archive, JSON Lines, gzip' }, big);
   add({ name: 'observations.csv.gz', resource: 'observations', note: 'whole archive, CSV, gzip' }, big);
@@ -194,11 +196,13 @@ export const CSV_NOTE =
   'Numbers, booleans and empty cells are never changed. For the exact text, use the JSON Lines files: they are verbatim.';
 
 export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publication): unknown {
+  const sim = (text: string) => (pub.simulated ? `${SIMULATED_NOTE} ${text}` : text);
   return {
     profile: 'data-package',
-    name: 'mcp-schema',
-    title: 'mcp-schema: observations of remote MCP servers\' tool contracts',
-    description: 'Daily tools/list observations of every remote MCP server in the official registry, contract changes, contract lifetimes and their Kaplan–Meier survival estimate. Methodology v1.',
+    name: pub.simulated ? 'mcp-schema-simulated' : 'mcp-schema',
+    title: `${pub.simulated ? 'SIMULATED DATA — ' : ''}mcp-schema: observations of remote MCP servers' tool contracts`,
+    description: sim('Daily tools/list observations of every remote MCP server in the official registry, contract changes, contract lifetimes and their Kaplan–Meier survival estimate. Methodology v1.'),
+    ...(pub.simulated ? { simulated: true } : {}),
     homepage: pub.permalink('/data/'),
     version: a.asOfDay ?? 'empty',
     created: a.asOf ?? undefined,
@@ -232,9 +236,9 @@ export function citationCff(a: Archive, pub: Publication): string {
   const q = (s: string) => JSON.stringify(s);
   return [
     'cff-version: 1.2.0',
-    'message: "If you use this dataset, please cite it as below, with the data-as-of date."',
+    `message: ${q(`${pub.simulated ? `${SIMULATED_NOTE} ` : ''}If you use this dataset, please cite it as below, with the data-as-of date.`)}`,
     'type: dataset',
-    `title: ${q(`${SITE_NAME}: observations of remote MCP servers' tool contracts`)}`,
+    `title: ${q(`${pub.simulated ? 'SIMULATED DATA — ' : ''}${SITE_NAME}: observations of remote MCP servers' tool contracts`)}`,
     'authors:',
     `  - name: ${q(`${SITE_NAME} contributors`)}`,
     `version: ${q(a.asOfDay ?? 'empty')}`,
@@ -247,7 +251,7 @@ export function citationCff(a: Archive, pub: Publication): string {
 }
 
 export function licenceData(pub: Publication): string {
-  return `The mcp-schema dataset (observations, runs, drift events, contract intervals, survival curve and
+  return `${pub.simulated ? `${SIMULATED_NOTE}\n\n` : ''}The mcp-schema dataset (observations, runs, drift events, contract intervals, survival curve and
 roster snapshots) is licensed under the Creative Commons Attribution 4.0 International licence (CC BY 4.0):
 https://creativecommons.org/licenses/by/4.0/legalcode
 

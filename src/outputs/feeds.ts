@@ -13,7 +13,7 @@
 import { getRssString, type RSSFeedItem } from '@astrojs/rss';
 import { clip } from '../lib/index.ts';
 import type { ChangeView } from '../loader/views.ts';
-import type { Publication } from './publication.ts';
+import { SIMULATED_MARK, SIMULATED_NOTE, type Publication } from './publication.ts';
 import { xmlText } from './xml-text.ts';
 
 /** Items per feed: enough for a weekly reader on a busy day, small enough to fetch often. */
@@ -79,10 +79,23 @@ export function changeUrl(c: ChangeView, pub: Pick<Publication, 'permalink'>): s
   return pub.permalink(`/servers/${c.slug}/`) + `#change-${c.id}`;
 }
 
+/** A feed's pub: its links, and whether the build is simulated (then every title and the channel say so). */
+type FeedPublication = Pick<Publication, 'permalink' | 'simulated'>;
+
+/** A simulated build's feeds: `[SIMULATED] ` before every title, the note before the channel's description. */
+function marked(text: string, pub: FeedPublication): string {
+  return pub.simulated ? `[${SIMULATED_MARK}] ${text}` : text;
+}
+
+function markedChannel(ch: FeedChannel, pub: FeedPublication): FeedChannel {
+  return pub.simulated ? { ...ch, title: marked(ch.title, pub), description: `${SIMULATED_NOTE} ${ch.description}` } : ch;
+}
+
 /** RSS 2.0 of the newest FEED_ITEMS changes. */
-export function rssFeed(changes: readonly ChangeView[], ch: FeedChannel, pub: Pick<Publication, 'permalink'>): Promise<string> {
+export function rssFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication): Promise<string> {
+  const ch = markedChannel(channel, pub);
   const items: RSSFeedItem[] = changes.slice(0, FEED_ITEMS).map((c) => ({
-    title: changeTitle(c),
+    title: marked(changeTitle(c), pub),
     link: changeUrl(c, pub),
     pubDate: new Date(c.observedAt),
     description: changeSummaryHtml(c),
@@ -92,14 +105,16 @@ export function rssFeed(changes: readonly ChangeView[], ch: FeedChannel, pub: Pi
 }
 
 /** JSON Feed 1.1 of the same changes. `id` and `_mcp_schema` keep the exact registry name (JSON escapes anything). */
-export function jsonFeed(changes: readonly ChangeView[], ch: FeedChannel, pub: Pick<Publication, 'permalink'>): string {
+export function jsonFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication): string {
+  const ch = markedChannel(channel, pub);
   const feed = {
     version: 'https://jsonfeed.org/version/1.1',
     ...xmlSafe({ title: ch.title, home_page_url: pub.permalink(ch.homePath), feed_url: pub.permalink(ch.feedPath), description: ch.description }),
     language: 'en',
+    ...(pub.simulated ? { _mcp_schema: { simulated: true } } : {}),
     items: changes.slice(0, FEED_ITEMS).map((c) => ({
       id: `${c.target}#${c.id}`,
-      ...xmlSafe({ url: changeUrl(c, pub), title: changeTitle(c), content_text: changeSummary(c) }),
+      ...xmlSafe({ url: changeUrl(c, pub), title: marked(changeTitle(c), pub), content_text: changeSummary(c) }),
       date_published: new Date(c.observedAt).toISOString(),
       tags: xmlSafe(tags(c)),
       _mcp_schema: {

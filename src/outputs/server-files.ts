@@ -10,10 +10,10 @@ import path from 'node:path';
 import { contractSha256, isObject, proseSha256 } from '../lib/index.ts';
 import type { Archive, ServerView } from '../loader/views.ts';
 import { jsonFeed, rssFeed, serverChannel } from './feeds.ts';
-import { META_NAMESPACE, type Publication } from './publication.ts';
+import { META_NAMESPACE, SIMULATED_NOTE, type Publication } from './publication.ts';
 
 /** The /api/servers/<slug>.json body. */
-export async function serverApiJson(a: Archive, s: ServerView, pub: Pick<Publication, 'permalink'>): Promise<string> {
+export async function serverApiJson(a: Archive, s: ServerView, pub: Pick<Publication, 'permalink' | 'simulated'>): Promise<string> {
   // The entry of the last row that points at a roster page: retired rows carry none, so a retired
   // server answers with its last known entry and the reason.
   const entry = s.registryRow ? await a.registryEntry(s.registryRow) : null;
@@ -35,6 +35,8 @@ export async function serverApiJson(a: Archive, s: ServerView, pub: Pick<Publica
     reason: s.status === 'retired' ? 'absent from the complete registry roster (retired or deleted upstream)' : s.status === 'excluded' ? "excluded at the operator's request" : null,
     registry_entry_available: entry !== null,
     history_url: pub.permalink(`/servers/${s.slug}/`),
+    // A simulated build's answers say so (Publication.simulated); a real one's carry no such field.
+    ...(pub.simulated ? { simulated: true, simulated_note: SIMULATED_NOTE } : {}),
   };
   return JSON.stringify({ ...base, _meta: { ...meta, [`${META_NAMESPACE}/schema-history`]: history } }, null, 2);
 }
@@ -44,13 +46,13 @@ export function hasFeeds(s: ServerView): boolean {
   return s.head !== null;
 }
 
-export async function serverFeeds(s: ServerView, pub: Pick<Publication, 'permalink'>): Promise<{ rss: string; json: string }> {
+export async function serverFeeds(s: ServerView, pub: Pick<Publication, 'permalink' | 'simulated'>): Promise<{ rss: string; json: string }> {
   const channel = serverChannel(s.name, s.slug);
   return { rss: await rssFeed(s.changes, channel, pub), json: jsonFeed(s.changes, channel, pub) };
 }
 
 /** Write every server's API answer and feeds; returns the number of files. */
-export async function writeServerFiles(a: Archive, outDir: string, pub: Pick<Publication, 'permalink'>): Promise<number> {
+export async function writeServerFiles(a: Archive, outDir: string, pub: Pick<Publication, 'permalink' | 'simulated'>): Promise<number> {
   let files = 0;
   await mkdir(path.join(outDir, 'api', 'servers'), { recursive: true });
   for (const s of a.servers) {

@@ -3,7 +3,7 @@
 import type { Archive } from '../loader/views.ts';
 import { SURVIVAL_FIELDS } from './catalogue.ts';
 
-export function survivalCsv(a: Pick<Archive, 'km'>): string {
+export function survivalCsv(a: { km: readonly Archive['km'][number][] }): string {
   const head = SURVIVAL_FIELDS.map((f) => f.name).join(',');
   const rows = a.km.map((r) => [r.time, r.atRisk, r.events, r.censored, r.survival, Number.isNaN(r.stdErr) ? 'NA' : r.stdErr, r.lower, r.upper].join(','));
   return [head, ...rows].join('\n') + '\n';

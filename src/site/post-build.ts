@@ -8,6 +8,7 @@ import { writeBundles } from '../outputs/bundles.ts';
 import { copyLinkedObjects } from '../outputs/linked-objects.ts';
 import { writeSearchIndex } from '../outputs/search-index.ts';
 import { writeServerFiles } from '../outputs/server-files.ts';
+import { writeChartZip } from './chart-files.ts';
 import { cacheDir, publication } from './settings.ts';
 import { siteArchive } from './site-archive.ts';
 import { markSince, timed } from './timings.ts';
@@ -21,6 +22,7 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   const pub = publication();
   const perServer = await timed('server-files', () => writeServerFiles(a, outDir, pub));
   const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir() }));
+  await timed('chart-zip', () => writeChartZip(a, outDir, pub));
   const objects = await timed('objects', () => copyLinkedObjects(a, outDir));
   const indexed = await timed('search', () => writeSearchIndex(outDir));
   const size = await siteSize(outDir);

@@ -69,7 +69,7 @@ export function releaseUrl(): string {
 
 /** How the outputs address the published site (src/outputs/publication.ts). */
 export function publication(): Publication {
-  return { permalink, releaseDir: releaseDir(), releaseUrl: releaseUrl() };
+  return { permalink, releaseDir: releaseDir(), releaseUrl: releaseUrl(), simulated: simulated() };
 }
 
 export function timingsFile(): string | null {

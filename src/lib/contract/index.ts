@@ -1,3 +1,4 @@
 export * from './observation.ts';
 export * from './run.ts';
 export * from './roster.ts';
+export * from './edition.ts';
