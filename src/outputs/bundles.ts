@@ -6,7 +6,8 @@
 //     day or one with invalid lines is re-gzipped from its valid lines (verbatim), and that member is
 //     cached by the day's content hash; the CSV member of every day is cached the same way; the
 //     whole-archive files are the months' members concatenated again;
-//   - SHA-256 is computed on the bytes as they are written, never by reading a file back.
+//   - SHA-256 is computed on the bytes as they are written, never by reading a file back — except the
+//     Parquet files (parquet.ts), which DuckDB writes and which are hashed once after.
 // Where each file goes (the site or a release folder) is decided in catalogue.ts. Days are read through
 // src/archive's observation reader; the bundles are a function of the loaded archive, the output
 // folders, the cache folder and the Publication: no environment.
@@ -22,6 +23,7 @@ import { bundledAsIs, csvLine, csvOf, dayMembers, memberPaths, OBS_COLUMNS, rost
 import { INTERVAL_FIELDS, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, type BundleFile } from './catalogue.ts';
 import { SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 import { survivalCsv } from './survival-csv.ts';
+import { writeParquetBundles } from './parquet.ts';
 
 export interface WrittenBundles {
   /** Files under <site>/data/, listed in its SHA256SUMS and datapackage.json. */
@@ -110,6 +112,33 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
   }
   record({ name: rostersName, resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
 
+  // Parquet (parquet.ts): from the same day and roster members, written by DuckDB, then hashed.
+  const parquet = await writeParquetBundles(a, {
+    pub,
+    cacheDir: opts.cacheDir,
+    target: (name) => path.join(dirOf(nm(name)), nm(name)),
+    sources: {
+      dayMembers: async (month) => {
+        const files: string[] = [];
+        for (const day of a.dayFiles.filter((d) => d.day.startsWith(month))) files.push((await members.of(day)).jsonl);
+        return files;
+      },
+      rosterMembers: async (month) => {
+        const files: string[] = [];
+        for (const file of a.rosterFiles.filter((f) => f.startsWith(month))) {
+          const m = await members.roster(file);
+          if (m) files.push(m);
+        }
+        return files;
+      },
+    },
+  });
+  for (const p of parquet) {
+    const hashed = new HashedFile(null);
+    await hashed.copy(p.file);
+    record({ name: nm(p.name), resource: p.resource, rows: p.rows, ...(await hashed.end()) });
+  }
+
   await small('LICENSE-DATA.txt', null, null, licenceData(pub));
   await small('LICENSE-CODE.txt', null, null, `${pub.simulated ? `${SIMULATED_NOTE}\n\n` : ''}${LICENCE_CODE}`);
   await small('CITATION.cff', null, null, citationCff(a, pub));
@@ -162,19 +191,20 @@ class Members {
  * gives the same bytes).
  */
 class HashedFile {
-  private readonly out: WriteStream;
+  private readonly out: WriteStream | null;
   private readonly hash: Hash = createHash('sha256');
   private bytes = 0;
   private pendingText: string[] = [];
-  constructor(file: string) {
-    mkdirSync(path.dirname(file), { recursive: true });
-    this.out = createWriteStream(file);
+  /** `file` null: only hash what is written (a file another writer made, read back through copy). */
+  constructor(file: string | null) {
+    if (file) mkdirSync(path.dirname(file), { recursive: true });
+    this.out = file ? createWriteStream(file) : null;
   }
 
   async write(chunk: Buffer): Promise<void> {
     this.hash.update(chunk);
     this.bytes += chunk.length;
-    if (!this.out.write(chunk)) await once(this.out, 'drain');
+    if (this.out && !this.out.write(chunk)) await once(this.out, 'drain');
   }
 
   async gzipChunk(text: string): Promise<void> {
@@ -202,8 +232,10 @@ class HashedFile {
   }
 
   async end(): Promise<{ sha256: string; bytes: number }> {
-    this.out.end();
-    await once(this.out, 'close');
+    if (this.out) {
+      this.out.end();
+      await once(this.out, 'close');
+    }
     return { sha256: this.hash.digest('hex'), bytes: this.bytes };
   }
 }

@@ -22,7 +22,7 @@ export function bundleUrl(name: string, where: 'site' | 'release', pub: Publicat
   return where === 'release' ? pub.releaseUrl + encodeURIComponent(name) : pub.permalink(`/data/${name}`);
 }
 
-export type ResourceName = 'observations' | 'runs' | 'changes' | 'contract-intervals' | 'survival' | 'rosters';
+export type ResourceName = 'observations' | 'runs' | 'changes' | 'findings' | 'contract-intervals' | 'survival' | 'rosters' | 'roster-targets';
 
 export interface BundleFile {
   name: string;
@@ -99,6 +99,30 @@ const CHANGE_COLUMNS: (Field & { of: (c: ChangeView) => unknown })[] = [
 
 export const CHANGE_FIELDS: Field[] = CHANGE_COLUMNS.map(({ name, type, description }) => ({ name, type, description }));
 
+/** findings-<month>.parquet: one row per classification finding, flattened out of the changes, with the change it belongs to. */
+const FINDING_COLUMNS: (Field & { of: (c: ChangeView, f: ChangeView['findings'][number]) => unknown })[] = [
+  { name: 'target', type: 'string', description: 'Registry server.name of the change.', of: (c) => c.target },
+  { name: 'day', type: 'date', description: 'Day of the change.', of: (c) => c.day },
+  { name: 'run_id', type: 'string', description: 'Run of the change.', of: (c) => c.runId },
+  { name: 'after_tools_sha256', type: 'string', description: 'Contract hash the change moved to (with target, the change\'s key).', of: (c) => c.afterSha256 },
+  { name: 'rule', type: 'string', description: 'Rule id (methodology rules page).', of: (_, f) => f.rule },
+  { name: 'axis', type: 'string', description: 'compatibility or security.', of: (_, f) => f.axis },
+  { name: 'level', type: 'string', description: 'ERR, WARN, INFO (compatibility) or HIGH, WARN (security).', of: (_, f) => f.level },
+  { name: 'tool', type: 'string', description: 'Tool name (registry text).', of: (_, f) => f.tool },
+  { name: 'path', type: 'string', description: 'RFC 6901 pointer into the tool.', of: (_, f) => f.path },
+  { name: 'before', type: 'any', description: 'Value at the pointer before (JSON; null when absent).', of: (_, f) => f.before ?? null },
+  { name: 'after', type: 'any', description: 'Value at the pointer after (JSON; null when absent).', of: (_, f) => f.after ?? null },
+  { name: 'fingerprint', type: 'string', description: 'Stable id of (rule, tool, path).', of: (_, f) => f.fingerprint },
+  { name: 'message', type: 'string', description: 'The finding in one sentence.', of: (_, f) => f.message },
+];
+
+export const FINDING_FIELDS: Field[] = FINDING_COLUMNS.map(({ name, type, description }) => ({ name, type, description }));
+
+/** The findings of a change as records (keys FINDING_FIELDS, in that order). */
+export function findingRecords(c: ChangeView): Record<string, unknown>[] {
+  return c.findings.map((f) => Object.fromEntries(FINDING_COLUMNS.map((col) => [col.name, col.of(c, f)])));
+}
+
 /** One line of changes.jsonl (its keys are CHANGE_FIELDS, in that order). */
 export function changeRecord(c: ChangeView): Record<string, unknown> {
   return Object.fromEntries(CHANGE_COLUMNS.map((f) => [f.name, f.of(c)]));
@@ -130,6 +154,26 @@ const ROSTER_KEYS = Object.keys(Roster.shape).map((k) => (k === 'pages' ? `pages
 
 const ROSTER_FIELDS: Field[] = [{ name: 'roster', type: 'object', description: `One validated roster per line: ${ROSTER_KEYS.join(', ')}.` }];
 
+/** roster-targets-<month>.parquet: one row per target of each roster, with the roster's day, run and completeness (names from the contracts). */
+const ROSTER_TARGET_DOCS: Record<string, string> = {
+  day: 'Day of the roster.',
+  run_id: 'Run that fetched it.',
+  fetched_at: 'When it was fetched.',
+  complete: 'Whether the listing was read to its end.',
+  name: 'Registry server.name (one target per name).',
+  version: 'Registry server.version of its latest entry.',
+  status: 'Registry status of that entry.',
+  endpoint: 'Its first streamable-http remote, when usable.',
+  endpoint_problem: 'Why there is no endpoint (no_streamable_http, templated_url, invalid_url, ...).',
+  page_sha256: 'Raw registry page holding the entry (objects/).',
+  page_index: 'Index of the entry in that page.',
+};
+const ROSTER_TARGET_FIELDS: Field[] = [...(['day', 'run_id', 'fetched_at', 'complete'] as const), ...(Object.keys(RosterTarget.shape) as (keyof typeof RosterTarget.shape)[])].map((name) => ({
+  name,
+  type: name === 'day' ? 'date' : name === 'fetched_at' ? 'datetime' : name === 'complete' ? 'boolean' : name === 'page_index' ? 'integer' : 'string',
+  description: ROSTER_TARGET_DOCS[name] ?? name,
+}));
+
 export const RESOURCES: Record<ResourceName, { title: string; description: string; fields: Field[] }> = {
   observations: { title: 'Observations', description: 'One row per target per run, failures included.', fields: OBSERVATION_FIELDS },
   runs: { title: 'Runs', description: 'One row per collector run: counts, coverage, degraded and partial flags.', fields: RUN_FIELDS },
@@ -137,6 +181,8 @@ export const RESOURCES: Record<ResourceName, { title: string; description: strin
   'contract-intervals': { title: 'Contract intervals', description: 'Contract lifetimes (event or censored): the input of the survival estimate.', fields: INTERVAL_FIELDS },
   survival: { title: 'Survival curve', description: 'The Kaplan–Meier table, one row per distinct time.', fields: SURVIVAL_FIELDS },
   rosters: { title: 'Roster snapshots', description: 'The registry roster fetched by each run.', fields: ROSTER_FIELDS },
+  'roster-targets': { title: 'Roster targets', description: 'One row per target of each roster (Parquet).', fields: ROSTER_TARGET_FIELDS },
+  findings: { title: 'Findings', description: 'One row per classification finding of each change, flattened (Parquet).', fields: FINDING_FIELDS },
 };
 
 /** The files the writer produces, for the page (which renders before the files exist). */
@@ -145,6 +191,15 @@ export interface PlannedBundle {
   resource: ResourceName | null;
   note: string;
   where: 'site' | 'release';
+}
+
+/** The Parquet bundles' names (parquet.ts writes them): per month for the big tables, whole for the small ones. */
+export function parquetNames(months: readonly string[]): { name: string; resource: ResourceName; month: string | null }[] {
+  return [
+    ...months.flatMap((m) => (['observations', 'roster-targets', 'changes', 'findings'] as const).map((r) => ({ name: `${r}-${m}.parquet`, resource: r, month: m }))),
+    { name: 'runs.parquet', resource: 'runs' as const, month: null },
+    { name: 'contract-intervals.parquet', resource: 'contract-intervals' as const, month: null },
+  ];
 }
 
 export function plannedBundles(a: Archive, pub: Publication): PlannedBundle[] {
@@ -167,6 +222,8 @@ export function plannedBundles(a: Archive, pub: Publication): PlannedBundle[] {
     add({ name: `observations-${m}.csv.gz`, resource: 'observations', note: `${m}, CSV, gzip` }, where);
   }
   add({ name: 'rosters.jsonl.gz', resource: 'rosters', note: 'JSON Lines, gzip' }, big);
+  // Parquet: the same months on the site as the JSON Lines and CSV, older ones in the release folder.
+  for (const p of parquetNames(a.months)) add({ name: p.name, resource: p.resource, note: `${p.month ? `${p.month}, ` : ''}Parquet (zstd)` }, p.month && rel && !recent.has(p.month) ? 'release' : 'site');
   for (const b of smallBundles()) add(b);
   return list.map((b) => ({ ...b, where: at.get(b.name)! }));
 }
@@ -212,15 +269,16 @@ export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publi
       .map((f) => {
         const r = RESOURCES[f.resource!];
         const csv = f.name.includes('.csv');
+        const parquet = f.name.endsWith('.parquet');
         return {
-          name: f.name.replace(/[^a-z0-9._-]/g, '-').replace(/\.(jsonl|csv)(\.gz)?$/, '').toLowerCase(),
+          name: f.name.replace(/[^a-z0-9._-]/g, '-').replace(/\.(jsonl|csv)(\.gz)?$/, '').replace(/\.parquet$/, '-parquet').toLowerCase(),
           title: r.title,
           description: r.description,
           path: f.url ?? f.name,
-          format: csv ? 'csv' : 'jsonl',
-          mediatype: csv ? 'text/csv' : 'application/x-ndjson',
+          format: parquet ? 'parquet' : csv ? 'csv' : 'jsonl',
+          mediatype: parquet ? 'application/vnd.apache.parquet' : csv ? 'text/csv' : 'application/x-ndjson',
           ...(f.name.endsWith('.gz') ? { compression: 'gz' } : {}),
-          encoding: 'utf-8',
+          ...(parquet ? {} : { encoding: 'utf-8' }),
           bytes: f.bytes,
           hash: `sha256:${f.sha256}`,
           rows: f.rows,
