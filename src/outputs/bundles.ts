@@ -33,7 +33,8 @@ export interface WrittenBundles {
 }
 
 /** Write /data/ under `outDir` (and the release folder), caching members under `cacheDir`. */
-export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publication; cacheDir: string }): Promise<WrittenBundles> {
+export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publication; cacheDir: string; onStage?: (stage: string, ms: number, extra?: Record<string, unknown>) => void }): Promise<WrittenBundles> {
+  const t0 = performance.now();
   const { pub } = opts;
   const siteDir = path.join(outDir, 'data');
   const relDir = pub.releaseDir;
@@ -113,6 +114,8 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
   record({ name: rostersName, resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
 
   // Parquet (parquet.ts): from the same day and roster members, written by DuckDB, then hashed.
+  const t1 = performance.now();
+  opts.onStage?.('bundles-jsonl', t1 - t0);
   const parquet = await writeParquetBundles(a, {
     pub,
     cacheDir: opts.cacheDir,
@@ -138,6 +141,7 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
     await hashed.copy(p.file);
     record({ name: nm(p.name), resource: p.resource, rows: p.rows, ...(await hashed.end()) });
   }
+  opts.onStage?.('parquet', performance.now() - t1, { files: parquet.length, rows: parquet.reduce((n, p) => n + (p.resource === 'observations' ? p.rows : 0), 0) });
 
   await small('LICENSE-DATA.txt', null, null, licenceData(pub));
   await small('LICENSE-CODE.txt', null, null, `${pub.simulated ? `${SIMULATED_NOTE}\n\n` : ''}${LICENCE_CODE}`);

@@ -11,7 +11,7 @@ import { writeServerFiles } from '../outputs/server-files.ts';
 import { writeChartZip } from './chart-files.ts';
 import { cacheDir, publication } from './settings.ts';
 import { siteArchive } from './site-archive.ts';
-import { markSince, timed } from './timings.ts';
+import { mark, markSince, timed } from './timings.ts';
 
 /** GitHub Pages publishes sites up to 1 GB; we warn well before. */
 export const SITE_BYTES_LIMIT = 1_000_000_000;
@@ -21,7 +21,8 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   const a = await siteArchive();
   const pub = publication();
   const perServer = await timed('server-files', () => writeServerFiles(a, outDir, pub));
-  const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir() }));
+  // 'bundles' includes its two parts, marked as they end: 'bundles-jsonl' (JSON Lines, CSV) and 'parquet'.
+  const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), onStage: mark }));
   await timed('chart-zip', () => writeChartZip(a, outDir, pub));
   const objects = await timed('objects', () => copyLinkedObjects(a, outDir));
   const indexed = await timed('search', () => writeSearchIndex(outDir));
