@@ -56,17 +56,17 @@ export async function verifyChain(dir: string, trusted: readonly TrustedKey[]): 
     if (order.length > 0) warn('chain-missing', LAYOUT.chain, `no chain: the ${order.length} runs of this archive are not covered (npm run chain -- --adopt covers them, from today)`);
     return report;
   }
-  const demoKeys = loadKeys(demoKeyFiles(dir));
+  const demo = demoKeys(dir);
   const keyFor = (keyId: string): KeyObject | null => {
     const fp = fingerprintOf(keyId);
-    const pool = isDemoKey(keyId) ? [...trusted, ...demoKeys] : trusted;
+    const pool = isDemoKey(keyId) ? [...trusted, ...demo] : trusted;
     return pool.find((k) => k.fingerprint === fp)?.key ?? null;
   };
   const digests = await archiveDigests(dir);
   let prev: ChainManifest | null = null;
   let signedByTrusted: string | null = null;
   let unsigned = 0;
-  const demo = new Set<string>();
+  const demoSigned = new Set<string>();
   const adopted: ChainManifest[] = [];
   for (const { n, manifest: m } of manifests) {
     const where = `${LAYOUT.chain}:${n}`;
@@ -76,7 +76,7 @@ export async function verifyChain(dir: string, trusted: readonly TrustedKey[]): 
       unsigned++;
       if (signedByTrusted) problem('chain-signature', where, `${who}: unsigned after manifests signed by ${signedByTrusted} (a tail written without the key)`);
     } else if (isDemoKey(m.signature.key_id)) {
-      demo.add(m.signature.key_id);
+      demoSigned.add(m.signature.key_id);
       if (signedByTrusted) problem('chain-signature', where, `${who}: signed by demo key ${m.signature.key_id} after manifests signed by ${signedByTrusted}`);
     } else if (keyFor(m.signature.key_id)) signedByTrusted ??= m.signature.key_id;
     if (m.kind === 'genesis' && m.unchained_runs) warn('chain-start', where, m.note ?? `no chain before manifest ${m.seq + 1}: ${m.unchained_runs} runs are not covered`);
@@ -100,17 +100,17 @@ export async function verifyChain(dir: string, trusted: readonly TrustedKey[]): 
   }
   if (adopted.length > 0) warn('chain-adopted', LAYOUT.chain, `runs ${adopted[0]!.run_id} to ${adopted.at(-1)!.run_id} were adopted on ${adopted[0]!.sealed_at.slice(0, 10)}: their manifests show they have not changed since that day, not before`);
   if (unsigned > 0 && !signedByTrusted) warn('chain-unsigned', LAYOUT.chain, `${unsigned} of ${manifests.length} manifests are unsigned: the chain shows the history is consistent, not who wrote it`);
-  for (const k of demo) warn('chain-demo-key', LAYOUT.chain, `signed with the demo key ${k}: it proves only that nothing changed since the demo wrote it`);
+  for (const k of demoSigned) warn('chain-demo-key', LAYOUT.chain, `signed with the demo key ${k}: it proves only that nothing changed since the demo wrote it`);
   const head = manifests.at(-1)!.manifest;
   report.manifests = manifests.length;
   report.head = { seq: head.seq, hash: chainHash(head), run_id: head.run_id, key_id: head.signature?.key_id ?? null };
   return report;
 }
 
-/** The archive's keys/ folder: only DEMO keys are honoured from there (the real key is never part of the data). */
-function demoKeyFiles(dir: string): string[] {
+/** The public keys in the archive's keys/ folder: only DEMO keys are honoured from there (the real key is never part of the data). */
+export function demoKeys(dir: string): TrustedKey[] {
   const keys = join(dir, LAYOUT.keys);
-  return existsSync(keys) ? readdirSync(keys).filter((f) => f.startsWith('DEMO') && f.endsWith('.pub')).sort().map((f) => join(keys, f)) : [];
+  return loadKeys(existsSync(keys) ? readdirSync(keys).filter((f) => f.startsWith('DEMO') && f.endsWith('.pub')).sort().map((f) => join(keys, f)) : []);
 }
 
 function fingerprintOf(keyId: string): string {

@@ -17,6 +17,7 @@ import { runLines } from '../../src/archive/runs.ts';
 import { type Outcome, OUTCOMES, type Roster } from '../../src/lib/index.ts';
 import { oneLine } from '../errors.ts';
 import { verifyChain, type ChainReport, type Finding, type TrustedKey } from './verify-chain.ts';
+import { verifyEditions } from './verify-editions.ts';
 
 export type { Finding };
 
@@ -31,6 +32,8 @@ export interface VerifyReport {
   warnings: Finding[];
   /** The hash chain: its length and head (null when the archive has none yet). */
   chain: Pick<ChainReport, 'manifests' | 'head'> | null;
+  /** Edition folders checked (editions/<id>/). */
+  editions: number;
 }
 
 export interface VerifyOptions {
@@ -41,7 +44,7 @@ export interface VerifyOptions {
 const MAX_LISTED = 200;
 
 export async function verifyArchive(dir: string, options: VerifyOptions = {}): Promise<VerifyReport> {
-  const report: VerifyReport = { dir, dayFiles: 0, rows: 0, runs: 0, rosters: 0, objects: 0, problems: [], warnings: [], chain: null };
+  const report: VerifyReport = { dir, dayFiles: 0, rows: 0, runs: 0, rosters: 0, objects: 0, problems: [], warnings: [], chain: null, editions: 0 };
   const problem = (kind: string, where: string, message: string) => report.problems.push({ kind, where, message });
   const warn = (kind: string, where: string, message: string) => report.warnings.push({ kind, where, message });
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
@@ -192,12 +195,18 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
   report.problems.push(...chain.problems);
   report.warnings.push(...chain.warnings);
   report.chain = chain.manifests > 0 ? { manifests: chain.manifests, head: chain.head } : null;
+
+  // 8. Editions: unchanged since they were cut.
+  const editions = await verifyEditions(dir, options.keys ?? []);
+  report.problems.push(...editions.problems);
+  report.warnings.push(...editions.warnings);
+  report.editions = editions.editions;
   return report;
 }
 
 export function formatReport(r: VerifyReport): string {
   const out = [
-    `archive ${r.dir}: ${r.dayFiles} day files, ${r.rows} rows, ${r.runs} runs, ${r.rosters} rosters, ${r.objects} objects`,
+    `archive ${r.dir}: ${r.dayFiles} day files, ${r.rows} rows, ${r.runs} runs, ${r.rosters} rosters, ${r.objects} objects, ${r.editions} editions`,
   ];
   const h = r.chain?.head;
   if (h) out.push(`chain: ${r.chain!.manifests} manifests, head ${h.hash} (manifest ${h.seq}${h.run_id ? `, run ${h.run_id}` : ''}), ${h.key_id ? `signed by ${h.key_id}` : 'unsigned'}`);

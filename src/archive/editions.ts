@@ -25,6 +25,7 @@ export function readEditions(dir: string): { editions: EditionEntry[]; problems:
   if (!existsSync(root)) return { editions, problems };
   for (const id of readdirSync(root).sort()) {
     const where = `${LAYOUT.editions}/${id}/${EDITION_MANIFEST}`;
+    if (id.startsWith('.')) continue; // an edition being cut (a temp folder renamed into place when whole)
     if (!EDITION_ID.test(id)) {
       problems.push({ file: `${LAYOUT.editions}/${id}`, line: null, message: 'not an edition folder (YYYY-MM or YYYY-MM-rN)' });
       continue;

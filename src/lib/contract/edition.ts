@@ -46,6 +46,8 @@ export const Edition = z
     simulated: z.boolean(),
     /** The manifest of its run on the hash chain: it pins every row the edition counts. */
     chain_head: z.object({ seq: z.number().int().nonnegative(), sha256, run_id: z.string(), key_id: z.string().nullable() }).strict().nullable(),
+    /** The key id whose Ed25519 signature of SHA256SUMS is SHA256SUMS.sig; null: unsigned. */
+    signed_by: z.string().max(128).nullable(),
     /** The data as of its run: immutable files, each with its permanent URL. */
     bundles: z.array(EditionBundle),
   })
