@@ -18,7 +18,7 @@ export async function survivalFiles(d: ChartData, ctx: ChartContext): Promise<Ch
   return {
     svg,
     png: await survivalExportPng(svg, ctx),
-    csv: survivalCsv(d),
+    csv: survivalCsv(d, ctx.simulated),
     metadata: `${JSON.stringify(chartMetadata(d, ctx), null, 2)}\n`,
     readme: chartReadme(d, ctx),
   };

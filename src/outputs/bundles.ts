@@ -12,7 +12,7 @@
 // src/archive's observation reader; the bundles are a function of the loaded archive, the output
 // folders, the cache folder and the Publication: no environment.
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -20,7 +20,8 @@ import { gzipSync } from 'node:zlib';
 import { observationLines } from '../archive/observations.ts';
 import type { Archive, DayInfo } from '../loader/views.ts';
 import { bundledAsIs, csvLine, csvOf, dayMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeRosterMember } from './members.ts';
-import { INTERVAL_FIELDS, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, type BundleFile } from './catalogue.ts';
+import { chainPath } from '../archive/layout.ts';
+import { INTERVAL_FIELDS, chainHeadJson, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, type BundleFile } from './catalogue.ts';
 import { SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 import { survivalCsv } from './survival-csv.ts';
 import { writeParquetBundles } from './parquet.ts';
@@ -98,7 +99,7 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
   // Contract intervals: enough to redo the survival estimate elsewhere.
   const intervals = [csvLine(INTERVAL_FIELDS.map((f) => f.name)), ...a.intervals.map((i) => csvLine(INTERVAL_FIELDS.map((f) => i[f.name as keyof typeof i])))].join('');
   await small(nm('contract-intervals.csv'), 'contract-intervals', a.intervals.length, intervals);
-  await small(nm('survival.csv'), 'survival', a.km.length, survivalCsv(a));
+  await small(nm('survival.csv'), 'survival', a.km.length, survivalCsv(a, pub.simulated));
 
   // Roster snapshots: one validated roster per line, each file's member cached by its content.
   const rostersName = nm('rosters.jsonl.gz');
@@ -143,6 +144,11 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
   }
   opts.onStage?.('parquet', performance.now() - t1, { files: parquet.length, rows: parquet.reduce((n, p) => n + (p.resource === 'observations' ? p.rows : 0), 0) });
 
+  // The hash chain and its head (src/archive/chain.ts): SHA256SUMS lists them, so it carries the head.
+  if (a.chain.head) {
+    await small(simulatedName('chain.jsonl', pub), null, a.chain.manifests, readFileSync(chainPath(a.dir)));
+    await small(simulatedName('chain-head.json', pub), null, null, chainHeadJson(a, pub));
+  }
   await small('LICENSE-DATA.txt', null, null, licenceData(pub));
   await small('LICENSE-CODE.txt', null, null, `${pub.simulated ? `${SIMULATED_NOTE}\n\n` : ''}${LICENCE_CODE}`);
   await small('CITATION.cff', null, null, citationCff(a, pub));

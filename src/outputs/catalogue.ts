@@ -2,7 +2,7 @@
 // datapackage.json (Frictionless Data Package v1), so the three never disagree. The field lists of
 // the recorded formats come from their zod contracts (src/lib/contract/): a field added to a contract
 // is a compile error here until it is described, and the order is the contract's.
-import { Observation, Roster, RosterPage, RosterTarget, Run, type Interval } from '../lib/index.ts';
+import { chainHash, Observation, Roster, RosterPage, RosterTarget, Run, type Interval } from '../lib/index.ts';
 import type { Archive, ChangeView } from '../loader/views.ts';
 import { SIMULATED_NOTE, simulatedName, SITE_NAME, type Publication } from './publication.ts';
 
@@ -224,6 +224,10 @@ export function plannedBundles(a: Archive, pub: Publication): PlannedBundle[] {
   add({ name: 'rosters.jsonl.gz', resource: 'rosters', note: 'JSON Lines, gzip' }, big);
   // Parquet: the same months on the site as the JSON Lines and CSV, older ones in the release folder.
   for (const p of parquetNames(a.months)) add({ name: p.name, resource: p.resource, note: `${p.month ? `${p.month}, ` : ''}Parquet (zstd)` }, p.month && rel && !recent.has(p.month) ? 'release' : 'site');
+  if (a.chain.head) {
+    add({ name: simulatedName('chain.jsonl', pub), resource: null, note: 'the hash chain: one manifest per run (npm run verify checks it)' });
+    add({ name: simulatedName('chain-head.json', pub), resource: null, note: 'its head: the last manifest, its SHA-256 and signature' });
+  }
   for (const b of smallBundles()) add(b);
   return list.map((b) => ({ ...b, where: at.get(b.name)! }));
 }
@@ -282,7 +286,7 @@ export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publi
           bytes: f.bytes,
           hash: `sha256:${f.sha256}`,
           rows: f.rows,
-          schema: { fields: r.fields },
+          schema: { fields: pub.simulated && f.resource === 'survival' ? [{ name: 'simulated', type: 'string', description: SIMULATED_NOTE }, ...r.fields] : r.fields },
           ...(csv && f.resource === 'observations' ? { dialect: { delimiter: ',', lineTerminator: '\r\n', header: true } } : {}),
         };
       }),
@@ -292,6 +296,24 @@ export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publi
 
 export function citationCff(a: Archive, pub: Publication): string {
   const q = (s: string) => JSON.stringify(s);
+  // Once an edition exists, the dataset is cited as the latest one: frozen, at its permanent URL.
+  const e = a.editions.at(-1);
+  if (e) {
+    return [
+      'cff-version: 1.2.0',
+      `message: ${q(`${pub.simulated ? `${SIMULATED_NOTE} ` : ''}If you use this dataset, please cite the edition below: it never changes. Later data are in later editions.`)}`,
+      'type: dataset',
+      `title: ${q(`${pub.simulated ? 'SIMULATED DATA — ' : ''}${SITE_NAME}: observations of remote MCP servers' tool contracts, edition ${e.edition}`)}`,
+      'authors:',
+      `  - name: ${q(`${SITE_NAME} contributors`)}`,
+      `version: ${q(e.edition)}`,
+      `date-released: ${q(e.data_as_of_day)}`,
+      `url: ${q(e.url)}`,
+      'license: CC-BY-4.0',
+      'keywords: ["Model Context Protocol", "MCP", "API drift", "survival analysis"]',
+      '',
+    ].join('\n');
+  }
   return [
     'cff-version: 1.2.0',
     `message: ${q(`${pub.simulated ? `${SIMULATED_NOTE} ` : ''}If you use this dataset, please cite it as below, with the data-as-of date.`)}`,
@@ -306,6 +328,12 @@ export function citationCff(a: Archive, pub: Publication): string {
     'keywords: ["Model Context Protocol", "MCP", "API drift", "survival analysis"]',
     '',
   ].join('\n');
+}
+
+/** chain-head.json: the chain's last manifest with its hash, so SHA256SUMS (which lists this file) carries the head. */
+export function chainHeadJson(a: Pick<Archive, 'chain'>, pub: Pick<Publication, 'simulated'>): string {
+  const head = a.chain.head;
+  return `${JSON.stringify({ ...(pub.simulated ? { simulated: true, simulated_note: SIMULATED_NOTE } : {}), manifests: a.chain.manifests, sha256: head ? chainHash(head) : null, manifest: head }, null, 2)}\n`;
 }
 
 export function licenceData(pub: Publication): string {

@@ -4,6 +4,8 @@
 // settings (src/site/settings.ts publication()), a test from whatever it likes.
 
 export const SITE_NAME = 'mcp-schema';
+/** The code and the archive (data/ with its chain), for "verify it yourself" (the collector's User-Agent names the same). */
+export const SOURCE_REPOSITORY = 'https://github.com/mcp-schema/mcp-schema';
 /** Our `_meta` namespace in /api/servers/<slug>.json (reverse DNS, as the registry's own keys are). */
 export const META_NAMESPACE = 'org.mcp-schema';
 

@@ -5,6 +5,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { writeBundles } from '../outputs/bundles.ts';
+import { copyEditions } from '../outputs/editions.ts';
 import { copyLinkedObjects } from '../outputs/linked-objects.ts';
 import { writeSearchIndex } from '../outputs/search-index.ts';
 import { writeServerFiles } from '../outputs/server-files.ts';
@@ -24,11 +25,12 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   // 'bundles' includes its two parts, marked as they end: 'bundles-jsonl' (JSON Lines, CSV) and 'parquet'.
   const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), onStage: mark }));
   await timed('chart-zip', () => writeChartZip(a, outDir, pub));
+  const editions = await timed('editions', () => copyEditions(a, outDir, pub));
   const objects = await timed('objects', () => copyLinkedObjects(a, outDir));
   const indexed = await timed('search', () => writeSearchIndex(outDir));
   const size = await siteSize(outDir);
   const warn = size.bytes > SITE_BYTES_LIMIT ? ` — WARNING: over the ${SITE_BYTES_LIMIT / 1e9} GB GitHub Pages limit` : '';
-  return `wrote ${perServer} per-server API answers and feeds, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}`;
+  return `wrote ${perServer} per-server API answers and feeds, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, ${editions} editions, search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}`;
 }
 
 export async function siteSize(dir: string): Promise<{ bytes: number; files: number }> {
