@@ -66,7 +66,7 @@ export function editionReadme(e: Edition, a: Archive, cite: Citation): string {
     '',
     '```sh',
     'sha256sum -c SHA256SUMS',
-    ...(e.chain_head?.key_id ? ['openssl pkeyutl -verify -pubin -inkey mcp-schema-ed25519.pub -rawin -in SHA256SUMS -sigfile SHA256SUMS.sig'] : []),
+    ...(e.signed_by ? [`openssl pkeyutl -verify -pubin -inkey ${keyFile(e.signed_by)} -rawin -in SHA256SUMS -sigfile SHA256SUMS.sig`] : []),
     '```',
     '',
     e.chain_head
@@ -107,6 +107,7 @@ export function editionPage(e: Edition, a: Archive, cite: Citation, svg: string)
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(`${e.simulated ? 'SIMULATED DATA — ' : ''}mcp-schema, edition ${e.edition}`)}</title>
 <link rel="canonical" href="${esc(e.url)}">
+<link rel="icon" href="data:,">
 <style>
 body{font:16px/1.5 system-ui,sans-serif;color:#24292f;max-width:52rem;margin:0 auto;padding:1rem}
 .sim{background:#b42318;color:#fff;padding:.5rem 1rem;font-weight:700}
@@ -124,7 +125,7 @@ ${tiles.map(([k, v]) => `<tr><th scope="row">${esc(k)}</th><td>${esc(v)}</td></t
 </tbody></table>
 <h2>${esc(CHART_TITLE)}</h2>
 <div class="chart">${svg.replace(/^<\?xml[^>]*>\s*/, '')}</div>
-<p>Downloads: <a href="schema-survival.svg">SVG</a> · <a href="schema-survival.png">PNG</a> · <a href="schema-survival.csv">CSV</a> · <a href="tiles.json">tiles.json</a> · <a href="error-classes.csv">error classes (CSV)</a> · <a href="edition.json">edition.json</a> · <a href="SHA256SUMS">SHA256SUMS</a>${e.chain_head?.key_id ? ' · <a href="SHA256SUMS.sig">SHA256SUMS.sig</a>' : ''}</p>
+<p>Downloads: <a href="schema-survival.svg">SVG</a> · <a href="schema-survival.png">PNG</a> · <a href="schema-survival.csv">CSV</a> · <a href="tiles.json">tiles.json</a> · <a href="error-classes.csv">error classes (CSV)</a> · <a href="edition.json">edition.json</a> · <a href="SHA256SUMS">SHA256SUMS</a>${e.signed_by ? ' · <a href="SHA256SUMS.sig">SHA256SUMS.sig</a>' : ''}</p>
 <h2>Cite</h2>
 <pre data-testid="edition-citation">${esc(cite.plain)}</pre>
 <pre>${esc(cite.bibtex)}</pre>
@@ -134,11 +135,16 @@ ${tiles.map(([k, v]) => `<tr><th scope="row">${esc(k)}</th><td>${esc(v)}</td></t
 ${e.bundles.map((b) => `<tr><td><a href="${esc(b.url)}">${esc(b.name)}</a></td><td>${esc(b.covers)}</td><td>${b.rows.toLocaleString('en')}</td><td><code>${esc(b.sha256.slice(0, 16))}…</code></td></tr>`).join('\n')}
 </tbody></table>
 <h2>Check it</h2>
-<pre>sha256sum -c SHA256SUMS${e.chain_head?.key_id ? '\nopenssl pkeyutl -verify -pubin -inkey mcp-schema-ed25519.pub -rawin -in SHA256SUMS -sigfile SHA256SUMS.sig' : ''}</pre>
+<pre>sha256sum -c SHA256SUMS${e.signed_by ? `\nopenssl pkeyutl -verify -pubin -inkey ${esc(keyFile(e.signed_by))} -rawin -in SHA256SUMS -sigfile SHA256SUMS.sig` : ''}</pre>
 <p>${e.chain_head ? `Hash chain: manifest ${e.chain_head.seq} (run ${esc(e.chain_head.run_id)}), <code>${esc(e.chain_head.sha256)}</code>${e.chain_head.key_id ? `, signed by ${esc(e.chain_head.key_id)}` : ', unsigned'}. It pins every row this edition counts; <code>npm run verify</code> on the archive checks them.` : 'The archive had no hash chain when this run was recorded.'}</p>
 </body>
 </html>
 `;
+}
+
+/** The public key file a key id's label names (keys/<label>-ed25519.pub; a demo's is DEMO-ed25519.pub). */
+function keyFile(keyId: string): string {
+  return `${keyId.replace(/-ed25519-[0-9a-f]{16}$/, '')}-ed25519.pub`;
 }
 
 function esc(s: string): string {
