@@ -49,7 +49,7 @@ export interface ParquetSources {
  * Write every Parquet file of the archive. `target(name)` is where a file goes (the site's /data/ or
  * the release folder, with the published name); `cacheDir` holds cached months and DuckDB's spill.
  */
-export async function writeParquetBundles(a: Archive, opts: { pub: Publication; cacheDir: string; sources: ParquetSources; target: (name: string) => string }): Promise<ParquetFile[]> {
+export async function writeParquetBundles(a: Archive, opts: { pub: Pick<Publication, 'simulated'>; cacheDir: string; sources: ParquetSources; target: (name: string) => string }): Promise<ParquetFile[]> {
   const work = path.join(opts.cacheDir, 'parquet');
   const tmp = path.join(work, `tmp-${process.pid}`);
   mkdirSync(tmp, { recursive: true });
@@ -64,7 +64,7 @@ export async function writeParquetBundles(a: Archive, opts: { pub: Publication; 
       const cached = cacheKey ? path.join(work, `${cacheKey}.parquet`) : null;
       if (!cached || !existsSync(cached)) {
         const part = path.join(tmp, `${name}.part`);
-        await con.run(`COPY (${select}) TO ${quoteString(part)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE}, KV_METADATA ${kv})`);
+        await con.run(copySql(select, part, kv));
         if (cached) renameSync(part, cached);
         else renameSync(part, dest);
       }
@@ -106,6 +106,33 @@ export async function writeParquetBundles(a: Archive, opts: { pub: Publication; 
   return out;
 }
 
+/**
+ * The observations step alone (bench/parquet.ts): a writer that turns day files (JSONL, plain or gzip)
+ * into one Parquet file each call, with the same SQL, settings and metadata as the bundles; returns
+ * the rows written.
+ */
+export async function observationsParquetWriter(tmp: string, pub: Pick<Publication, 'simulated'>): Promise<{ write(files: readonly string[], out: string): Promise<number>; close(): void }> {
+  mkdirSync(tmp, { recursive: true });
+  const db = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: MEMORY_LIMIT, preserve_insertion_order: 'true', temp_directory: path.join(tmp, 'spill') });
+  const con = await db.connect();
+  const kv = kvMetadata(pub);
+  return {
+    async write(files, out) {
+      await con.run(copySql(fromJson(files, columnsOf(Observation)), out, kv));
+      return count(con, out);
+    },
+    close() {
+      con.closeSync();
+      db.closeSync();
+    },
+  };
+}
+
+/** The COPY statement every Parquet file is written with. */
+function copySql(select: string, out: string, kv: string): string {
+  return `COPY (${select}) TO ${quoteString(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE}, KV_METADATA ${kv})`;
+}
+
 /** The DuckDB version that writes the files (its bytes are the writer's, so it is part of every cache key). */
 export function duckdbVersion(): string {
   const require = createRequire(import.meta.url);
@@ -127,7 +154,7 @@ function empty(cols: readonly (readonly [string, string])[]): string {
   return `SELECT ${cols.map(([k, t]) => `CAST(NULL AS ${t}) AS ${quoteIdent(k)}`).join(', ')} WHERE false`;
 }
 
-function kvMetadata(pub: Publication): string {
+function kvMetadata(pub: Pick<Publication, 'simulated'>): string {
   const kv: Record<string, string> = { source: 'mcp-schema', licence: 'CC-BY-4.0', writer: `duckdb ${duckdbVersion()}` };
   if (pub.simulated) Object.assign(kv, { simulated: 'true', simulated_note: SIMULATED_NOTE });
   return `{${Object.entries(kv).map(([k, v]) => `${k}: ${quoteString(v)}`).join(', ')}}`;
