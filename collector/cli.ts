@@ -22,7 +22,8 @@ usage: npm run collect -- [options]
   --timeout <ms>       overall deadline per request (default ${DEFAULTS.timeoutMs})
   --now <iso>          the run's clock: run_id, day and observed_at derive from it (default: now).
                        Re-running with the same --now after a crash resumes that run.
-  --allow-private      permit loopback/private/link-local endpoint addresses (local worlds only)
+  --allow-private      also permit loopback addresses (local worlds only; private, link-local and
+                       every other non-public range stay refused)
   --optout <file>      registry names or hosts never to contact (default optout.txt in the repo)
   --json               print a machine-readable summary on stdout
   -h, --help           this text

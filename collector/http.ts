@@ -1,21 +1,33 @@
 // HTTP for the probe: one request with its redirects under one overall deadline, body caps, and the
-// per-host gate (methodology v1, "Probe"). Which addresses may be contacted is decided by
-// address-policy.ts; this module applies it on every hop (before sending, and through the connector).
+// per-host gate (methodology v1, "Probe"; methodology v2 adds GET for RFC 9728 metadata and the HTTP+SSE
+// detect). Which addresses may be contacted is decided by address-policy.ts; this module applies it on
+// every hop (before sending, and through the connector), always: there is no unchecked mode.
 import { Agent, request, type Dispatcher } from 'undici';
-import { guardedConnector, hostRefusal, refused } from './address-policy.ts';
+import { guardedConnector, hostRefusal, refused, type AddressPolicy } from './address-policy.ts';
 import { GUARD, GuardError } from './errors.ts';
 
 export const MiB = 1024 * 1024;
 
 export interface HttpContext {
   dispatcher: Dispatcher;
-  allowPrivate: boolean;
+  policy: AddressPolicy;
   gate: HostGate;
 }
 
-/** An undici Agent for endpoints; without allowPrivate it refuses non-unicast addresses at connect time. */
-export function createHttpContext(opts: { allowPrivate: boolean; timeoutMs: number }): HttpContext {
-  const common = {
+export interface HttpContextOptions {
+  timeoutMs: number;
+  /** Which addresses may be contacted (default `public`). */
+  policy?: AddressPolicy;
+  /** The CLI's --allow-private: true means policy `public+loopback` (loopback only, never private or link-local). */
+  allowPrivate?: boolean;
+  /** Tests: hears of every connection attempt that passed the literal-address check (see guardedConnector). */
+  onConnect?: (hostname: string, port: string) => void;
+}
+
+/** An undici Agent for endpoints whose connector refuses every address the policy refuses. */
+export function createHttpContext(opts: HttpContextOptions): HttpContext {
+  const policy: AddressPolicy = opts.policy ?? (opts.allowPrivate ? 'public+loopback' : 'public');
+  const dispatcher = new Agent({
     // Our overall deadline is AbortSignal.timeout; these undici idle timers are only a backstop
     // (bodyTimeout is reset by every SSE keep-alive comment, so it alone never ends a stalled stream).
     headersTimeout: opts.timeoutMs,
@@ -25,11 +37,9 @@ export function createHttpContext(opts: { allowPrivate: boolean; timeoutMs: numb
     // more, undici's pool opened a second socket whenever the next request of a probe arrived in the
     // event-loop turn it waits before reusing a socket (a TCP connect and its teardown, per host).
     connections: 1,
-  };
-  if (opts.allowPrivate) {
-    return { dispatcher: new Agent({ ...common, connect: { timeout: opts.timeoutMs } }), allowPrivate: true, gate: new HostGate() };
-  }
-  return { dispatcher: new Agent({ ...common, connect: guardedConnector(opts.timeoutMs) }), allowPrivate: false, gate: new HostGate() };
+    connect: guardedConnector(opts.timeoutMs, policy, opts.onConnect),
+  });
+  return { dispatcher, policy, gate: new HostGate() };
 }
 
 /** FIFO mutex per key: at most one request in flight per host (URL host, port included). */
@@ -60,7 +70,7 @@ export interface Answer {
 }
 
 export interface SendOptions {
-  method: 'POST' | 'DELETE';
+  method: 'POST' | 'DELETE' | 'GET';
   headers: Record<string, string>;
   body?: string;
   timeoutMs: number;
@@ -74,21 +84,20 @@ export interface Trace {
 }
 
 /**
- * One request with its redirects, under one overall deadline. Only 307/308 are followed (they keep
- * method and body, RFC 9110 §15.4); 301/302/303 would turn our POST into a GET, so they are reported
- * (GuardError redirectNotFollowed → http_4xx). Cross-origin hops are followed — our requests carry
- * no credentials — but lose Mcp-Session-Id. Each hop is address-checked and holds its host's gate
- * while `read` consumes the body.
+ * One request with its redirects, under one overall deadline. For POST and DELETE only 307/308 are
+ * followed (they keep method and body, RFC 9110 §15.4); 301/302/303 would turn our POST into a GET, so
+ * they are reported (GuardError redirectNotFollowed → http_4xx). A GET (it has no body to lose) follows
+ * all five. Cross-origin hops are followed — our requests carry no credentials — but lose
+ * Mcp-Session-Id. Each hop is address-checked before it is sent (and again by the connector) and holds
+ * its host's gate while `read` consumes the body.
  */
 export async function send<T>(ctx: HttpContext, url: string, opts: SendOptions, trace: Trace, read: (a: Answer) => Promise<T>): Promise<T> {
   let current = new URL(url);
   let headers = { ...opts.headers };
   let signal: AbortSignal | null = null;
   for (let hop = 0; ; hop++) {
-    if (!ctx.allowPrivate) {
-      const why = hostRefusal(current);
-      if (why) throw refused(why);
-    }
+    const why = hostRefusal(current, ctx.policy);
+    if (why) throw refused(why);
     const target = current;
     const outcome = await ctx.gate.run(target.host, async (): Promise<{ next: URL } | { value: T }> => {
       signal ??= AbortSignal.timeout(opts.timeoutMs);
@@ -102,7 +111,7 @@ export async function send<T>(ctx: HttpContext, url: string, opts: SendOptions, 
       const location = res.headers.location;
       if ([301, 302, 303, 307, 308].includes(res.statusCode) && typeof location === 'string') {
         await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
-        if (res.statusCode !== 307 && res.statusCode !== 308) {
+        if (opts.method !== 'GET' && res.statusCode !== 307 && res.statusCode !== 308) {
           throw new GuardError(GUARD.redirectNotFollowed, `redirect not followed: http ${res.statusCode} would turn our POST into a GET`, res.statusCode);
         }
         if (hop >= opts.maxRedirects) throw new GuardError(GUARD.redirectNotFollowed, `redirect not followed: more than ${opts.maxRedirects} redirects`, res.statusCode);

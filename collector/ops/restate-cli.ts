@@ -1,6 +1,6 @@
 // npm run restate -- --methodology <series> [--data <dir>] [--json]
 import { parseArgs } from 'node:util';
-import { METHODOLOGY_SERIES } from '../../src/lib/index.ts';
+import { V1_SERIES } from '../../src/lib/index.ts';
 import { isCliError } from '../cli-error.ts';
 import { restate } from './restate.ts';
 
@@ -10,7 +10,7 @@ Re-derives a whole series from the raw objects under a methodology series and wr
 <data>/restatements/<series>/ (observations/<day>.jsonl + manifest.json). The recorded v1 rows are
 never rewritten. Restating under v1 itself checks that every recorded hash is reproduced.
 
-  --methodology <series>  one of: ${METHODOLOGY_SERIES.join(', ')}
+  --methodology <series>  one of: ${V1_SERIES.join(', ')}
   --data <dir>            the archive (default: data/)
   --json                  print the manifest as JSON
   -h, --help              this text`;

@@ -23,21 +23,23 @@ import {
   detectDrift,
   halfLife,
   kaplanMeier,
-  METHODOLOGY_SERIES,
   Observation,
   parseToolsList,
   SERIES,
   TOOLS_LIST_REQUEST_ID,
-  type MethodologySeriesId,
+  V1_SERIES,
+  type V1SeriesId,
 } from '../../src/lib/index.ts';
 import { CliError, EXIT } from '../cli-error.ts';
 import { Store } from '../store.ts';
 
 export async function restate(dataDir: string, seriesId: string): Promise<RestateManifest> {
-  if (!(METHODOLOGY_SERIES as readonly string[]).includes(seriesId)) {
-    throw new CliError(`unknown methodology series ${JSON.stringify(seriesId.slice(0, 40))}; known: ${METHODOLOGY_SERIES.join(', ')}`, EXIT.usage);
+  // Restatements re-derive v1 rows; the v2 series has rows of its own (restating it is issue 13, phase 2).
+  if (!(V1_SERIES as readonly string[]).includes(seriesId)) {
+    throw new CliError(`unknown methodology series ${JSON.stringify(seriesId.slice(0, 40))}; known: ${V1_SERIES.join(', ')}`, EXIT.usage);
   }
-  const series = SERIES[seriesId as MethodologySeriesId];
+  const id = seriesId as V1SeriesId;
+  const series = { ...SERIES[id], id };
   const obsDir = join(dataDir, LAYOUT.observations);
   if (!existsSync(obsDir)) throw new CliError(`no observations in ${dataDir}: nothing to restate`, EXIT.usage);
   // The lock keeps a collector from appending while we read; Store.open also repairs a torn tail.

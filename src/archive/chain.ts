@@ -65,7 +65,9 @@ export function lineRunId(line: string): string | null {
   }
 }
 
-const OBJECT_REF = new RegExp(`"(?:${OBJECT_FIELDS.join('|')})":"([0-9a-f]{64})"`, 'g');
+// An object field's value as our writers put it (JSON.stringify, no whitespace): "<hex>" or ["<hex>",…].
+const OBJECT_REF = new RegExp(`"(?:${OBJECT_FIELDS.join('|')})":("[0-9a-f]{64}"|\\[[^\\]]*\\])`, 'g');
+const HEX = /[0-9a-f]{64}/g;
 
 /** What a run row names (from runs.jsonl): its id, day and roster file. */
 export interface RunRef {
@@ -149,7 +151,7 @@ async function digestDay(dir: string, files: DayFiles[], finish: Set<string>, ru
         if (finish.has(id)) {
           let set = objects.get(id);
           if (!set) objects.set(id, (set = new Set()));
-          for (const m of line.matchAll(OBJECT_REF)) set.add(m[1]!);
+          for (const m of line.matchAll(OBJECT_REF)) for (const h of m[1]!.matchAll(HEX)) set.add(h[0]);
         }
       }
     }

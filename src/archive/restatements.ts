@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { METHODOLOGY_SERIES } from '../lib/index.ts';
+import { V1_SERIES } from '../lib/index.ts';
 import { LAYOUT, manifestFile } from './layout.ts';
 import { parseJson, type Problem } from './problems.ts';
 
@@ -26,7 +26,7 @@ export type SeriesSummary = z.infer<typeof SeriesSummary>;
 /** restatements/<series>/manifest.json: both series' figures side by side, and what was restated. */
 export const RestateManifest = z
   .object({
-    series: z.enum(METHODOLOGY_SERIES),
+    series: z.enum(V1_SERIES),
     title: z.string().max(200),
     summary: z.string().max(1000),
     basis: z.literal('v1'),

@@ -20,8 +20,11 @@ import { rfc8785Json, SHA256_HEX, sha256Hex } from './canonical.ts';
 export const CHAIN_FORMAT = 'mcp-schema/chain/v1' as const;
 /** What is signed: this prefix and the manifest's hash in hex (domain separation from any other use of the key). */
 export const CHAIN_MESSAGE_PREFIX = 'mcp-schema chain v1\n';
-/** Row fields that name a raw object under objects/ (the manifest's object set is read from these). */
-export const OBJECT_FIELDS = ['body_sha256', 'registry_page_sha256'] as const;
+/**
+ * Row fields that name raw objects under objects/, in either series (the manifest's object set is read
+ * from these): a name, or an array of names (v2's tools_pages_sha256).
+ */
+export const OBJECT_FIELDS = ['body_sha256', 'registry_page_sha256', 'handshake_sha256', 'tools_pages_sha256'] as const;
 /** Key ids whose label is this are demo keys: they prove nothing about who wrote an archive. */
 export const DEMO_KEY_LABEL = 'DEMO';
 

@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GUARD } from '../../collector/errors.ts';
 import { addressRefusal, hostRefusal, safeLookup } from '../../collector/address-policy.ts';
-import { createHttpContext } from '../../collector/http.ts';
+import { createHttpContext, readCapped, send } from '../../collector/http.ts';
 
 describe('hostRefusal(url)', () => {
   // Every spelling of a forbidden address a registry entry could use. The WHATWG URL parser
@@ -101,5 +101,105 @@ describe('createHttpContext({ allowPrivate: false }) at connect time', () => {
     } finally {
       await ctx.dispatcher.close();
     }
+  });
+});
+
+describe("policy 'public+loopback' (local worlds and tests): loopback and nothing else", () => {
+  it.each(['127.0.0.1', '127.0.0.2', '127.1.2.3', '::1', '::ffff:127.0.0.1'])('allows %s', (ip) => {
+    expect(addressRefusal(ip, 'public+loopback')).toBeNull();
+  });
+  it.each([
+    ['10.0.0.1', /private/],
+    ['169.254.169.254', /linkLocal/],
+    ['100.64.0.1', /carrierGradeNat/],
+    ['::ffff:10.0.0.1', /private/],
+    ['fd00::1', /uniqueLocal/],
+    ['0.0.0.0', /unspecified/],
+  ])('still refuses %s', (ip, why) => {
+    expect(addressRefusal(ip, 'public+loopback')).toMatch(why);
+  });
+  it('lets localhost names through, refuses private literals before any DNS', () => {
+    expect(hostRefusal(new URL('http://localhost:8080/'), 'public+loopback')).toBeNull();
+    expect(hostRefusal(new URL('http://127.0.0.5/'), 'public+loopback')).toBeNull();
+    expect(hostRefusal(new URL('http://10.0.0.1/.well-known/oauth-protected-resource'), 'public+loopback')).toMatch(/private/);
+    expect(hostRefusal(new URL('http://169.254.169.254/latest/meta-data/'), 'public+loopback')).toMatch(/linkLocal/);
+    expect(hostRefusal(new URL('file:///etc/passwd'), 'public+loopback')).toMatch(/scheme/);
+  });
+  it('--allow-private (allowPrivate: true) means public+loopback', () => {
+    expect(createHttpContext({ allowPrivate: true, timeoutMs: 1000 }).policy).toBe('public+loopback');
+    expect(createHttpContext({ allowPrivate: false, timeoutMs: 1000 }).policy).toBe('public');
+    expect(createHttpContext({ timeoutMs: 1000 }).policy).toBe('public');
+  });
+});
+
+describe('send() under public+loopback: private and link-local URLs are refused with zero connection attempts', () => {
+  // A loopback server that answers GET /ok and redirects /to-private and /to-link-local away.
+  let server: import('node:http').Server;
+  let origin: string;
+  const hits: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      hits.push(`${req.method} ${req.url}`);
+      if (req.url === '/to-private') return res.writeHead(302, { location: 'http://10.0.0.1/.well-known/oauth-protected-resource' }).end();
+      if (req.url === '/to-link-local') return res.writeHead(307, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+      if (req.url === '/to-ok') return res.writeHead(303, { location: '/ok' }).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.2', r));
+    origin = `http://127.0.0.2:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  const withContext = async (f: (ctx: ReturnType<typeof createHttpContext>, connects: string[]) => Promise<void>) => {
+    const connects: string[] = [];
+    const ctx = createHttpContext({ policy: 'public+loopback', timeoutMs: 2000, onConnect: (h, p) => connects.push(`${h}:${p}`) });
+    try {
+      await f(ctx, connects);
+    } finally {
+      await ctx.dispatcher.close();
+    }
+  };
+  const get = (ctx: ReturnType<typeof createHttpContext>, url: string, trace = { finalUrl: null as string | null, redirects: 0 }) =>
+    send(ctx, url, { method: 'GET', headers: { accept: 'application/json' }, timeoutMs: 2000, maxRedirects: 3 }, trace, (a) => readCapped(a.body, 1024, 'body').then((b) => `${a.status} ${b.toString()}`));
+
+  it.each(['http://10.0.0.1/.well-known/oauth-protected-resource', 'http://169.254.169.254/latest/meta-data/iam/security-credentials/', 'http://[::ffff:10.0.0.1]/x', 'http://100.64.0.1/x'])(
+    'refuses %s before connecting',
+    async (url) => {
+      await withContext(async (ctx, connects) => {
+        await expect(get(ctx, url)).rejects.toMatchObject({ code: GUARD.addressRefused });
+        expect(connects).toEqual([]);
+      });
+    },
+  );
+
+  it('the connector itself refuses a private literal (send()’s pre-check bypassed): no connection attempt', async () => {
+    await withContext(async (ctx, connects) => {
+      await expect(request('http://10.0.0.1/', { dispatcher: ctx.dispatcher })).rejects.toMatchObject({ code: GUARD.addressRefused });
+      await expect(request('http://169.254.169.254/', { dispatcher: ctx.dispatcher })).rejects.toMatchObject({ code: GUARD.addressRefused });
+      expect(connects).toEqual([]);
+    });
+  });
+
+  it.each([
+    ['/to-private', /10\.0\.0\.1 is private/],
+    ['/to-link-local', /169\.254\.169\.254 is linkLocal/],
+  ])('a GET redirected from loopback (%s) is refused at the hop: only the loopback origin was contacted', async (path, why) => {
+    await withContext(async (ctx, connects) => {
+      hits.length = 0;
+      const trace = { finalUrl: null as string | null, redirects: 0 };
+      await expect(get(ctx, origin + path, trace)).rejects.toMatchObject({ code: GUARD.addressRefused, message: expect.stringMatching(why) });
+      expect(hits).toEqual([`GET ${path}`]);
+      expect(connects.every((c) => c.startsWith('127.0.0.2:'))).toBe(true);
+      expect(trace.redirects).toBe(1);
+    });
+  });
+
+  it('a GET follows 303 (and any 3xx) on loopback; a POST does not', async () => {
+    await withContext(async (ctx) => {
+      expect(await get(ctx, `${origin}/to-ok`)).toBe('200 {"ok":true}');
+      await expect(
+        send(ctx, `${origin}/to-ok`, { method: 'POST', headers: {}, body: '{}', timeoutMs: 2000, maxRedirects: 3 }, { finalUrl: null, redirects: 0 }, async () => 'read'),
+      ).rejects.toMatchObject({ code: GUARD.redirectNotFollowed, status: 303 });
+    });
   });
 });

@@ -2,7 +2,7 @@
 // Methodology v1, "Rows". Fields are snake_case and are never dropped; new ones are added as optional.
 import { z } from 'zod';
 import { SHA256_HEX } from '../canonical.ts';
-import { METHODOLOGY_SERIES } from '../methodology-series.ts';
+import { V1_SERIES } from '../methodology-series.ts';
 
 export const METHODOLOGY_VERSION = 'v1' as const;
 
@@ -84,7 +84,7 @@ export const Observation = z
     latency_ms: z.number().nonnegative().nullable(),
     prober_version: z.string().min(1).max(64),
     /** 'v1' on every row the collector writes; a restatement's rows name their series (see methodology-series.ts). */
-    methodology_version: z.enum(METHODOLOGY_SERIES),
+    methodology_version: z.enum(V1_SERIES),
   })
   .strict()
   .superRefine((row, ctx) => {
