@@ -78,60 +78,66 @@ export async function cutEdition(dir: string, o: CutOptions): Promise<CutResult>
   try {
     forgetArchive(view.dir);
     const a = await loadArchive(view.dir, o.cache ? { cache: o.cache } : {});
+    // Written into a hidden temp folder and renamed into place whole: a reader never sees half an edition,
+    // and a cut that fails leaves nothing behind (readEditions skips hidden folders meanwhile).
     const stage = path.join(dir, LAYOUT.editions, `.${path.basename(tempName(id))}`);
     mkdirSync(stage, { recursive: true });
-    const files = new Map<string, Buffer>();
-    const put = (name: string, bytes: Buffer | string) => files.set(name, typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes);
+    try {
+      const files = new Map<string, Buffer>();
+      const put = (name: string, bytes: Buffer | string) => files.set(name, typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes);
 
-    // The chart and the tables, with the edition's context.
-    const ctx: ChartContext = { url, edition: id, asOfDay: run.day, methodology: run.methodology_version, simulated: o.pub.simulated };
-    const chart = await survivalFiles(a, ctx);
-    put('schema-survival.svg', chart.svg);
-    put('schema-survival.png', chart.png);
-    put('schema-survival.csv', chart.csv);
-    put(simulatedName('schema-survival.zip', o.pub), survivalZip(chart));
-    put('tiles.json', tilesJson(a, ctx));
-    put('error-classes.csv', errorClassCsv(a, o.pub.simulated));
-    const cite = survivalCitation(ctx);
-    put('citation.txt', `${cite.plain}\n`);
-    put('citation.bib', `${cite.bibtex}\n`);
-    put('CITATION.cff', citationCff(id, url, run.day, o.pub.simulated));
+      // The chart and the tables, with the edition's context.
+      const ctx: ChartContext = { url, edition: id, asOfDay: run.day, methodology: run.methodology_version, simulated: o.pub.simulated };
+      const chart = await survivalFiles(a, ctx);
+      put('schema-survival.svg', chart.svg);
+      put('schema-survival.png', chart.png);
+      put('schema-survival.csv', chart.csv);
+      put(simulatedName('schema-survival.zip', o.pub), survivalZip(chart));
+      put('tiles.json', tilesJson(a, ctx));
+      put('error-classes.csv', errorClassCsv(a, o.pub.simulated));
+      const cite = survivalCitation(ctx);
+      put('citation.txt', `${cite.plain}\n`);
+      put('citation.bib', `${cite.bibtex}\n`);
+      put('CITATION.cff', citationCff(id, url, run.day, o.pub.simulated));
 
-    // The data as of the run.
-    const bundles = await editionBundles(dir, a, view.dir, { id, run, month: o.month, url, pub: o.pub, release: o.release, stage, earlier: editions.filter((e) => e.id !== id).map((e) => e.edition) });
+      // The data as of the run.
+      const bundles = await editionBundles(dir, a, view.dir, { id, run, month: o.month, url, pub: o.pub, release: o.release, stage, earlier: editions.filter((e) => e.id !== id).map((e) => e.edition) });
 
-    const chain = readChain(dir).manifests.map((m) => m.manifest).find((m) => m.run_id === run.run_id) ?? null;
-    const edition = Edition.parse({
-      edition: id,
-      month: o.month,
-      revision: o.revise ? Number(id.split('-r')[1]) : 0,
-      revises: o.revise ? (revisions.at(-1)?.id ?? o.month) : null,
-      note: o.revise ? o.revise.note : null,
-      cut_from_run: run.run_id,
-      data_as_of: run.finished_at,
-      data_as_of_day: run.day,
-      cut_at: o.now.toISOString(),
-      url,
-      methodology: run.methodology_version,
-      simulated: o.pub.simulated,
-      signed_by: o.signer?.keyId ?? null,
-      chain_head: chain ? { seq: chain.seq, sha256: chainHash(chain), run_id: run.run_id, key_id: chain.signature?.key_id ?? null } : null,
-      bundles,
-    } satisfies Edition);
-    put('edition.json', `${JSON.stringify(edition, null, 2)}\n`);
-    put('README.md', editionReadme(edition, a, cite));
-    put('index.html', editionPage(edition, a, cite, chart.svg));
-    for (const [name, bytes] of files) writeFileSync(path.join(stage, name), bytes);
+      const chain = readChain(dir).manifests.map((m) => m.manifest).find((m) => m.run_id === run.run_id) ?? null;
+      const edition = Edition.parse({
+        edition: id,
+        month: o.month,
+        revision: o.revise ? Number(id.split('-r')[1]) : 0,
+        revises: o.revise ? (revisions.at(-1)?.id ?? o.month) : null,
+        note: o.revise ? o.revise.note : null,
+        cut_from_run: run.run_id,
+        data_as_of: run.finished_at,
+        data_as_of_day: run.day,
+        cut_at: o.now.toISOString(),
+        url,
+        methodology: run.methodology_version,
+        simulated: o.pub.simulated,
+        signed_by: o.signer?.keyId ?? null,
+        chain_head: chain ? { seq: chain.seq, sha256: chainHash(chain), run_id: run.run_id, key_id: chain.signature?.key_id ?? null } : null,
+        bundles,
+      } satisfies Edition);
+      put('edition.json', `${JSON.stringify(edition, null, 2)}\n`);
+      put('README.md', editionReadme(edition, a, cite));
+      put('index.html', editionPage(edition, a, cite, chart.svg));
+      for (const [name, bytes] of files) writeFileSync(path.join(stage, name), bytes);
 
-    // SHA256SUMS over every file of the edition (its bundles/ too), then its signature.
-    const listed = [...files.keys(), ...bundles.filter((b) => b.edition === id && !o.release).map((b) => `bundles/${b.name}`)].sort();
-    const sums = listed.map((name) => `${sha256(readFileSync(path.join(stage, name)))}  ${name}\n`).join('');
-    writeFileSync(path.join(stage, 'SHA256SUMS'), sums);
-    if (o.signer) writeFileSync(path.join(stage, 'SHA256SUMS.sig'), signBytes(Buffer.from(sums, 'utf8'), o.signer));
-    const target = editionDir(dir, id);
-    if (existsSync(target)) throw new Error(`edition ${id} appeared while it was being cut`);
-    renameSync(stage, target);
-    return { status: 'cut', id, dir: target, files: [...listed, 'SHA256SUMS', ...(o.signer ? ['SHA256SUMS.sig'] : [])] };
+      // SHA256SUMS over every file of the edition (its bundles/ too), then its signature.
+      const listed = [...files.keys(), ...bundles.filter((b) => b.edition === id && !o.release).map((b) => `bundles/${b.name}`)].sort();
+      const sums = listed.map((name) => `${sha256(readFileSync(path.join(stage, name)))}  ${name}\n`).join('');
+      writeFileSync(path.join(stage, 'SHA256SUMS'), sums);
+      if (o.signer) writeFileSync(path.join(stage, 'SHA256SUMS.sig'), signBytes(Buffer.from(sums, 'utf8'), o.signer));
+      const target = editionDir(dir, id);
+      if (existsSync(target)) throw new Error(`edition ${id} appeared while it was being cut`);
+      renameSync(stage, target);
+      return { status: 'cut', id, dir: target, files: [...listed, 'SHA256SUMS', ...(o.signer ? ['SHA256SUMS.sig'] : [])] };
+    } finally {
+      rmSync(stage, { recursive: true, force: true });
+    }
   } finally {
     forgetArchive(view.dir);
     view.remove();
