@@ -222,7 +222,7 @@ export async function generateArchive(o: GenOptions): Promise<GenSummary> {
       store.appendRun(
         runRow({
           runId, day, startedAt: new Date(dayStart).toISOString(), finishedAt: new Date(clock + 1000).toISOString(), registry: REGISTRY, rosterFile, rosterComplete: true, limit: null,
-          eligible: rosterTargets.filter((t) => t.endpoint).length, rows: dayRows, message: null,
+          eligible: rosterTargets.filter((t) => t.endpoint).length, rows: dayRows, message: null, scheduling: null,
         }),
       );
       previous = { file: rosterFile, listed: byName };

@@ -38,7 +38,8 @@ export class Http4xxError extends ProbeErrorBase {
   readonly errorClass = 'http_4xx' as const;
   override readonly name = 'Http4xxError';
 }
-export class Http5xxError extends ProbeErrorBase {
+/** `retryAfter`: the Retry-After of a 5xx answer (a 503 may carry one): the schedule honours it; rows do not record it (v1). */
+export class Http5xxError extends ProbeErrorBase<ProbePayload & { retryAfter?: string | null }> {
   readonly errorClass = 'http_5xx' as const;
   override readonly name = 'Http5xxError';
 }
@@ -141,7 +142,7 @@ function fromStatus(f: Extract<Failure, { kind: 'status' }>): ProbeError {
     return new AuthError({ ...base, wwwAuthenticate: f.wwwAuthenticate, detail: oneLine(`http ${f.status}${f.wwwAuthenticate ? ' with www-authenticate' : ''}${rpcText}`) });
   }
   if (f.status === 429) return new RateLimitedError({ ...base, retryAfter: f.retryAfter, detail: oneLine(`http 429${rpcText}`) });
-  if (f.status >= 500 && f.status <= 599) return new Http5xxError({ ...base, detail: oneLine(`http ${f.status}${rpcText}`) });
+  if (f.status >= 500 && f.status <= 599) return new Http5xxError({ ...base, retryAfter: f.retryAfter, detail: oneLine(`http ${f.status}${rpcText}`) });
   if (f.status >= 400 && f.status <= 499) {
     if (f.status === 404 && f.sessionIssued && f.step === 'tools/list') {
       return new Http4xxError({ ...base, detail: oneLine(`session lost: 404 on tools/list after initialize issued a session${rpcText}`) });

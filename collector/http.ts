@@ -2,9 +2,12 @@
 // per-host gate (methodology v1, "Probe"; methodology v2 adds GET for RFC 9728 metadata and the HTTP+SSE
 // detect). Which addresses may be contacted is decided by address-policy.ts; this module applies it on
 // every hop (before sending, and through the connector), always: there is no unchecked mode.
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, Client, Pool, request, type Dispatcher } from 'undici';
 import { guardedConnector, hostRefusal, refused, type AddressPolicy } from './address-policy.ts';
 import { GUARD, GuardError } from './errors.ts';
+import { HostGate } from './host-gate.ts';
+
+export { HostGate } from './host-gate.ts';
 
 export const MiB = 1024 * 1024;
 
@@ -22,44 +25,31 @@ export interface HttpContextOptions {
   allowPrivate?: boolean;
   /** Tests: hears of every connection attempt that passed the literal-address check (see guardedConnector). */
   onConnect?: (hostname: string, port: string) => void;
+  /** Requests at a time per URL host (host-gate.ts; default one), and as many sockets per origin. */
+  hostLimit?: (host: string) => number;
 }
 
 /** An undici Agent for endpoints whose connector refuses every address the policy refuses. */
 export function createHttpContext(opts: HttpContextOptions): HttpContext {
   const policy: AddressPolicy = opts.policy ?? (opts.allowPrivate ? 'public+loopback' : 'public');
+  const hostLimit = opts.hostLimit ?? (() => 1);
   const dispatcher = new Agent({
     // Our overall deadline is AbortSignal.timeout; these undici idle timers are only a backstop
     // (bodyTimeout is reset by every SSE keep-alive comment, so it alone never ends a stalled stream).
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
     keepAliveTimeout: 4_000,
-    // One socket per origin is enough: HostGate keeps at most one request in flight per host. With
-    // more, undici's pool opened a second socket whenever the next request of a probe arrived in the
+    // As many sockets per origin as the gate lets requests through: one for most hosts. With more,
+    // undici's pool opened a second socket whenever the next request of a probe arrived in the
     // event-loop turn it waits before reusing a socket (a TCP connect and its teardown, per host).
     connections: 1,
+    factory: (origin: string | URL, o: object): Dispatcher => {
+      const n = Math.max(1, hostLimit(new URL(origin).host));
+      return n === 1 ? new Client(origin, o) : new Pool(origin, { ...o, connections: n });
+    },
     connect: guardedConnector(opts.timeoutMs, policy, opts.onConnect),
   });
-  return { dispatcher, policy, gate: new HostGate() };
-}
-
-/** FIFO mutex per key: at most one request in flight per host (URL host, port included). */
-export class HostGate {
-  readonly #tails = new Map<string, Promise<void>>();
-
-  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.#tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const tail = prev.then(() => mine);
-    this.#tails.set(key, tail);
-    await prev;
-    try {
-      return await fn();
-    } finally {
-      release();
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    }
-  }
+  return { dispatcher, policy, gate: new HostGate(hostLimit) };
 }
 
 export interface Answer {
@@ -88,8 +78,9 @@ export interface Trace {
  * followed (they keep method and body, RFC 9110 §15.4); 301/302/303 would turn our POST into a GET, so
  * they are reported (GuardError redirectNotFollowed → http_4xx). A GET (it has no body to lose) follows
  * all five. Cross-origin hops are followed — our requests carry no credentials — but lose
- * Mcp-Session-Id. Each hop is address-checked before it is sent (and again by the connector) and holds
- * its host's gate while `read` consumes the body.
+ * Mcp-Session-Id and MCP-Protocol-Version, which came from the first origin's answers. Each hop is
+ * address-checked before it is sent (and again by the connector) and holds its host's and its
+ * endpoint's gate while `read` consumes the body.
  */
 export async function send<T>(ctx: HttpContext, url: string, opts: SendOptions, trace: Trace, read: (a: Answer) => Promise<T>): Promise<T> {
   let current = new URL(url);
@@ -99,6 +90,7 @@ export async function send<T>(ctx: HttpContext, url: string, opts: SendOptions, 
     const why = hostRefusal(current, ctx.policy);
     if (why) throw refused(why);
     const target = current;
+    // The gate of the hop's host and of its endpoint URL (host-gate.ts): one request at a time per endpoint.
     const outcome = await ctx.gate.run(target.host, async (): Promise<{ next: URL } | { value: T }> => {
       signal ??= AbortSignal.timeout(opts.timeoutMs);
       const res = await request(target, {
@@ -128,12 +120,14 @@ export async function send<T>(ctx: HttpContext, url: string, opts: SendOptions, 
       }
       trace.finalUrl = hop > 0 ? target.href : trace.finalUrl;
       return { value: await read({ status: res.statusCode, headers: res.headers, body: res.body, url: target.href }) };
-    });
+    }, `${target.origin}${target.pathname}${target.search}`);
     if ('value' in outcome) return outcome.value;
     trace.redirects++;
     trace.finalUrl = outcome.next.href;
     if (outcome.next.origin !== current.origin) {
-      const { 'mcp-session-id': _dropped, ...rest } = headers;
+      // What we learnt from this origin's answers stays with it: its session id, and the revision
+      // negotiated with it (the other origin never answered our initialize).
+      const { 'mcp-session-id': _session, 'mcp-protocol-version': _revision, ...rest } = headers;
       headers = rest;
     }
     current = outcome.next;

@@ -6,11 +6,14 @@
 //   - a row is one write() of one whole line; on open, a torn last line (no trailing newline) of
 //     runs.jsonl or of a day file is cut off and kept in quarantine/ — never silently lost. That is
 //     the only time an earlier day's file is opened for writing;
-//   - one collector at a time: `.lock` holds pid + start time; a lock whose pid is dead is recovered.
+//   - one collector at a time: `.lock` names its holder (lock.ts: pid, process start time, boot id,
+//     hostname); a lock whose holder is dead, a zombie or a reused pid is recovered.
+// Every write and sync that makes the record durable goes through an FsEffects (src/archive/atomic.ts;
+// node:fs unless StoreOptions.fs says otherwise), so a test can observe the fsyncs.
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { fsyncPath, tempName, writeAtomicAsync, writeDurably } from '../src/archive/atomic.ts';
+import { fsyncPath, nodeFs, tempName, writeAtomicAsync, writeDurably, type FsEffects } from '../src/archive/atomic.ts';
 import { tornLastLine } from '../src/archive/day-files.ts';
 import { chainPath, DAY_FILE, dayFile, LAYOUT, objectPath, rosterPath, runsPath, TEMP_MARK } from '../src/archive/layout.ts';
 import { dayFileRows } from '../src/archive/observations.ts';
@@ -19,11 +22,9 @@ import { listRosterFiles, readRoster } from '../src/archive/rosters.ts';
 import { readRuns } from '../src/archive/runs.ts';
 import { Observation, Roster, Run, sha256Hex } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
+import { holder, linuxProc, lockFor, readLock, type Holder, type LockInfo, type ProcView } from './lock.ts';
 
-export interface LockInfo {
-  pid: number;
-  started_at: string;
-}
+export { readLock, type LockInfo } from './lock.ts';
 
 export interface StoreOptions {
   /**
@@ -32,6 +33,10 @@ export interface StoreOptions {
    * still validated and written the same way; only crash durability is given up.
    */
   durable?: boolean;
+  /** The file-system effects of writes and syncs (default node:fs); tests record them. */
+  fs?: FsEffects;
+  /** What the lock reads of the system (default: /proc, lock.ts). */
+  proc?: ProcView;
 }
 
 export class Store {
@@ -41,6 +46,7 @@ export class Store {
   #released = false;
 
   #durable = true;
+  #fx: FsEffects = nodeFs;
 
   private constructor(readonly dir: string) {}
 
@@ -55,7 +61,8 @@ export class Store {
     }
     const store = new Store(dir);
     store.#durable = options.durable ?? true;
-    store.#lock(startedAt);
+    store.#fx = options.fs ?? nodeFs;
+    store.#lock(startedAt, options.proc ?? linuxProc);
     try {
       store.#repairTornTails();
       store.#sweepTempFiles();
@@ -76,26 +83,46 @@ export class Store {
     return join(this.dir, LAYOUT.lock);
   }
 
-  #lock(startedAt: string): void {
-    const body = JSON.stringify({ pid: process.pid, started_at: startedAt } satisfies LockInfo) + '\n';
-    for (let attempt = 0; attempt < 2; attempt++) {
+  #lock(startedAt: string, proc: ProcView): void {
+    const body = JSON.stringify(lockFor(startedAt, proc)) + '\n';
+    for (let attempt = 0; attempt < 3; attempt++) {
       try {
         fs.writeFileSync(this.lockPath, body, { flag: 'wx' });
         return;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new CliError(`unusable --data ${this.dir}: ${(e as Error).message}`, EXIT.usage, { cause: e });
       }
+      const text = readText(this.lockPath);
+      if (text === null) continue; // gone meanwhile: try again
       const held = readLock(this.lockPath);
-      if (held && pidAlive(held.pid)) {
+      const state = held ? holderSettled(held, proc) : null;
+      if (held && state?.state === 'alive') {
         throw new CliError(`another collector holds ${this.lockPath} (pid ${held.pid}, since ${held.started_at})`, EXIT.locked);
       }
-      // Stale (dead pid, or unreadable because the writer died mid-write): move it aside atomically,
-      // so two recovering processes cannot both delete a fresh lock.
+      if (held && state?.state === 'elsewhere') {
+        throw new CliError(
+          `another collector holds ${this.lockPath} on host ${JSON.stringify(state.host.slice(0, 64))} (pid ${held.pid}, since ${held.started_at}); it cannot be checked from here: remove the file if no collector runs there`,
+          EXIT.locked,
+        );
+      }
+      // Stale (holder gone, or unreadable because the writer died mid-write): move it aside atomically.
+      // If what was moved is not what was judged stale, another recovering collector took the lock in
+      // between: put it back and give way.
       const aside = join(this.dir, LAYOUT.quarantine, `lock-${Date.now()}-${process.pid}.stale`);
       try {
         fs.renameSync(this.lockPath, aside);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        continue;
+      }
+      if (readText(aside) !== text) {
+        try {
+          fs.linkSync(aside, this.lockPath);
+          fs.rmSync(aside, { force: true });
+        } catch {
+          // someone else holds it now either way
+        }
+        throw new CliError(`could not take ${this.lockPath}: another collector is starting`, EXIT.locked);
       }
     }
     throw new CliError(`could not take ${this.lockPath}: another collector is starting`, EXIT.locked);
@@ -110,9 +137,9 @@ export class Store {
       const keep = data.lastIndexOf(0x0a) + 1;
       const torn = data.subarray(keep);
       const name = `${file.slice(this.dir.length + 1).replace(/[/\\]/g, '_')}.${Date.now()}.torn`;
-      writeDurably(join(this.dir, LAYOUT.quarantine, name), torn);
+      writeDurably(join(this.dir, LAYOUT.quarantine, name), torn, true, this.#fx);
       fs.truncateSync(file, keep);
-      fsyncPath(file);
+      fsyncPath(file, this.#fx);
     }
   }
 
@@ -149,7 +176,7 @@ export class Store {
       const packed = gunzipSync(fs.readFileSync(join(obs, `${name}.gz`)));
       if (plain.length > 0 && packed.length >= plain.length && packed.subarray(packed.length - plain.length).equals(plain)) {
         fs.unlinkSync(join(obs, name));
-        fsyncPath(obs);
+        fsyncPath(obs, this.#fx);
       }
     }
   }
@@ -160,7 +187,7 @@ export class Store {
     const path = objectPath(this.dir, sha);
     if (fs.existsSync(path)) return sha;
     // Same bytes under the same name: a concurrent writer is harmless.
-    await writeAtomicAsync(path, bytes, { durable: this.#durable });
+    await writeAtomicAsync(path, bytes, { durable: this.#durable, fx: this.#fx });
     return sha;
   }
 
@@ -172,13 +199,13 @@ export class Store {
   writeRoster(roster: Roster): string {
     const text = JSON.stringify(Roster.parse(roster), null, 1) + '\n';
     const tmp = tempName(rosterPath(this.dir, `.${roster.day}`));
-    writeDurably(tmp, Buffer.from(text), this.#durable);
+    writeDurably(tmp, Buffer.from(text), this.#durable, this.#fx);
     try {
       for (let n = 1; n < 10_000; n++) {
         const name = n === 1 ? `${roster.day}.json` : `${roster.day}.${n}.json`;
         try {
-          fs.linkSync(tmp, rosterPath(this.dir, name)); // link fails on EEXIST: never overwrites
-          if (this.#durable) fsyncPath(join(this.dir, LAYOUT.rosters));
+          this.#fx.linkSync(tmp, rosterPath(this.dir, name)); // link fails on EEXIST: never overwrites
+          if (this.#durable) fsyncPath(join(this.dir, LAYOUT.rosters), this.#fx);
           return name;
         } catch (e) {
           if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
@@ -223,34 +250,34 @@ export class Store {
     const valid = Observation.parse(row);
     if (this.#obsDay !== valid.day) {
       this.#closeObs();
-      this.#obsFd = fs.openSync(join(this.dir, dayFile(valid.day)), 'a');
+      this.#obsFd = this.#fx.openSync(join(this.dir, dayFile(valid.day)), 'a');
       this.#obsDay = valid.day;
     }
-    fs.writeSync(this.#obsFd!, JSON.stringify(valid) + '\n');
+    this.#fx.writeSync(this.#obsFd!, JSON.stringify(valid) + '\n');
     if (++this.#unsynced >= 256 && this.#durable) this.sync();
   }
 
   appendRun(row: Run): void {
     const line = JSON.stringify(Run.parse(row)) + '\n';
     this.sync();
-    const fd = fs.openSync(runsPath(this.dir), 'a');
+    const fd = this.#fx.openSync(runsPath(this.dir), 'a');
     try {
-      fs.writeSync(fd, line);
-      if (this.#durable) fs.fsyncSync(fd);
+      this.#fx.writeSync(fd, line);
+      if (this.#durable) this.#fx.fsyncSync(fd);
     } finally {
-      fs.closeSync(fd);
+      this.#fx.closeSync(fd);
     }
   }
 
   sync(): void {
-    if (this.#obsFd !== null && this.#durable) fs.fdatasyncSync(this.#obsFd);
+    if (this.#obsFd !== null && this.#durable) this.#fx.fdatasyncSync(this.#obsFd);
     this.#unsynced = 0;
   }
 
   #closeObs(): void {
     if (this.#obsFd === null) return;
-    if (this.#durable) fs.fdatasyncSync(this.#obsFd);
-    fs.closeSync(this.#obsFd);
+    if (this.#durable) this.#fx.fdatasyncSync(this.#obsFd);
+    this.#fx.closeSync(this.#obsFd);
     this.#obsFd = null;
     this.#obsDay = null;
   }
@@ -268,21 +295,30 @@ export class Store {
   }
 }
 
-export function readLock(path: string): LockInfo | null {
-  try {
-    const j = JSON.parse(fs.readFileSync(path, 'utf8')) as Partial<LockInfo>;
-    return typeof j.pid === 'number' ? { pid: j.pid, started_at: String(j.started_at ?? '') } : null;
-  } catch {
-    return null;
+/**
+ * holder(), given a moment to settle: a process just sent SIGKILL still runs (state R or D) for a few
+ * milliseconds while the kernel tears it down, so a collector started right after the kill would be
+ * refused. A holder that looks alive is looked at again for up to LOCK_SETTLE_MS; a live one is still
+ * alive then, and the only cost is that a refusal comes that much later.
+ */
+function holderSettled(lock: LockInfo, proc: ProcView): Holder {
+  let h = holder(lock, proc);
+  const until = performance.now() + LOCK_SETTLE_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (h.state === 'alive' && performance.now() < until) {
+    Atomics.wait(pause, 0, 0, 25); // a synchronous sleep: Store.open is synchronous
+    h = holder(lock, proc);
   }
+  return h;
 }
 
-function pidAlive(pid: number): boolean {
+const LOCK_SETTLE_MS = 2_000;
+
+function readText(path: string): string | null {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'; // exists, not ours
+    return fs.readFileSync(path, 'utf8');
+  } catch {
+    return null;
   }
 }
 

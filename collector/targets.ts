@@ -1,14 +1,15 @@
 // Stage 2: from raw roster pages to targets (methodology v1, "Roster" → "Targets").
 //   - one target per server.name, taken from the entry flagged isLatest — never by position:
 //     versions sort as strings (1.10.0 before 1.9.0), so the latest is often not last in its group;
-//   - endpoint = the first remotes[] entry of type streamable-http, scanning the whole array:
-//     real entries list an `sse` remote first;
-//   - a URL still holding {template} variables, or not an http(s) URL, is no endpoint;
+//   - endpoint = the first remotes[] entry of type streamable-http, scanning the whole array
+//     (real entries list an `sse` remote first); a URL still holding {template} variables, or not
+//     an http(s) URL, is no endpoint: src/lib probedRemote, which the descriptor's connectability
+//     block uses too;
 //   - opt-outs (optout.txt: registry names or hosts) are excluded and never contacted;
 //   - retirement: in the previous complete roster, absent from today's complete roster;
 //   - eligible (the coverage denominator): with an endpoint and not opted out.
 import fs from 'node:fs';
-import { isObject, OFFICIAL_META, type Roster, type RosterTarget } from '../src/lib/index.ts';
+import { isObject, OFFICIAL_META, probedRemote, type Roster, type RosterTarget } from '../src/lib/index.ts';
 import type { FetchedPage } from './roster.ts';
 
 export function selectTargets(pages: FetchedPage[]): { targets: RosterTarget[]; entries: number } {
@@ -26,7 +27,7 @@ export function selectTargets(pages: FetchedPage[]): { targets: RosterTarget[]; 
       }
       const meta = isObject(entry._meta) && isObject(entry._meta[OFFICIAL_META]) ? entry._meta[OFFICIAL_META] : {};
       if (meta.isLatest !== true || byName.get(name)) return;
-      const { endpoint, problem } = streamableEndpoint(entry.server.remotes);
+      const { endpoint, problem } = probedRemote(entry.server.remotes);
       byName.set(name, {
         name,
         version: typeof entry.server.version === 'string' ? entry.server.version.slice(0, 256) : '',
@@ -46,22 +47,6 @@ export function selectTargets(pages: FetchedPage[]): { targets: RosterTarget[]; 
     return { name, version: f.version, status: null, endpoint: null, endpoint_problem: 'no_latest_entry', page_sha256: f.page, page_index: f.index };
   });
   return { targets, entries };
-}
-
-export function streamableEndpoint(remotes: unknown): { endpoint: string | null; problem: string | null } {
-  if (!Array.isArray(remotes)) return { endpoint: null, problem: 'no_streamable_http' };
-  const remote = remotes.find((r) => isObject(r) && r.type === 'streamable-http');
-  if (!isObject(remote) || typeof remote.url !== 'string') return { endpoint: null, problem: 'no_streamable_http' };
-  const url = remote.url.trim();
-  if (/\{[^}]*\}/.test(url)) return { endpoint: null, problem: 'templated_url' };
-  if (url.length > 4096) return { endpoint: null, problem: 'invalid_url' };
-  try {
-    const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return { endpoint: null, problem: 'invalid_url' };
-  } catch {
-    return { endpoint: null, problem: 'invalid_url' };
-  }
-  return { endpoint: url, problem: null };
 }
 
 /** Targets of `previous` that are absent from `today`; none unless both rosters are complete. */

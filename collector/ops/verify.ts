@@ -1,9 +1,9 @@
 // `npm run verify`: checks a whole archive and exits non-zero on any problem.
 // What it promises readers: every row validates against the contract, every object a row or roster
 // points at exists and its bytes hash to its name, one row per target per run, run rows agree with
-// their observation rows and rosters, no torn line or orphan temp file is left behind, and the hash
-// chain (chain.jsonl) still matches every run it covers, its signatures verify, and its first broken
-// link is named by its run (verify-chain.ts).
+// their observation rows and rosters (not_attempted rows and their reasons included), no torn line or
+// orphan temp file is left behind, and the hash chain (chain.jsonl) still matches every run it covers,
+// its signatures verify, and its first broken link is named by its run (verify-chain.ts).
 // Every file is read through src/archive/ (the same readers and the same messages as the site's
 // loader); day files line by line and objects as streams, so memory stays flat as the archive grows.
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { hashFile } from '../../src/archive/objects.ts';
 import { observationLines } from '../../src/archive/observations.ts';
 import { readRoster, rosterEntries } from '../../src/archive/rosters.ts';
 import { runLines } from '../../src/archive/runs.ts';
-import { type Outcome, OUTCOMES, type Roster } from '../../src/lib/index.ts';
+import { NOT_ATTEMPTED_REASONS, type NotAttemptedReason, type Outcome, OUTCOMES, type Roster } from '../../src/lib/index.ts';
 import { oneLine } from '../errors.ts';
 import { verifyChain, type ChainReport, type Finding, type TrustedKey } from './verify-chain.ts';
 import { verifyEditions } from './verify-editions.ts';
@@ -107,7 +107,7 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
 
   // 3. Observation rows, line by line.
   const seen = new Set<string>(); // run_id \0 target
-  const perRun = new Map<string, { outcomes: Record<Outcome, number>; first: string }>();
+  const perRun = new Map<string, { outcomes: Record<Outcome, number>; reasons: Record<NotAttemptedReason, number>; first: string }>();
   const obsDir = join(dir, LAYOUT.observations);
   for (const file of existsSync(obsDir) ? readdirSync(obsDir).sort() : []) {
     if (!DAY_FILE.test(file)) problem('orphan', `${LAYOUT.observations}/${file}`, 'not a day file (temp file left by a crash?)');
@@ -136,8 +136,9 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
         refer(row.body_sha256, at);
         refer(row.registry_page_sha256, at);
         let run = perRun.get(row.run_id);
-        if (!run) perRun.set(row.run_id, (run = { outcomes: zeroOutcomes(), first: at }));
+        if (!run) perRun.set(row.run_id, (run = { outcomes: zeroOutcomes(), reasons: zeroReasons(), first: at }));
         run.outcomes[row.outcome]++;
+        if (row.not_attempted_reason) run.reasons[row.not_attempted_reason]++;
       }
     } catch (e) {
       problem('day-file-corrupt', day.files.join(' + '), `unreadable: ${(e as Error).message.slice(0, 160)}`);
@@ -159,10 +160,20 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
       if (runIds.has(run.run_id)) problem('run-duplicate', at, `run ${run.run_id} recorded twice`);
       runIds.add(run.run_id);
       const rows = perRun.get(run.run_id)?.outcomes ?? zeroOutcomes();
+      const reasons = perRun.get(run.run_id)?.reasons ?? zeroReasons();
       for (const o of OUTCOMES) {
-        if (rows[o] !== run.outcomes[o]) problem('run-counts', at, `run ${run.run_id} says ${run.outcomes[o]} ${o} rows, the day files hold ${rows[o]}`);
+        // Run rows written before not_attempted existed lack its count: it reads as 0.
+        const said = run.outcomes[o] ?? 0;
+        if (rows[o] !== said) problem('run-counts', at, `run ${run.run_id} says ${said} ${o} rows, the day files hold ${rows[o]}`);
       }
       if (run.attempts !== rows.ok + rows.error) problem('run-counts', at, `attempts ${run.attempts} ≠ ok + error rows ${rows.ok + rows.error}`);
+      // not_attempted targets are eligible ones the run did not contact: never more than eligible with the attempts.
+      if (rows.ok + rows.error + rows.not_attempted > run.eligible) problem('run-counts', at, `attempts + not_attempted rows ${rows.ok + rows.error + rows.not_attempted} > eligible ${run.eligible}`);
+      if (run.scheduling) {
+        for (const why of NOT_ATTEMPTED_REASONS) {
+          if (run.scheduling.not_attempted[why] !== reasons[why]) problem('run-counts', at, `run ${run.run_id} says ${run.scheduling.not_attempted[why]} not_attempted (${why}) rows, the day files hold ${reasons[why]}`);
+        }
+      }
       if (run.roster_file !== null) {
         const roster = rosters.get(run.roster_file);
         if (!roster) problem('roster-missing', at, `roster ${run.roster_file} is missing`);
@@ -218,6 +229,10 @@ export function formatReport(r: VerifyReport): string {
   }
   out.push(r.problems.length === 0 ? 'ok: no problems' : `FAILED: ${r.problems.length} problem${r.problems.length === 1 ? '' : 's'}`);
   return out.join('\n');
+}
+
+function zeroReasons(): Record<NotAttemptedReason, number> {
+  return Object.fromEntries(NOT_ATTEMPTED_REASONS.map((o) => [o, 0])) as Record<NotAttemptedReason, number>;
 }
 
 function zeroOutcomes(): Record<Outcome, number> {

@@ -6,6 +6,10 @@
 //   listed    — rows for registry targets in today's roster (ok, error or no_endpoint): "of everything
 //               listed, what share is reachable at all"; no_endpoint is a class of its own here.
 // retired rows (gone from the roster) and excluded rows (opted out, never contacted) are in neither.
+// Nor are not_attempted rows (eligible, but the run did not contact them: their host stopped answering,
+// or the deadline came): not an error class — we do not know how they would have fared, and counting
+// them as failures would blame servers for our schedule. They lower the run's coverage instead, and
+// their number is published beside the shares (`notAttempted`), so a reader sees what is missing.
 // Host-weighted view (attempted only, since only contacted rows have a host): each endpoint hostname
 // counts once, as the mean of within-host shares, so one host serving hundreds of names cannot dominate.
 // Partial runs never feed these figures: pass the Run and a partial one is refused.
@@ -37,6 +41,8 @@ export interface ErrorClassShares {
   listed: ShareView;
   retired: number;
   excluded: number;
+  /** Eligible targets the run did not contact (in neither denominator; see the header). */
+  notAttempted: number;
 }
 
 export class PartialRunError extends Error {
@@ -73,6 +79,7 @@ export function errorClassShares(rows: readonly Observation[], opts: { run?: Run
     listed: view(listed),
     retired: rows.filter((r) => r.outcome === 'retired').length,
     excluded: rows.filter((r) => r.outcome === 'excluded').length,
+    notAttempted: rows.filter((r) => r.outcome === 'not_attempted').length,
   };
 }
 

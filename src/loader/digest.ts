@@ -6,20 +6,35 @@
 import { observationLines } from '../archive/observations.ts';
 import type { DayFiles } from '../archive/day-files.ts';
 import type { Problem } from '../archive/problems.ts';
-import { byCodeUnits, ERROR_CLASSES, type Observation } from '../lib/index.ts';
+import { byCodeUnits, ERROR_CLASSES, NOT_ATTEMPTED_REASONS, type Observation } from '../lib/index.ts';
 
 /** Bump when the digest's shape or meaning changes. */
-export const DIGEST_VERSION = 'digest-2';
+export const DIGEST_VERSION = 'digest-4';
 
-/** outcome/class codes of the status strip and the digest: ok, each error class, no_endpoint, retired, excluded. */
-export const CODES = ['ok', ...ERROR_CLASSES.filter((c) => c !== 'no_endpoint').map((c) => `error:${c}`), 'no_endpoint', 'retired', 'excluded'] as const;
+/**
+ * outcome/class codes of the status strip and the digest: ok, each error class, no_endpoint, retired,
+ * excluded, then not_attempted with each reason (appended, so earlier codes keep their numbers).
+ */
+export const CODES = [
+  'ok',
+  ...ERROR_CLASSES.filter((c) => c !== 'no_endpoint').map((c) => `error:${c}` as const),
+  'no_endpoint',
+  'retired',
+  'excluded',
+  ...NOT_ATTEMPTED_REASONS.map((r) => `not_attempted:${r}` as const),
+] as const;
 export type Code = (typeof CODES)[number];
 const CODE_OF = new Map<string, number>(CODES.map((c, i) => [c, i]));
 export const OK = 0;
 export const RETIRED = CODES.indexOf('retired');
 
-export function codeOf(row: Pick<Observation, 'outcome' | 'error_class'>): number {
-  return row.outcome === 'error' ? CODE_OF.get(`error:${row.error_class}`)! : CODE_OF.get(row.outcome)!;
+/** Codes of probes (ok and each error class): rows that contacted the endpoint, or tried to. */
+export const ATTEMPT: readonly boolean[] = CODES.map((c) => c === 'ok' || c.startsWith('error:'));
+
+export function codeOf(row: Pick<Observation, 'outcome' | 'error_class' | 'not_attempted_reason'>): number {
+  if (row.outcome === 'error') return CODE_OF.get(`error:${row.error_class}`)!;
+  if (row.outcome === 'not_attempted') return CODE_OF.get(`not_attempted:${row.not_attempted_reason}`)!;
+  return CODE_OF.get(row.outcome)!;
 }
 
 /**
@@ -48,6 +63,8 @@ export interface DayDigest {
   ctype: Int32Array;
   ctypes: (string | null)[];
   toolCount: Int32Array;
+  /** latency_ms (NaN: null), for the descriptor's health block. */
+  latency: Float32Array;
   /** bit 1: endpoint not null; bit 2: registry_page_sha256 not null. */
   flags: Uint8Array;
   line: Int32Array;
@@ -98,6 +115,7 @@ export async function buildDigest(archive: string, day: DayFiles, taps: readonly
     ctype: new Int32Array(n),
     ctypes: [],
     toolCount: new Int32Array(n),
+    latency: new Float32Array(n),
     flags: new Uint8Array(n),
     line: new Int32Array(n),
     problems,
@@ -119,6 +137,7 @@ export async function buildDigest(archive: string, day: DayFiles, taps: readonly
     d.body[i] = r.body_sha256 === null ? -1 : intern(hashIdx, d.hashes, r.body_sha256);
     d.ctype[i] = intern(ctypeIdx, d.ctypes, r.body_content_type);
     d.toolCount[i] = r.tool_count ?? -1;
+    d.latency[i] = r.latency_ms ?? NaN;
     d.flags[i] = (r.endpoint !== null ? 1 : 0) | (r.registry_page_sha256 !== null ? 2 : 0);
     d.line[i] = line;
   });

@@ -1,9 +1,10 @@
 // Pass 2 of the loader: the days' digests folded, in time order, into a compact state per target —
 // its status strip as runs of equal outcome, its ok rows as a few numbers each (hash ids, instant, run,
-// day), its retired rows, and where its latest rows sit (day, line) — never Observation objects, so
-// memory grows with targets, not with rows.
+// day), its retired rows, where its latest rows sit (day, line), and its probes of the last month
+// (instant, ok, latency: at most RECENT_MAX of them, for the descriptor's health block) — never
+// Observation objects, so memory grows with targets, not with rows.
 import type { DriftRow } from '../lib/index.ts';
-import { intern, OK, RETIRED, type DayDigest } from './digest.ts';
+import { ATTEMPT, intern, OK, RETIRED, type DayDigest } from './digest.ts';
 
 /** Where a full row lives: index into RawArchive.dayFiles, and its line number across that day's files. */
 export interface RowRef {
@@ -34,7 +35,19 @@ export interface TargetState {
   /** observed_at of ok rows whose text is not the ISO form of their instant, by ok index. */
   okIso: Map<number, string> | null;
   retired: { ms: number; day: number; run: number }[] | null;
+  /** Instant of the latest probe (ok or error row); -1: never probed. */
+  probeMs: number;
+  /**
+   * The latest probes within RECENT_MS of the newest, as flat triples [ms, ok (1/0), latency_ms (NaN:
+   * none)], oldest first, at most RECENT_MAX probes: what serverHealth needs for a 30-day window.
+   */
+  recent: number[];
 }
+
+/** Probes kept per target: two a day over the health window's month (a collector running more often keeps its latest 62). */
+export const RECENT_MAX = 62;
+/** How far back the kept probes reach from the newest: 31 days, one more than the health window, so the window's first day is whole. */
+export const RECENT_MS = 31 * 86_400_000;
 
 export interface Fold {
   targets: Map<string, TargetState>;
@@ -75,7 +88,7 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
     if (!s) {
       s = {
         name, rows: 0, firstMs: ms, firstIso: iso, latest: ref, latestMs: ms, latestIso: iso, endpointRef: null, pageRef: null, seg: [],
-        okMs: [], okTools: [], okBody: [], okDay: [], okRun: [], okCount: [], okIso: null, retired: null,
+        okMs: [], okTools: [], okBody: [], okDay: [], okRun: [], okCount: [], okIso: null, retired: null, probeMs: -1, recent: [],
       };
       fold.targets.set(name, s);
     }
@@ -89,6 +102,14 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
     const http = g.http[i]!;
     const day = dayOverride.get(i) ?? fileDay;
     const tools = g.tools[i]! >= 0 ? hashId[g.tools[i]!]! : -1;
+    if (ATTEMPT[code]) {
+      s.probeMs = ms;
+      const r = s.recent;
+      r.push(ms, code === OK ? 1 : 0, g.latency[i]!);
+      let drop = 0;
+      while (r.length - drop > RECENT_MAX * 3 || r[drop]! < ms - RECENT_MS) drop += 3;
+      if (drop > 0) r.splice(0, drop);
+    }
     const seg = s.seg;
     const k = seg.length - 6;
     if (k >= 0 && seg[k] === code && seg[k + 1] === http && seg[k + 5] === tools) {

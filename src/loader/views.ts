@@ -3,7 +3,7 @@
 // interval, a half-life), it is that type, never a copy of its fields.
 import type { Problem } from '../archive/problems.ts';
 import type { RestateManifest, SeriesSummary } from '../archive/restatements.ts';
-import type { ChainManifest, Edition, DiffSummary, ErrorClassShares, Finding, HalfLife, Interval, KMRow, Level, Observation, Run, Tool } from '../lib/index.ts';
+import type { ChainManifest, DiffSummary, Edition, ErrorClassShares, Finding, HalfLife, Interval, KMRow, Level, NotAttemptedReason, Observation, Run, ServedToolHashes, ServerHealth, Tool } from '../lib/index.ts';
 import type { DigestCache } from './cache.ts';
 import type { Fold } from './fold.ts';
 
@@ -57,10 +57,47 @@ export interface ChangeView {
   diffProblem: string | null;
 }
 
+/**
+ * A body rule's findings (a repeated member name) the first time a target serves them: a finding of
+ * an observation, not of a change, so it stands on its own in the feeds whether or not the contract
+ * hash moved that day. A later body with the same findings (by fingerprint) is not a new item.
+ */
+export interface BodyFindingView {
+  /** Stable anchor: `<day>-<first 12 hex of the body sha256>`. */
+  id: string;
+  target: string;
+  slug: string;
+  day: string;
+  observedAt: string;
+  runId: string;
+  bodySha256: string;
+  /** The findings new on this body (fingerprints the target's previous ok body did not have). */
+  findings: FindingView[];
+}
+
+/** The hashes and body findings of a target's latest successful answer. */
+export interface CurrentBodyView {
+  bodySha256: string;
+  observedAt: string;
+  /** Tool definition hash, version 1 set hash; null when the body has none (`setHashProblem` says why). */
+  setHash: string | null;
+  setHashProblem: string | null;
+  /** Body-rule findings of this body (they hold while it is served). */
+  findings: FindingView[];
+}
+
+/** One set hash the archive has seen: who served it, first and last seen (ok rows). */
+export interface SetView {
+  setHash: string;
+  /** A raw body that served it (its definitions are the set's lines). */
+  bodySha256: string;
+  servers: { target: string; slug: string; firstSeen: string; lastSeen: string; observations: number }[];
+}
+
 /** A run of consecutive observations with the same outcome (and, for ok, the same contract). */
 export interface StripSegment {
-  kind: 'ok' | 'changed' | 'error' | 'no_endpoint' | 'retired' | 'excluded';
-  /** For kind error: the error class, and the HTTP status its rows carried (0: none). */
+  kind: 'ok' | 'changed' | 'error' | 'no_endpoint' | 'retired' | 'excluded' | 'not_attempted';
+  /** For kind error: the error class, and the HTTP status its rows carried (0: none); for not_attempted: the reason. */
   errorClass: string | null;
   http: number;
   count: number;
@@ -77,6 +114,8 @@ export interface ServerView {
   registryRow: Observation | null;
   status: ServerStatus;
   errorClass: Observation['error_class'];
+  /** Why the latest row is not_attempted (host_unresponsive, run_deadline), else null. */
+  notAttemptedReason: NotAttemptedReason | null;
   endpoint: string | null;
   toolCount: number | null;
   firstObserved: string;
@@ -92,6 +131,14 @@ export interface ServerView {
   observations: number;
   /** Status by run, oldest first, as runs of equal outcome. */
   strip: StripSegment[];
+  /** The latest probe (ok or error row), or null when it was never probed. */
+  lastProbe: string | null;
+  /** Failed probes since the last ok one (rows that probed nothing are skipped). */
+  consecutiveFailures: number;
+  /** serverHealth over the 30 days ending on the archive's as-of day; null for an empty archive. */
+  health: ServerHealth | null;
+  /** The latest successful answer's hashes and body findings; null before the first. */
+  current: CurrentBodyView | null;
 }
 
 export interface Tiles {
@@ -140,6 +187,10 @@ export interface Archive {
   bySlug: Map<string, ServerView>;
   /** Every change of every target, newest first. */
   changes: ChangeView[];
+  /** Body-rule findings the first time each target served them, newest first. */
+  bodyFindings: BodyFindingView[];
+  /** Every set hash the archive has seen, by hash (code units). */
+  sets: SetView[];
   intervals: Interval[];
   km: KMRow[];
   halfLife: HalfLifeView | null;
@@ -159,9 +210,11 @@ export interface Archive {
   editions: Edition[];
   /** The hash chain: its length and its last manifest (null before the first chained run). */
   chain: ChainView;
-  cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number };
+  cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number; bodyHits: number; bodyMisses: number };
   /** A raw tools/list body's tool list, read and parsed on demand (not cached: heads of 25k servers would not fit). */
   tools(bodySha256: string): Promise<Tool[] | string>;
+  /** A raw body's tool definition hashes (src/lib servedToolHashes), read on demand; a string says why there are none. */
+  toolHashes(bodySha256: string): Promise<ServedToolHashes | string>;
   /** The registry entry a row points at, verbatim from its roster page object; null when unavailable. */
   registryEntry(row: Observation): Promise<unknown>;
 }

@@ -11,20 +11,19 @@
 // Where each file goes (the site or a release folder) is decided in catalogue.ts. Days are read through
 // src/archive's observation reader; the bundles are a function of the loaded archive, the output
 // folders, the cache folder and the Publication: no environment.
-import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { once } from 'node:events';
 import { gzipSync } from 'node:zlib';
 import { observationLines } from '../archive/observations.ts';
 import type { Archive, DayInfo } from '../loader/views.ts';
 import { bundledAsIs, csvLine, csvOf, dayMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeRosterMember } from './members.ts';
 import { chainPath } from '../archive/layout.ts';
 import { INTERVAL_FIELDS, chainHeadJson, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, type BundleFile } from './catalogue.ts';
+import { HashedFile } from './hashed-file.ts';
+import { writeParquetBundles } from './parquet.ts';
 import { SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 import { survivalCsv } from './survival-csv.ts';
-import { writeParquetBundles } from './parquet.ts';
 
 export interface WrittenBundles {
   /** Files under <site>/data/, listed in its SHA256SUMS and datapackage.json. */
@@ -33,10 +32,18 @@ export interface WrittenBundles {
   release: BundleFile[];
 }
 
-/** Write /data/ under `outDir` (and the release folder), caching members under `cacheDir`. */
-export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publication; cacheDir: string; onStage?: (stage: string, ms: number, extra?: Record<string, unknown>) => void }): Promise<WrittenBundles> {
-  const t0 = performance.now();
+/**
+ * Write /data/ under `outDir` (and the release folder), caching members under `cacheDir`. `written`
+ * are files other outputs already wrote (the bulk descriptors, server-files.ts): described in
+ * datapackage.json, and listed in the SHA256SUMS of the folder they are in (/data/ or the release).
+ */
+export async function writeBundles(
+  a: Archive,
+  outDir: string,
+  opts: { pub: Publication; cacheDir: string; written?: readonly { file: BundleFile; where: 'data' | 'release' | 'api' }[]; onStage?: (stage: string, ms: number, extra?: Record<string, unknown>) => void },
+): Promise<WrittenBundles> {
   const { pub } = opts;
+  const t0 = performance.now();
   const siteDir = path.join(outDir, 'data');
   const relDir = pub.releaseDir;
   await mkdir(siteDir, { recursive: true });
@@ -47,6 +54,7 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
   const release: BundleFile[] = [];
   const record = (f: BundleFile) => (dirOf(f.name) === siteDir ? site.push(f) : release.push({ ...f, url: bundleUrl(f.name, 'release', pub) }));
   const members = new Members(a, opts.cacheDir);
+  // A simulated build's data files carry -SIMULATED in their names (publication.ts simulatedName).
   const nm = (name: string) => simulatedName(name, pub);
 
   // Observations: per month (the days' members) and whole (the months' members), JSONL and CSV.
@@ -149,11 +157,17 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
     await small(simulatedName('chain.jsonl', pub), null, a.chain.manifests, readFileSync(chainPath(a.dir)));
     await small(simulatedName('chain-head.json', pub), null, null, chainHeadJson(a, pub));
   }
+
+  // Files other outputs wrote: under /data/ (this SHA256SUMS), in the release folder (its SHA256SUMS),
+  // or elsewhere on the site (datapackage.json only, by URL).
+  const elsewhere: BundleFile[] = [];
+  for (const { file, where } of opts.written ?? []) (where === 'data' ? site : where === 'release' ? release : elsewhere).push(file);
+
   await small('LICENSE-DATA.txt', null, null, licenceData(pub));
   await small('LICENSE-CODE.txt', null, null, `${pub.simulated ? `${SIMULATED_NOTE}\n\n` : ''}${LICENCE_CODE}`);
   await small('CITATION.cff', null, null, citationCff(a, pub));
   // The datapackage describes every file wherever it lives (release files carry their URL).
-  const described = [...site, ...release];
+  const described = [...site, ...release, ...elsewhere];
   await small('datapackage.json', null, null, JSON.stringify(datapackage(a, described, pub), null, 2) + '\n');
 
   await writeFile(path.join(siteDir, 'SHA256SUMS'), site.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
@@ -194,59 +208,3 @@ class Members {
     return writeRosterMember({ archive: this.a.dir, file, member });
   }
 }
-
-/**
- * A file written through a stream that honours backpressure, hashed as it is written. Gzip members
- * are written whole (gzipChunk: one member per call, Node's header carries mtime 0, so the same input
- * gives the same bytes).
- */
-class HashedFile {
-  private readonly out: WriteStream | null;
-  private readonly hash: Hash = createHash('sha256');
-  private bytes = 0;
-  private pendingText: string[] = [];
-  /** `file` null: only hash what is written (a file another writer made, read back through copy). */
-  constructor(file: string | null) {
-    if (file) mkdirSync(path.dirname(file), { recursive: true });
-    this.out = file ? createWriteStream(file) : null;
-  }
-
-  async write(chunk: Buffer): Promise<void> {
-    this.hash.update(chunk);
-    this.bytes += chunk.length;
-    if (this.out && !this.out.write(chunk)) await once(this.out, 'drain');
-  }
-
-  async gzipChunk(text: string): Promise<void> {
-    await this.write(gzipSync(text));
-  }
-
-  /** Lines gzipped as one member, in chunks so memory stays flat (each chunk is its own member). */
-  async gzipLines(lines: Iterable<string>): Promise<void> {
-    let size = 0;
-    for (const line of lines) {
-      this.pendingText.push(line);
-      size += line.length;
-      if (size > 1 << 20) {
-        await this.gzipChunk(this.pendingText.join(''));
-        this.pendingText = [];
-        size = 0;
-      }
-    }
-    if (this.pendingText.length) await this.gzipChunk(this.pendingText.join(''));
-    this.pendingText = [];
-  }
-
-  async copy(file: string): Promise<void> {
-    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) await this.write(chunk as Buffer);
-  }
-
-  async end(): Promise<{ sha256: string; bytes: number }> {
-    if (this.out) {
-      this.out.end();
-      await once(this.out, 'close');
-    }
-    return { sha256: this.hash.digest('hex'), bytes: this.bytes };
-  }
-}
-

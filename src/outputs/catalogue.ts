@@ -2,8 +2,9 @@
 // datapackage.json (Frictionless Data Package v1), so the three never disagree. The field lists of
 // the recorded formats come from their zod contracts (src/lib/contract/): a field added to a contract
 // is a compile error here until it is described, and the order is the contract's.
-import { chainHash, Observation, Roster, RosterPage, RosterTarget, Run, type Interval } from '../lib/index.ts';
+import { chainHash, NOT_ATTEMPTED_REASONS, Observation, OUTCOMES, Roster, RosterPage, RosterTarget, Run, type Interval, type NotAttemptedReason } from '../lib/index.ts';
 import type { Archive, ChangeView } from '../loader/views.ts';
+import { DESCRIPTOR_BLOCKS } from './descriptor-schema.ts';
 import { SIMULATED_NOTE, simulatedName, SITE_NAME, type Publication } from './publication.ts';
 
 /**
@@ -22,7 +23,7 @@ export function bundleUrl(name: string, where: 'site' | 'release', pub: Publicat
   return where === 'release' ? pub.releaseUrl + encodeURIComponent(name) : pub.permalink(`/data/${name}`);
 }
 
-export type ResourceName = 'observations' | 'runs' | 'changes' | 'findings' | 'contract-intervals' | 'survival' | 'rosters' | 'roster-targets';
+export type ResourceName = 'observations' | 'runs' | 'changes' | 'findings' | 'contract-intervals' | 'survival' | 'rosters' | 'roster-targets' | 'servers';
 
 export interface BundleFile {
   name: string;
@@ -40,6 +41,11 @@ export interface Field {
   description: string;
 }
 
+const REASON_DOCS: Record<NotAttemptedReason, string> = {
+  host_unresponsive: 'its host stopped answering earlier in the run',
+  run_deadline: "the run's deadline came before its turn",
+};
+
 /** How each observation field reads; the contract (src/lib/contract/observation.ts) gives the list and the order. */
 const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
   run_id: { type: 'string', description: 'The collector run that wrote the row.' },
@@ -51,7 +57,7 @@ const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
   registry_page_sha256: { type: 'string', description: 'SHA-256 of the raw registry page holding the entry (objects/).' },
   registry_page_index: { type: 'integer', description: 'Index of the entry in that page\'s servers[] array.' },
   endpoint: { type: 'string', description: 'The streamable-http URL probed, as listed; empty when none.' },
-  outcome: { type: 'string', description: 'ok, error, no_endpoint, retired or excluded.' },
+  outcome: { type: 'string', description: `${OUTCOMES.slice(0, -1).join(', ')} or ${OUTCOMES.at(-1)}. not_attempted: eligible but not contacted this run (see not_attempted_reason); it counts against coverage, and is not an error class.` },
   error_class: { type: 'string', description: 'One of timeout, tls, http_4xx, http_5xx, auth, rate_limited, no_endpoint, parse; empty when ok.' },
   step: { type: 'string', description: 'Probe step that failed: roster, address, initialize, initialized, tools/list.' },
   detail: { type: 'string', description: 'Short, truncated text on why it failed or what was odd.' },
@@ -73,6 +79,12 @@ const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
   latency_ms: { type: 'number', description: 'Wall time of the probe in milliseconds.' },
   prober_version: { type: 'string', description: 'Version of the collector that probed.' },
   methodology_version: { type: 'string', description: 'Methodology the row was written under (v1).' },
+  tools_set_hash: {
+    type: 'string',
+    description:
+      'Tool definition hash, version 1 (mcp-pin: RFC 8785 per definition, sorted name:hash lines) set hash of the served page, read from the raw body. Empty on rows written before the collector recorded it (the site derives it from the raw body for every ok row: see the per-server descriptors and /api/sets/), and when the page has none: a repeated member name, or a first page that offers a next one.',
+  },
+  not_attempted_reason: { type: 'string', description: `Why a not_attempted row was not contacted: ${NOT_ATTEMPTED_REASONS.map((r) => `${r} (${REASON_DOCS[r]})`).join(' or ')}. Empty on other rows; absent from rows written before the field existed.` },
 };
 
 export const OBSERVATION_FIELDS: Field[] = Object.keys(Observation.innerType().shape).map((name) => ({ name, ...OBSERVATION_DOCS[name as keyof Observation] }));
@@ -174,6 +186,12 @@ const ROSTER_TARGET_FIELDS: Field[] = [...(['day', 'run_id', 'fetched_at', 'comp
   description: ROSTER_TARGET_DOCS[name] ?? name,
 }));
 
+/** A descriptor's top-level fields: the registry's server.json, and each of our _meta blocks (descriptor-schema.ts says what each holds). */
+const SERVER_FIELDS: Field[] = [
+  { name: 'server', type: 'object', description: "The registry's server.json for the server, verbatim (registry text, unvetted)." },
+  { name: '_meta', type: 'object', description: `The registry's own _meta for the entry, verbatim, and our blocks (${DESCRIPTOR_BLOCKS.map((b) => `${b.key}: ${b.title.toLowerCase()}`).join('; ')}), each documented field by field on the data page (/data/#descriptors) and in /api/schema/descriptor.json.` },
+];
+
 export const RESOURCES: Record<ResourceName, { title: string; description: string; fields: Field[] }> = {
   observations: { title: 'Observations', description: 'One row per target per run, failures included.', fields: OBSERVATION_FIELDS },
   runs: { title: 'Runs', description: 'One row per collector run: counts, coverage, degraded and partial flags.', fields: RUN_FIELDS },
@@ -183,6 +201,7 @@ export const RESOURCES: Record<ResourceName, { title: string; description: strin
   rosters: { title: 'Roster snapshots', description: 'The registry roster fetched by each run.', fields: ROSTER_FIELDS },
   'roster-targets': { title: 'Roster targets', description: 'One row per target of each roster (Parquet).', fields: ROSTER_TARGET_FIELDS },
   findings: { title: 'Findings', description: 'One row per classification finding of each change, flattened (Parquet).', fields: FINDING_FIELDS },
+  servers: { title: 'Per-server descriptors', description: "Every server the archive has seen, retired and opted-out ones included: the registry entry verbatim plus our health, connectability, tools, contract and identity blocks (the files under /api/servers/).", fields: SERVER_FIELDS },
 };
 
 /** The files the writer produces, for the page (which renders before the files exist). */
@@ -236,6 +255,7 @@ function smallBundles(): Omit<PlannedBundle, 'where'>[] {
   return [
     { name: 'runs.jsonl', resource: 'runs', note: 'JSON Lines' },
     { name: 'changes.jsonl.gz', resource: 'changes', note: 'JSON Lines, gzip' },
+    { name: 'servers.jsonl.gz', resource: 'servers', note: 'one descriptor per line, JSON Lines, gzip; the same as /api/servers.json' },
     { name: 'contract-intervals.csv', resource: 'contract-intervals', note: 'CSV' },
     { name: 'survival.csv', resource: 'survival', note: 'CSV' },
     { name: 'datapackage.json', resource: null, note: 'Frictionless Data Package: every file, every field' },
@@ -274,13 +294,14 @@ export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publi
         const r = RESOURCES[f.resource!];
         const csv = f.name.includes('.csv');
         const parquet = f.name.endsWith('.parquet');
+        const json = /\.json$/.test(f.name);
         return {
-          name: f.name.replace(/[^a-z0-9._-]/g, '-').replace(/\.(jsonl|csv)(\.gz)?$/, '').replace(/\.parquet$/, '-parquet').toLowerCase(),
+          name: f.name.replace(/[^a-z0-9._-]/g, '-').replace(/\.(jsonl|csv)(\.gz)?$/, '').replace(/\.json$/, '-json').replace(/\.parquet$/, '-parquet').toLowerCase(),
           title: r.title,
           description: r.description,
           path: f.url ?? f.name,
-          format: parquet ? 'parquet' : csv ? 'csv' : 'jsonl',
-          mediatype: parquet ? 'application/vnd.apache.parquet' : csv ? 'text/csv' : 'application/x-ndjson',
+          format: parquet ? 'parquet' : csv ? 'csv' : json ? 'json' : 'jsonl',
+          mediatype: parquet ? 'application/vnd.apache.parquet' : csv ? 'text/csv' : json ? 'application/json' : 'application/x-ndjson',
           ...(f.name.endsWith('.gz') ? { compression: 'gz' } : {}),
           ...(parquet ? {} : { encoding: 'utf-8' }),
           bytes: f.bytes,

@@ -1,5 +1,7 @@
-// Drift feeds: one item per change, built from ChangeView. RSS 2.0 goes through @astrojs/rss;
-// JSON Feed 1.1 is written here because `feed` 5 only writes JSON Feed 1.0.
+// Drift feeds: one item per change (ChangeView), and one per body finding the first time a server
+// serves it (BodyFindingView: a repeated member name is a finding of the served answer itself, not of
+// a change, so it is an item of its own whether or not the contract hash moved that day). RSS 2.0
+// goes through @astrojs/rss; JSON Feed 1.1 is written here because `feed` 5 only writes JSON Feed 1.0.
 //
 // Registry text (server names, tool names, finding messages) is hostile, and a feed outlives the
 // page that showed it in a subscriber's reader:
@@ -12,7 +14,7 @@
 //   - the JSON Feed carries `content_text` only, never `content_html`.
 import { getRssString, type RSSFeedItem } from '@astrojs/rss';
 import { clip } from '../lib/index.ts';
-import type { ChangeView } from '../loader/views.ts';
+import type { BodyFindingView, ChangeView } from '../loader/views.ts';
 import { SIMULATED_MARK, SIMULATED_NOTE, type Publication } from './publication.ts';
 import { xmlText } from './xml-text.ts';
 
@@ -33,7 +35,7 @@ export interface FeedChannel {
 export function driftChannel(empty: boolean): FeedChannel {
   return {
     title: 'mcp-schema: MCP tool contract changes',
-    description: empty ? 'Nothing has been observed yet.' : 'Changes of the tools/list contracts of remote MCP servers in the official registry, newest first.',
+    description: empty ? 'Nothing has been observed yet.' : 'Changes of the tools/list contracts of remote MCP servers in the official registry, and security findings of the answers they serve, newest first.',
     homePath: '/drift/',
     feedPath: '/drift.json',
   };
@@ -43,7 +45,7 @@ export function driftChannel(empty: boolean): FeedChannel {
 export function serverChannel(name: string, slug: string): FeedChannel {
   return {
     title: `mcp-schema: changes of ${clip(name, 200)}`,
-    description: "Changes of this server's tools/list contract, newest first.",
+    description: "Changes of this server's tools/list contract, and security findings of its answers, newest first.",
     homePath: `/servers/${slug}/`,
     feedPath: `/servers/${slug}/feed.json`,
   };
@@ -72,13 +74,47 @@ export function changeSummary(c: ChangeView): string {
 
 /** `changeSummary` as HTML a reader renders as exactly that text: escaped, its lines (LF, CR or CRLF) joined by `<br>`. */
 export function changeSummaryHtml(c: ChangeView): string {
-  return changeSummary(c).split(/\r\n?|\n/).map(htmlText).join('<br>\n');
+  return asHtml(changeSummary(c));
+}
+
+/** Plain text as HTML a reader renders as exactly that text: escaped, its lines (LF, CR or CRLF) joined by `<br>`. */
+function asHtml(text: string): string {
+  return text.split(/\r\n?|\n/).map(htmlText).join('<br>\n');
 }
 
 export function changeUrl(c: ChangeView, pub: Pick<Publication, 'permalink'>): string {
   return pub.permalink(`/servers/${c.slug}/`) + `#change-${c.id}`;
 }
 
+/** A body finding's title: plain text, the server's name cut at 200 characters. */
+export function bodyFindingTitle(b: BodyFindingView): string {
+  return `${clip(b.target, 200)} serves a tools/list answer with a security finding (security ${bodyLevel(b)})`;
+}
+
+/** The body finding in plain text, one line per fact (the RSS description is this, escaped as HTML). */
+export function bodyFindingSummary(b: BodyFindingView): string {
+  const findings = b.findings.slice(0, 10).map((f) => `${f.level} ${f.rule}: ${clip(f.message, 300)}`);
+  return [`On ${b.day}: the served answer itself, not a change of the contract.`, ...findings, b.findings.length > 10 ? `…and ${b.findings.length - 10} more findings.` : ''].filter(Boolean).join('\n');
+}
+
+export function bodyFindingUrl(b: BodyFindingView, pub: Pick<Publication, 'permalink'>): string {
+  return pub.permalink(`/servers/${b.slug}/`) + `#body-${b.id}`;
+}
+
+/** One feed item of either kind, newest first. */
+type Entry = { kind: 'change'; at: number; c: ChangeView } | { kind: 'body-finding'; at: number; b: BodyFindingView };
+
+/** Changes and body findings merged newest first (a change before a body finding of the same instant), the newest FEED_ITEMS. */
+function entries(changes: readonly ChangeView[], bodyFindings: readonly BodyFindingView[]): Entry[] {
+  const all: Entry[] = [
+    ...changes.slice(0, FEED_ITEMS).map((c): Entry => ({ kind: 'change', at: Date.parse(c.observedAt), c })),
+    ...bodyFindings.slice(0, FEED_ITEMS).map((b): Entry => ({ kind: 'body-finding', at: Date.parse(b.observedAt), b })),
+  ];
+  // A stable sort: each list is newest first already, and changes come first at a tie.
+  return all.sort((x, y) => y.at - x.at).slice(0, FEED_ITEMS);
+}
+
+/** RSS 2.0 of the newest FEED_ITEMS changes and body findings. */
 /** A feed's pub: its links, and whether the build is simulated (then every title and the channel say so). */
 type FeedPublication = Pick<Publication, 'permalink' | 'simulated'>;
 
@@ -91,42 +127,62 @@ function markedChannel(ch: FeedChannel, pub: FeedPublication): FeedChannel {
   return pub.simulated ? { ...ch, title: marked(ch.title, pub), description: `${SIMULATED_NOTE} ${ch.description}` } : ch;
 }
 
-/** RSS 2.0 of the newest FEED_ITEMS changes. */
-export function rssFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication): Promise<string> {
+export function rssFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication, bodyFindings: readonly BodyFindingView[] = []): Promise<string> {
   const ch = markedChannel(channel, pub);
-  const items: RSSFeedItem[] = changes.slice(0, FEED_ITEMS).map((c) => ({
-    title: marked(changeTitle(c), pub),
-    link: changeUrl(c, pub),
-    pubDate: new Date(c.observedAt),
-    description: changeSummaryHtml(c),
-    categories: tags(c),
-  }));
+  const items: RSSFeedItem[] = entries(changes, bodyFindings).map((e) =>
+    e.kind === 'change'
+      ? { title: marked(changeTitle(e.c), pub), link: changeUrl(e.c, pub), pubDate: new Date(e.c.observedAt), description: changeSummaryHtml(e.c), categories: tags(e.c) }
+      : { title: marked(bodyFindingTitle(e.b), pub), link: bodyFindingUrl(e.b, pub), pubDate: new Date(e.b.observedAt), description: asHtml(bodyFindingSummary(e.b)), categories: [`security-${bodyLevel(e.b)}`] },
+  );
   return getRssString(xmlSafe({ title: ch.title, description: ch.description, site: pub.permalink(ch.homePath), items }));
 }
 
-/** JSON Feed 1.1 of the same changes. `id` and `_mcp_schema` keep the exact registry name (JSON escapes anything). */
-export function jsonFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication): string {
+/** JSON Feed 1.1 of the same items. `id` and `_mcp_schema` keep the exact registry name (JSON escapes anything). */
+export function jsonFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication, bodyFindings: readonly BodyFindingView[] = []): string {
   const ch = markedChannel(channel, pub);
   const feed = {
     version: 'https://jsonfeed.org/version/1.1',
     ...xmlSafe({ title: ch.title, home_page_url: pub.permalink(ch.homePath), feed_url: pub.permalink(ch.feedPath), description: ch.description }),
     language: 'en',
     ...(pub.simulated ? { _mcp_schema: { simulated: true } } : {}),
-    items: changes.slice(0, FEED_ITEMS).map((c) => ({
-      id: `${c.target}#${c.id}`,
-      ...xmlSafe({ url: changeUrl(c, pub), title: marked(changeTitle(c), pub), content_text: changeSummary(c) }),
-      date_published: new Date(c.observedAt).toISOString(),
-      tags: xmlSafe(tags(c)),
-      _mcp_schema: {
-        target: c.target,
-        before_tools_sha256: c.beforeSha256,
-        after_tools_sha256: c.afterSha256,
-        revert: c.revert,
-        findings: c.findings.map((f) => ({ rule: f.rule, axis: f.axis, level: f.level, tool: f.tool, path: f.path, fingerprint: f.fingerprint })),
-      },
-    })),
+    items: entries(changes, bodyFindings).map((e) => (e.kind === 'change' ? changeItem(e.c, pub) : bodyFindingItem(e.b, pub))),
   };
   return JSON.stringify(feed, null, 2);
+}
+
+function changeItem(c: ChangeView, pub: FeedPublication) {
+  return {
+    id: `${c.target}#${c.id}`,
+    ...xmlSafe({ url: changeUrl(c, pub), title: marked(changeTitle(c), pub), content_text: changeSummary(c) }),
+    date_published: new Date(c.observedAt).toISOString(),
+    tags: xmlSafe(tags(c)),
+    _mcp_schema: {
+      kind: 'change',
+      target: c.target,
+      before_tools_sha256: c.beforeSha256,
+      after_tools_sha256: c.afterSha256,
+      revert: c.revert,
+      findings: c.findings.map(findingFields),
+    },
+  };
+}
+
+function bodyFindingItem(b: BodyFindingView, pub: FeedPublication) {
+  return {
+    id: `${b.target}#body-${b.id}`,
+    ...xmlSafe({ url: bodyFindingUrl(b, pub), title: marked(bodyFindingTitle(b), pub), content_text: bodyFindingSummary(b) }),
+    date_published: new Date(b.observedAt).toISOString(),
+    tags: xmlSafe([`security-${bodyLevel(b)}`]),
+    _mcp_schema: { kind: 'body-finding', target: b.target, body_sha256: b.bodySha256, findings: b.findings.map(findingFields) },
+  };
+}
+
+function findingFields(f: ChangeView['findings'][number]) {
+  return { rule: f.rule, axis: f.axis, level: f.level, tool: f.tool, path: f.path, fingerprint: f.fingerprint };
+}
+
+function bodyLevel(b: BodyFindingView): string {
+  return b.findings.some((f) => f.level === 'HIGH') ? 'HIGH' : (b.findings[0]?.level ?? 'WARN');
 }
 
 function tags(c: ChangeView): string[] {

@@ -1,6 +1,7 @@
-// The raw bodies of every contract version and change (what server pages link to), copied to the
-// site at the path they have in the archive (/objects/<aa>/<sha256>), served without an extension so
-// hosts send them as downloads, never as HTML.
+// The raw bodies of every contract version and change (what server pages link to), of each server's
+// latest successful answer, of each set hash and body finding (what the descriptors, tools, set files
+// and feeds link to), copied to the site at the path they have in the archive (/objects/<aa>/<sha256>),
+// served without an extension so hosts send them as downloads, never as HTML.
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isObjectName, objectKey, objectPath } from '../archive/layout.ts';
@@ -11,6 +12,9 @@ export async function copyLinkedObjects(a: Archive, outDir: string): Promise<num
   const shas = new Set<string>();
   for (const s of a.servers) for (const v of s.versions) if (v.bodySha256) shas.add(v.bodySha256);
   for (const c of a.changes) for (const sha of [c.beforeBody, c.afterBody]) if (sha) shas.add(sha);
+  for (const s of a.servers) if (s.current) shas.add(s.current.bodySha256);
+  for (const set of a.sets) shas.add(set.bodySha256);
+  for (const b of a.bodyFindings) shas.add(b.bodySha256);
   let copied = 0;
   const dirs = new Set<string>();
   for (const sha of shas) {

@@ -17,9 +17,15 @@ export function count(x: number | null): string {
   return x === null ? '—' : x.toLocaleString('en');
 }
 
-/** An outcome in words: `error: <class>` (with its HTTP status when given), else the outcome. */
-export function statusText(status: ServerStatus, errorClass: string | null, http?: number | null): string {
-  return status === 'error' ? `error: ${errorClass}${http ? ` (HTTP ${http})` : ''}` : status.replace('_', ' ');
+/**
+ * An outcome in words: `error: <class>` (with its HTTP status when given), `not attempted (<reason>)`
+ * for a target the run did not contact, else the outcome. `detail` is the error class of an error
+ * and the not_attempted_reason of a not_attempted row.
+ */
+export function statusText(status: ServerStatus, detail: string | null, http?: number | null): string {
+  if (status === 'error') return `error: ${detail}${http ? ` (HTTP ${http})` : ''}`;
+  if (status === 'not_attempted') return `not attempted${detail ? ` (${detail.replaceAll('_', ' ')})` : ''}`;
+  return status.replaceAll('_', ' ');
 }
 
 /** A status strip cell's text alternative: its days, what happened, and how many observations. */

@@ -23,14 +23,14 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   const pub = publication();
   const perServer = await timed('server-files', () => writeServerFiles(a, outDir, pub));
   // 'bundles' includes its two parts, marked as they end: 'bundles-jsonl' (JSON Lines, CSV) and 'parquet'.
-  const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), onStage: mark }));
+  const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), written: perServer.bundles, onStage: mark }));
   await timed('chart-zip', () => writeChartZip(a, outDir, pub));
   const editions = await timed('editions', () => copyEditions(a, outDir, pub));
   const objects = await timed('objects', () => copyLinkedObjects(a, outDir));
   const indexed = await timed('search', () => writeSearchIndex(outDir));
   const size = await siteSize(outDir);
   const warn = size.bytes > SITE_BYTES_LIMIT ? ` — WARNING: over the ${SITE_BYTES_LIMIT / 1e9} GB GitHub Pages limit` : '';
-  return `wrote ${perServer} per-server API answers and feeds, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, ${editions} editions, search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}`;
+  return `wrote ${perServer.files} per-server descriptors, tools files, feeds and set files, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, ${editions} editions, search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}`;
 }
 
 export async function siteSize(dir: string): Promise<{ bytes: number; files: number }> {

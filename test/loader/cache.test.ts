@@ -31,6 +31,8 @@ function comparable(a: Archive) {
   return {
     servers: a.servers,
     changes: a.changes,
+    bodyFindings: a.bodyFindings,
+    sets: a.sets,
     intervals: a.intervals,
     km: a.km,
     halfLife: a.halfLife,

@@ -6,9 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveArchive, loadArchive, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
-import { contractIntervals, halfLife, kaplanMeier, type Observation } from '../../src/lib/index.ts';
+import { readObject } from '../../src/archive/objects.ts';
+import { contractIntervals, halfLife, kaplanMeier, servedSetHash, serverHealth, type Observation } from '../../src/lib/index.ts';
 import { slugFor } from '../../src/lib/slug.ts';
-import { HOSTILE_NAME } from '../helpers/archive.ts';
+import { HOSTILE_NAME, LIFECYCLE } from '../helpers/archive.ts';
 import { fixtureArchive } from '../site/shared.ts';
 
 const scratch: string[] = [];
@@ -106,6 +107,52 @@ describe('loadArchive(dir) on the fixture archive', () => {
       expect(Array.isArray(tools), String(tools)).toBe(true);
       expect((tools as unknown[]).length).toBe(row.tool_count);
     }
+  });
+
+  it('derives the set hash of every ok row from its raw body, agreeing with every row that recorded one, into the set index', async () => {
+    const ok = (await allRows(dir)).filter((r) => r.outcome === 'ok');
+    const seen = new Map<string, Map<string, number[]>>();
+    let recorded = 0;
+    for (const r of ok) {
+      const derived = servedSetHash((await readObject(dir, r.body_sha256!))!, r.body_content_type);
+      if (r.tools_set_hash !== undefined) {
+        recorded++;
+        expect(r.tools_set_hash, r.target).toBe(derived.setHash);
+      }
+      if (derived.setHash === null) continue;
+      const byTarget = seen.get(derived.setHash) ?? new Map<string, number[]>();
+      seen.set(derived.setHash, byTarget.set(r.target, [...(byTarget.get(r.target) ?? []), Date.parse(r.observed_at)]));
+    }
+    expect(recorded).toBe(ok.length); // the fixture is collected by today's collector
+    expect(a.sets.map((x) => x.setHash)).toEqual([...seen.keys()].sort());
+    for (const set of a.sets) {
+      const want = seen.get(set.setHash)!;
+      expect(set.servers.map((x) => x.target).sort()).toEqual([...want.keys()].sort());
+      for (const x of set.servers) {
+        const times = want.get(x.target)!;
+        expect([Date.parse(x.firstSeen), Date.parse(x.lastSeen), x.observations]).toEqual([Math.min(...times), Math.max(...times), times.length]);
+      }
+    }
+  });
+
+  it('gives each server its health from its own rows: probes of the last 30 days, consecutive failures, the latest probe', async () => {
+    const byTarget = group(await allRows(dir), (r) => r.target);
+    for (const s of a.servers) {
+      const rows = byTarget.get(s.name)!.sort((x, y) => Date.parse(x.observed_at) - Date.parse(y.observed_at));
+      const probes = rows.filter((r) => r.outcome === 'ok' || r.outcome === 'error');
+      expect(s.health, s.name).toEqual(serverHealth(probes.map((r) => ({ ms: Date.parse(r.observed_at), ok: r.outcome === 'ok', latencyMs: r.latency_ms })), { asOfDay: a.asOfDay! }));
+      const sinceOk = probes.length - 1 - probes.map((r) => r.outcome).lastIndexOf('ok');
+      expect(s.consecutiveFailures, s.name).toBe(sinceOk);
+      expect(s.lastProbe, s.name).toBe(probes.at(-1)?.observed_at ?? null);
+    }
+    expect(a.servers.some((s) => s.consecutiveFailures > 1)).toBe(true);
+  });
+
+  it('reports a body finding the first time a server serves it, not again while it goes on serving it', () => {
+    const repeats = a.bodyFindings.filter((b) => b.target === LIFECYCLE.repeats);
+    expect(repeats.map((b) => [b.day, b.findings.map((f) => f.rule)])).toEqual([[a.days[LIFECYCLE.repeatsFromDay], ['tools-repeated-member-name']]]);
+    const s = a.servers.find((x) => x.name === LIFECYCLE.repeats)!;
+    expect([s.changes.length, s.current?.setHash, s.current?.findings.length]).toEqual([0, null, 1]);
   });
 
   it('finds the verbatim registry entry a row points at', async () => {

@@ -2,8 +2,8 @@
 // RSS parses with a strict XML 1.0 parser (strict-rss.ts), descriptions are HTML text.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChangeView } from '../../src/loader/load-archive.ts';
-import { changeSummary, changeSummaryHtml, changeTitle, jsonFeed, rssFeed, serverChannel, type FeedChannel } from '../../src/outputs/feeds.ts';
+import type { BodyFindingView, ChangeView } from '../../src/loader/load-archive.ts';
+import { bodyFindingSummary, bodyFindingTitle, changeSummary, changeSummaryHtml, changeTitle, jsonFeed, rssFeed, serverChannel, type FeedChannel } from '../../src/outputs/feeds.ts';
 import { TEST_PUBLICATION } from '../helpers/publication.ts';
 import { xmlText } from '../../src/outputs/xml-text.ts';
 import { BIDI, CONTROLS, hostileChange, hostileText, LONE_SURROGATES } from '../helpers/hostile-text.ts';
@@ -125,6 +125,44 @@ describe('jsonFeed(changes, channel, pub)', () => {
           expect((item._mcp_schema as { target: string }).target).toBe(c.target);
         });
       }),
+    );
+  });
+});
+
+/** A body finding as the loader makes one (a repeated member name), with hostile text where registry text goes. */
+function bodyFinding(target: string, message: string, observedAt = '2026-01-02T03:15:00Z'): BodyFindingView {
+  return {
+    id: `${observedAt.slice(0, 10)}-cccccccccccc`, target, slug: 'io.github.x_y', day: observedAt.slice(0, 10), observedAt, runId: 'run', bodySha256: 'c'.repeat(64),
+    findings: [{ rule: 'tools-repeated-member-name', axis: 'security', level: 'HIGH', tool: target, path: '/description', before: undefined, after: ['a', 'b'], fingerprint: '0123456789ab', message }],
+  };
+}
+
+describe('body findings in the feeds (a repeated member name, an item of its own)', () => {
+  it('merge with the changes newest first, and each body finding links to its own anchor (RSS guids stay unique)', async () => {
+    const older = bodyFinding('io.github.x/y', 'm', '2025-12-31T03:15:00Z');
+    const newer = bodyFinding('io.github.x/y', 'm', '2026-01-02T03:15:00Z');
+    const feed = parseRss(await rssFeed([change({})], CHANNEL, TEST_PUBLICATION, [newer, older]));
+    expect(feed.items.map((i) => i.title)).toEqual([bodyFindingTitle(newer), changeTitle(change({})), bodyFindingTitle(older)]);
+    expect(new Set(feed.items.map((i) => i.link)).size).toBe(3);
+    expect(feed.items[0]!.categories).toEqual(['security-HIGH']);
+    const json = JSON.parse(jsonFeed([change({})], CHANNEL, TEST_PUBLICATION, [newer])) as { items: { _mcp_schema: { kind: string } }[] };
+    expect(json.items.map((i) => i._mcp_schema.kind)).toEqual(['body-finding', 'change']);
+  });
+
+  it('for arbitrary text in the name and the message, parses strictly and renders as exactly that text', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileText(), hostileText(), async (target, message) => {
+        const b = bodyFinding(target, message);
+        const feed = parseRss(await rssFeed([], serverChannel(target, 'io.github.x_y'), TEST_PUBLICATION, [b]));
+        const eol = (x: string) => x.replace(/\r\n?/g, '\n');
+        expect(feed.items[0]!.title).toBe(eol(xmlText(bodyFindingTitle(b))));
+        expect(feed.items[0]!.description.replace(/<br>\n/g, '')).not.toMatch(/[<>]/);
+        expect(rendered(feed.items[0]!.description)).toBe(eol(xmlText(bodyFindingSummary(b))));
+        const json = JSON.parse(jsonFeed([], serverChannel(target, 'io.github.x_y'), TEST_PUBLICATION, [b])) as { items: Record<string, unknown>[] };
+        expect(json.items[0]!.content_text).toBe(xmlText(bodyFindingSummary(b)));
+        expect((json.items[0]!._mcp_schema as { target: string }).target).toBe(target);
+      }),
+      { numRuns: 200 },
     );
   });
 });

@@ -1,6 +1,7 @@
 // Goldens of every public format the outputs write (test/output/), from a frozen collector-made archive
 // (fixtures/archive/golden, see its PROVENANCE): datapackage.json, CITATION.cff, the drift feed as RSS
-// and JSON Feed, /api/servers/<slug>.json, and the header of each CSV. The input is fixed bytes, so
+// and JSON Feed, /api/servers/<slug>.json, and the header of each CSV (more descriptors, with the
+// tools and set files, in descriptors.test.ts). The input is fixed bytes, so
 // the only normalisation is of gzip output (bytes and SHA-256 of .gz files depend on the zlib build).
 // A change to any of these formats shows up here as a -changed file to review.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -12,7 +13,7 @@ import { loadArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { slugFor } from '../../src/lib/slug.ts';
 import { writeBundles } from '../../src/outputs/bundles.ts';
 import { driftChannel, jsonFeed, rssFeed } from '../../src/outputs/feeds.ts';
-import { serverApiJson } from '../../src/outputs/server-files.ts';
+import { serverApiJson, writeServerFiles } from '../../src/outputs/server-files.ts';
 import { HOSTILE_NAME } from '../helpers/archive.ts';
 import { GOLDEN } from '../helpers/golden-archive.ts';
 import { expectGolden } from '../helpers/golden.ts';
@@ -25,7 +26,8 @@ let out: string;
 beforeAll(async () => {
   a = await loadArchive(ARCHIVE);
   out = await mkdtemp(path.join(os.tmpdir(), 'mcp-schema-formats-'));
-  await writeBundles(a, out, { pub, cacheDir: path.join(out, 'cache') });
+  const written = await writeServerFiles(a, out, pub);
+  await writeBundles(a, out, { pub, cacheDir: path.join(out, 'cache'), written: written.bundles });
 }, 120_000);
 afterAll(async () => {
   if (out) await rm(out, { recursive: true, force: true });
@@ -82,7 +84,9 @@ describe('the public formats, against their goldens', () => {
   it('/api/servers/<slug>.json of a server that changed (hostile text) and of one that fails', async () => {
     const hostile = a.bySlug.get(slugFor(HOSTILE_NAME))!;
     const failing = a.servers.find((s) => s.status === 'error')!;
-    await expectGolden('api-server-with-changes.json', await serverApiJson(a, hostile, pub));
-    await expectGolden('api-server-failing.json', await serverApiJson(a, failing, pub));
+    // Compact JSON on the site; indented here, to review.
+    const pretty = (json: string) => `${JSON.stringify(JSON.parse(json), null, 2)}\n`;
+    await expectGolden('api-server-with-changes.json', pretty(await serverApiJson(a, hostile, pub)));
+    await expectGolden('api-server-failing.json', pretty(await serverApiJson(a, failing, pub)));
   });
 });

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { SHA256_HEX } from '../canonical.ts';
 import { ERAS } from '../eras.ts';
 import { V2_STATUSES } from '../v2-status.ts';
-import { ERROR_CLASSES } from './observation.ts';
+import { ERROR_CLASSES, NOT_ATTEMPTED_REASONS } from './observation.ts';
 
 export const METHODOLOGY_VERSION_V2 = 'v2' as const;
 
@@ -17,8 +17,7 @@ export const OUTCOMES_V2 = ['ok', 'error', 'no_endpoint', 'retired', 'excluded',
 export const OutcomeV2 = z.enum(OUTCOMES_V2);
 export type OutcomeV2 = z.infer<typeof OutcomeV2>;
 
-/** Why a target was not attempted (issue 12's scheduler). */
-export const NOT_ATTEMPTED_REASONS = ['host_unresponsive', 'run_deadline'] as const;
+// Why a target was not attempted: NOT_ATTEMPTED_REASONS, one list for both series (observation.ts).
 
 /** The probe step that failed, or `roster`/`address` for failures before any request. */
 export const PROBE_STEPS_V2 = ['roster', 'address', 'discover', 'initialize', 'initialized', 'tools/list', 'sse'] as const;

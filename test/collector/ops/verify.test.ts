@@ -46,6 +46,23 @@ describe('verifyArchive(dir)', () => {
     expect(report.objects).toBeGreaterThan(3);
   });
 
+  it('accepts run rows written before not_attempted existed, and fails on not_attempted counts the rows do not hold', async () => {
+    const dir = damagedCopy();
+    const runsFile = join(dir, 'runs.jsonl');
+    const runs = readFileSync(runsFile, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    expect(runs.every((r) => r.outcomes.not_attempted === 0 && r.scheduling?.scheduler === 'lpt')).toBe(true);
+    // As a collector before issue 12 wrote them: no not_attempted count, no scheduling.
+    const old = runs.map(({ scheduling: _s, ...r }) => ({ ...r, outcomes: Object.fromEntries(Object.entries(r.outcomes).filter(([k]) => k !== 'not_attempted')) }));
+    writeFileSync(runsFile, old.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    expect(await kinds(dir)).toEqual([]);
+    const wrong = runs.map((r, i) => (i === 0 ? { ...r, scheduling: { ...r.scheduling, not_attempted: { host_unresponsive: 2, run_deadline: 0 } } } : r));
+    writeFileSync(runsFile, wrong.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    expect(await kinds(dir)).toEqual(['run-counts']);
+    const said = runs.map((r, i) => (i === 0 ? { ...r, outcomes: { ...r.outcomes, not_attempted: 1 } } : r));
+    writeFileSync(runsFile, said.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    expect(await kinds(dir)).toEqual(['run-counts']);
+  });
+
   it('fails on a flipped byte in an object', async () => {
     const dir = damagedCopy();
     const path = someObject(dir);
