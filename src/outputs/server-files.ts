@@ -29,7 +29,7 @@ import type { BundleFile } from './catalogue.ts';
 import { bulkUrl, DESCRIPTOR_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath, toolsPath } from './descriptor.ts';
 import { jsonFeed, rssFeed, serverChannel } from './feeds.ts';
 import { HashedFile } from './hashed-file.ts';
-import { simulatedName, type Publication } from './publication.ts';
+import { SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 
 /** The /api/servers/<slug>.json body. */
 export async function serverApiJson(a: Archive, s: ServerView, pub: Publication): Promise<string> {
@@ -103,7 +103,8 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
   await bulk.write(Buffer.from(`],"metadata":${JSON.stringify(mark({ count: a.servers.length, generated_at: a.asOf, schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH) }))}}\n`));
   const written = { bulk: await bulk.end(), lines: await lines.end() };
   if (!pub.releaseDir) {
-    await writeFile(path.join(api, 'servers.json.sha256'), `${written.bulk.sha256}  servers.json\n`);
+    // A simulated build says so on a comment line (`sha256sum -c --strict` skips lines that start with #).
+    await writeFile(path.join(api, 'servers.json.sha256'), `${pub.simulated ? `# ${SIMULATED_NOTE}\n` : ''}${written.bulk.sha256}  servers.json\n`);
     files += 2;
   }
 

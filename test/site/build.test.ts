@@ -134,7 +134,14 @@ describe('npm run build on the fixture archive', () => {
     const statuses = new Set(bulk.servers.map((d) => d._meta['org.mcp-schema/schema-history']!.status));
     for (const st of ['ok', 'error', 'no_endpoint', 'retired', 'excluded']) expect(statuses, st).toContain(st);
     const s = await sums(site);
-    expect(s.get('servers.jsonl.gz')).toBe(createHash('sha256').update(await readFile(path.join(site.out, 'data/servers.jsonl.gz'))).digest('hex'));
+    // The fixture build is simulated: the bundle's name says so, like every data bundle's.
+    expect(s.get('servers-SIMULATED.jsonl.gz')).toBe(createHash('sha256').update(await readFile(path.join(site.out, 'data/servers-SIMULATED.jsonl.gz'))).digest('hex'));
+    expect(existsSync(path.join(site.out, 'data/servers.jsonl.gz'))).toBe(false);
+    expect(await read(site, 'data/index.html')).toContain('href="/data/servers-SIMULATED.jsonl.gz"');
+    // servers.json's checksum file says it on a comment line sha256sum -c skips, then checks the file.
+    const [note, line] = (await read(site, 'api/servers.json.sha256')).trimEnd().split('\n');
+    expect(note).toMatch(/^# SIMULATED DATA/);
+    expect(line).toBe(`${createHash('sha256').update(await readFile(path.join(site.out, 'api/servers.json'))).digest('hex')}  servers.json`);
     const setHashes = new Set(bulk.servers.map((d) => d._meta['org.mcp-schema/schema-history']!.set_sha256).filter((h): h is string => typeof h === 'string'));
     expect(setHashes.size).toBeGreaterThan(0);
     for (const h of setHashes) {
