@@ -15,6 +15,7 @@
 // Partial runs never feed these figures: pass the Run and a partial one is refused.
 import { fsum, max } from 'd3-array';
 import { ERROR_CLASSES, type Observation, type Run } from './contract/index.ts';
+import { endpointHost as hostOf } from './endpoint-host.ts';
 import { wilson, type WilsonInterval } from './wilson.ts';
 
 export const SHARE_CLASSES = ['ok', ...ERROR_CLASSES] as const;
@@ -94,15 +95,4 @@ function view(rows: readonly Observation[]): ShareView {
 
 function classOf(row: Observation): ShareClass | null {
   return row.outcome === 'ok' ? 'ok' : row.error_class;
-}
-
-/** Lowercased hostname of the endpoint (port ignored); an unparseable endpoint stands for itself. */
-function hostOf(endpoint: string | null): string {
-  if (endpoint === null) return '';
-  try {
-    return new URL(endpoint).hostname;
-  } catch (cause) {
-    void cause; // an endpoint URL.parse rejects still names one server: group it by its own text
-    return endpoint;
-  }
 }
