@@ -21,8 +21,24 @@ function peakRssMb(): number {
   return m ? Math.round(Number(m[1]) / 1024) : 0;
 }
 
+const HELP = `usage: npm run bench:parquet -- [--archive <dir>] [--repeat <n>] [--out <dir>]
+
+The Parquet step alone: every month's observations of an archive written to
+observations-<month>.parquet by the site's writer (src/outputs/parquet.ts), n times, comparing the bytes.
+Prints rows, wall and CPU seconds, rows/s, peak RSS (DuckDB included), MB of Parquet against the day
+files, and whether every run wrote the same bytes (JSON on stdout, progress on stderr).
+
+  --archive <dir>  the archive to read (default: data/); a generated one: npm run bench:archive
+  --repeat <n>     runs (default 2)
+  --out <dir>      where the temporary Parquet files go (default: the OS temp folder; removed after)
+  -h, --help       this text`;
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(HELP);
+    return;
+  }
   const get = (flag: string) => {
     const i = args.indexOf(flag);
     return i >= 0 ? args[i + 1] : undefined;
