@@ -7,7 +7,8 @@
 // Resuming: the run's identity is its clock (--now). A restart after a crash with the same clock
 // reuses the roster file that attempt wrote and skips every target that already has a row for the
 // run_id, so there is never a duplicate row. A run already in runs.jsonl is refused.
-import type { NotAttemptedReason, Observation, RosterTarget, Run, RunScheduling } from '../src/lib/index.ts';
+import { appendRunManifests } from '../src/archive/chain.ts';
+import type { ChainSigner, NotAttemptedReason, Observation, RosterTarget, Run, RunScheduling } from '../src/lib/index.ts';
 import { clip, ERROR_CLASSES, sha256Hex } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { classify } from './errors.ts';
@@ -54,6 +55,8 @@ export interface CollectorOptions {
   schedule?: Schedule;
   /** Schedule bounds in ms, for tests and scaled benchmarks (defaults: SCHEDULE_DEFAULTS). */
   scheduleLimits?: Partial<typeof SCHEDULE_DEFAULTS>;
+  /** Signs the run's chain manifest (cli.ts reads MCP_SCHEMA_SIGNING_KEY); null or absent: unsigned. */
+  signer?: ChainSigner | null;
 }
 
 /**
@@ -255,6 +258,8 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
       scheduling,
     });
     store.appendRun(run);
+    // The run's manifest on the hash chain (src/archive/chain.ts), sealed at the run's own clock.
+    await appendRunManifests(o.data, runId, { signer: o.signer ?? null, sealedAt: run.finished_at, durable: store.durable });
     const durationMs = Math.round(performance.now() - t0);
     const written = rows.length - earlier.length;
     return {

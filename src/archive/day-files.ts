@@ -10,7 +10,7 @@ import { closeSync, createReadStream, existsSync, openSync, readdirSync, readFil
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip, gunzipSync } from 'node:zlib';
-import { DAY_FILE, dayFile, LAYOUT } from './layout.ts';
+import { DAY_FILE, LAYOUT } from './layout.ts';
 
 export interface DayFiles {
   day: string;
@@ -18,17 +18,20 @@ export interface DayFiles {
   files: string[];
 }
 
-/** The day files of an archive, oldest day first; an archive without observations/ has none. */
-export function listDays(dir: string): DayFiles[] {
-  const obs = join(dir, LAYOUT.observations);
+/**
+ * The day files of an archive, oldest day first; an archive without observations/ has none. `folder`:
+ * another folder of row files laid out the same way (a series folder, layout.ts ROW_SERIES_DIR).
+ */
+export function listDays(dir: string, folder: string = LAYOUT.observations): DayFiles[] {
+  const obs = join(dir, folder);
   if (!existsSync(obs)) return [];
   const byDay = new Map<string, { gz?: string; plain?: string }>();
   for (const name of readdirSync(obs)) {
     const m = DAY_FILE.exec(name);
     if (!m) continue;
     const entry = byDay.get(m[1]!) ?? {};
-    if (m[2]) entry.gz = dayFile(m[1]!, true);
-    else entry.plain = dayFile(m[1]!);
+    if (m[2]) entry.gz = `${folder}/${m[1]!}.jsonl.gz`;
+    else entry.plain = `${folder}/${m[1]!}.jsonl`;
     byDay.set(m[1]!, entry);
   }
   return [...byDay.keys()].sort().map((day) => {

@@ -7,6 +7,9 @@
 //   observations/<day>.jsonl.gz        a closed day, gzipped by `npm run compact` (same lines, same order)
 //   runs.jsonl                         one row per run
 //   restatements/<series>/             a re-derived series: observations/<day>.jsonl and manifest.json
+//   chain.jsonl                        the hash chain: one manifest per run (src/archive/chain.ts)
+//   editions/<YYYY-MM>[-rN]/           monthly editions, cut once and never rewritten (npm run edition)
+//   keys/                              public keys of DEMO signing keys (demo archives only; the real key is in the repo)
 //   quarantine/                        bytes set aside by a crash repair (never part of the record)
 //   .lock                              the collector's lock
 //
@@ -22,10 +25,18 @@ export const LAYOUT = {
   observations: 'observations',
   runs: 'runs.jsonl',
   restatements: 'restatements',
+  chain: 'chain.jsonl',
+  editions: 'editions',
+  keys: 'keys',
   quarantine: 'quarantine',
   lock: '.lock',
 } as const;
 
+/**
+ * A folder of row files written by runs: `observations/` (v1) and `observations-<series>/` (a series a
+ * run records beside it). Restatements live under restatements/ and are derived, not written by runs.
+ */
+export const ROW_SERIES_DIR = /^observations(-[\w.-]+)?$/;
 /** `<day>.jsonl` or `<day>.jsonl.gz` under observations/ (group 1: the day, group 2: `.gz`). */
 export const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl(\.gz)?$/;
 /** A roster file name (`<day>.json`, `<day>.<n>.json`): checked before a name from a row or a listing is opened. */
@@ -60,6 +71,18 @@ export function dayFile(day: string, gz = false): string {
 export function runsPath(dir: string): string {
   return join(dir, LAYOUT.runs);
 }
+
+export function chainPath(dir: string): string {
+  return join(dir, LAYOUT.chain);
+}
+
+/** An edition's folder (`editions/<id>/`). The id is checked by the caller (EDITION_ID). */
+export function editionDir(dir: string, id: string): string {
+  return join(dir, LAYOUT.editions, id);
+}
+
+/** An edition id: a month, and `-r<n>` for its n-th revision. */
+export const EDITION_ID = /^(\d{4}-\d{2})(?:-r([1-9]\d*))?$/;
 
 /** A restated series' manifest, relative to the archive. */
 export function manifestFile(series: string): string {

@@ -40,3 +40,4 @@ export * from './half-life-text.ts';
 export * from './json-lines.ts';
 export * from './tool-diff.ts';
 export * from './tools-patch.ts';
+export * from './chain.ts';
