@@ -34,7 +34,7 @@ import type { BundleFile } from './catalogue.ts';
 import { bulkUrl, DESCRIPTOR_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath, toolsPath } from './descriptor.ts';
 import { jsonFeed, rssFeed, serverChannel } from './feeds.ts';
 import { HashedFile } from './hashed-file.ts';
-import { SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
+import { SIMULATED_MARK, SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 
 /** The /api/servers/<slug>.json body. */
 export async function serverApiJson(a: Archive, s: ServerView, pub: Publication): Promise<string> {
@@ -52,9 +52,12 @@ export async function serverFeeds(s: ServerView, pub: Pick<Publication, 'permali
   return { rss: await rssFeed(s.changes, channel, pub, bodyFindings), json: jsonFeed(s.changes, channel, pub, bodyFindings) };
 }
 
-/** Site path of a change's JSON Patch; it exists when the change has a diff (both bodies parsed). */
-export function patchPath(c: Pick<ChangeView, 'slug' | 'id'>): string {
-  return `/servers/${c.slug}/changes/${c.id}.patch.json`;
+/**
+ * Site path of a change's JSON Patch; it exists when the change has a diff (both bodies parsed). A JSON
+ * Patch is a bare array with no place for a note, so a simulated build says it in the name.
+ */
+export function patchPath(c: Pick<ChangeView, 'slug' | 'id'>, pub: Pick<Publication, 'simulated'>): string {
+  return `/servers/${c.slug}/changes/${simulatedName(`${c.id}.patch.json`, pub)}`;
 }
 
 export function hasPatch(c: Pick<ChangeView, 'diff'>): boolean {
@@ -115,13 +118,13 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
     }
     const dir = path.join(outDir, 'servers', s.slug);
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, 'badge.svg'), serverBadge(badgeText(s, a.asOfDay)));
+    await writeFile(path.join(dir, 'badge.svg'), serverBadge(simulatedBadge(badgeText(s, a.asOfDay), pub)));
     files++;
     if (s.changes.some(hasPatch)) await mkdir(path.join(dir, 'changes'), { recursive: true });
     for (const c of s.changes) {
       const patch = await changePatch(a, c);
       if (patch === null) continue;
-      await writeFile(path.join(outDir, ...patchPath(c).split('/').filter(Boolean)), patch);
+      await writeFile(path.join(outDir, ...patchPath(c, pub).split('/').filter(Boolean)), patch);
       files++;
     }
     if (!hasFeeds(s)) continue;
@@ -179,4 +182,9 @@ export async function setFile(a: Archive, set: SetView, pub: Pick<Publication, '
       observations: s.observations,
     })),
   };
+}
+
+/** A badge embedded in a README has no banner beside it: in a simulated build its label says so. */
+function simulatedBadge(t: ReturnType<typeof badgeText>, pub: Pick<Publication, 'simulated'>): ReturnType<typeof badgeText> {
+  return pub.simulated ? { ...t, label: `${SIMULATED_MARK} ${t.label}` } : t;
 }

@@ -5,6 +5,8 @@ import { socialCard } from '../charts/social-card.ts';
 import { halfLifeText } from '../lib/index.ts';
 import { siteArchive } from '../site/site-archive.ts';
 import { simulated } from '../site/settings.ts';
+import { withPngText } from '../charts/png-text.ts';
+import { SIMULATED_NOTE, SITE_NAME } from '../outputs/publication.ts';
 
 export const GET: APIRoute = async () => {
   const { default: sharp } = await import('sharp');
@@ -17,6 +19,8 @@ export const GET: APIRoute = async () => {
     footer: a.asOfDay ? `Data as of ${a.asOfDay} · CC BY 4.0` : 'CC BY 4.0',
     banner: simulated() ? 'Simulated data: a local test world, not the MCP registry' : null,
   });
-  const png = await sharp(Buffer.from(svg)).png().toBuffer();
+  const raw = await sharp(Buffer.from(svg)).png().toBuffer();
+  // Saved alone, the image still says what it is: its Title and Comment text chunks carry the mark.
+  const png = simulated() ? withPngText(raw, [['Title', `SIMULATED DATA — ${SITE_NAME}`], ['Comment', SIMULATED_NOTE]]) : raw;
   return new Response(new Uint8Array(png), { headers: { 'Content-Type': 'image/png' } });
 };

@@ -62,7 +62,7 @@ describe('server pages', () => {
   it('offer each change as a JSON Patch that turns the name-keyed before tools into the after tools', async () => {
     let patches = 0;
     for (const c of a.changes) {
-      const file = path.join(site.out, 'servers', c.slug, 'changes', `${c.id}.patch.json`);
+      const file = path.join(site.out, 'servers', c.slug, 'changes', `${c.id}-SIMULATED.patch.json`);
       if (c.diff === null) {
         expect(existsSync(file)).toBe(false);
         continue;
@@ -71,7 +71,7 @@ describe('server pages', () => {
       const ops = JSON.parse(readFileSync(file, "utf8")) as Parameters<typeof fastJsonPatch.applyPatch>[1];
       const applied = fastJsonPatch.applyPatch(toolsByName(before as never), ops, true, false).newDocument;
       expect(applied).toEqual(toolsByName(after as never));
-      expect(await read(`servers/${c.slug}/index.html`)).toContain(`/servers/${c.slug}/changes/${c.id}.patch.json`);
+      expect(await read(`servers/${c.slug}/index.html`)).toContain(`/servers/${c.slug}/changes/${c.id}-SIMULATED.patch.json`);
       patches++;
     }
     expect(patches).toBeGreaterThan(5);
@@ -82,7 +82,7 @@ describe('server pages', () => {
     const html = await read(`servers/${slugFor(REVERT_NAME)}/index.html`);
     expect(text(html)).toContain('The registry describes it as: Adds a required input on day 4 and takes it back on day 7.');
     expect(html).toContain(`https://mcp-schema.example.org/servers/${slugFor(REVERT_NAME)}/badge.svg`);
-    expect(readFileSync(path.join(site.out, 'servers', slugFor(REVERT_NAME), 'badge.svg'), 'utf8')).toMatch(/aria-label="MCP contract: (unchanged for \d+ days?|changed on \d{4}-\d\d-\d\d)"/);
+    expect(readFileSync(path.join(site.out, 'servers', slugFor(REVERT_NAME), 'badge.svg'), 'utf8')).toMatch(/aria-label="SIMULATED MCP contract: (unchanged for \d+ days?|changed on \d{4}-\d\d-\d\d)"/);
   });
 
   it('say plainly that a server never answered, without claiming its answers carried one contract', async () => {
@@ -132,7 +132,7 @@ describe('drift', () => {
     expect(html).toContain('data-testid="badge-legend"');
     const titles = parseRss(await read('drift/revert.xml')).items.map((i) => i.title);
     expect(titles).toHaveLength(1);
-    expect(titles[0]).toMatch(new RegExp(`^${REVERT_NAME.replace(/[.]/g, '\\.')} reverted its tools to an earlier contract \\((ERR|WARN|INFO|no rule fired)[,)]`));
+    expect(titles[0]).toMatch(new RegExp(`^\\[SIMULATED\\] ${REVERT_NAME.replace(/[.]/g, '\\.')} reverted its tools to an earlier contract \\((ERR|WARN|INFO|no rule fired)[,)]`));
     expect(parseRss(await read('drift.xml')).items.map((i) => i.title)).toContain(titles[0]);
   });
 
@@ -176,8 +176,10 @@ describe('the headline and the views over time', () => {
     expect(html.match(/<figure class="chart-figure"/g)).toHaveLength(4);
     expect(html.match(/<details class="chart-data"/g)).toHaveLength(4);
     const ever = (await read('charts/ever-changed.csv')).split('\r\n').filter(Boolean);
-    expect(ever[0]).toBe('days,share_changed,lower_95,upper_95,at_risk,observed,observed_changed,observed_share,constant_rate');
+    // A simulated build (this one) says so in a first column on every row.
+    expect(ever[0]).toBe('simulated,days,share_changed,lower_95,upper_95,at_risk,observed,observed_changed,observed_share,constant_rate');
     expect(ever.length - 1).toBe(a.everChanged.length);
+    for (const line of ever.slice(1)) expect(line.startsWith('SIMULATED,')).toBe(true);
   });
 });
 
