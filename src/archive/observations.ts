@@ -2,7 +2,7 @@
 // series' observations-v2/<day>.jsonl[.gz], methodology v2): every line validated by its series' zod
 // contract (src/lib/contract/observation.ts, observation-v2.ts) and turned into a row or a problem the
 // same way for the loader, the bundles, verify, restate and the collector's store.
-import { Observation, ObservationV2 } from '../lib/index.ts';
+import { Observation, ObservationV2, type RunSeries } from '../lib/index.ts';
 import { readDayLines, scanDayLines, splitLines, type DayFiles } from './day-files.ts';
 import { NOT_JSON, parseJson, valueOrThrow, type Parsed, type Schema } from './problems.ts';
 
@@ -77,7 +77,10 @@ function rowsOfText<T>(file: string, text: string, schema: Schema<T>): T[] {
  * and every valid row of run `alsoRun` when given. Lines nobody asked for are not decoded; a line
  * that no longer validates is left out (its day changed since the caller numbered it).
  */
-export async function rowsAtLines(dir: string, day: DayFiles, lines: ReadonlySet<number>, alsoRun?: string): Promise<{ byLine: Map<number, Observation>; ofRun: Observation[] }> {
+export async function rowsAtLines(dir: string, day: DayFiles, lines: ReadonlySet<number>, alsoRun?: string, series: RunSeries = 'v1'): Promise<{ byLine: Map<number, Observation>; ofRun: Observation[] }> {
+  // A v2 day's rows (observations-v2/) are validated as ObservationV2 and handed on where v1 rows go:
+  // the site's stitched headline shows them as it shows v1 rows (src/loader/rows.ts).
+  const parse = series === 'v2' ? (parseObservationV2 as unknown as typeof parseObservation) : parseObservation;
   const byLine = new Map<number, Observation>();
   const ofRun: Observation[] = [];
   let line = 0;
@@ -86,7 +89,7 @@ export async function rowsAtLines(dir: string, day: DayFiles, lines: ReadonlySet
     if (text === null) continue;
     const want = lines.has(line);
     if (!want && (alsoRun === undefined || !text.includes(alsoRun))) continue;
-    const row = parseObservation(text);
+    const row = parse(text);
     if (!row.ok) continue;
     if (want) byLine.set(line, row.value);
     if (alsoRun !== undefined && row.value.run_id === alsoRun) ofRun.push(row.value);

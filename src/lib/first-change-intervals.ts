@@ -17,7 +17,11 @@ export interface FirstChangeInterval extends Interval {
 
 /** One target's first contract lifetime with its follow-up, or [] when it never answered ok. */
 export function firstChangeIntervals(rows: readonly DriftRow[]): FirstChangeInterval[] {
-  const all = contractIntervals(rows);
+  return firstChangeOf(contractIntervals(rows));
+}
+
+/** The same from one target's contract intervals in order (a stitched timeline's: stitchedIntervals). */
+export function firstChangeOf(all: readonly Interval[]): FirstChangeInterval[] {
   const first = all[0];
   if (first === undefined) return [];
   return [{ ...first, observed_days: daysBetween(first.start_day, all[all.length - 1]!.end_day) }];

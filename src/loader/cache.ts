@@ -6,8 +6,8 @@
 // src/site/settings.ts; git-ignored, safe to delete):
 //   stat-index.json            "<abs path>|<size>|<mtimeMs>" → sha256 of the file's bytes, so an
 //                              unchanged file is not hashed again; any write changes size or mtime
-//   days/<key>.v8              a day's digest, key = sha256(DIGEST_VERSION, contract fingerprint,
-//                              every file of the day with its sha256): content-addressed, so an
+//   days/<key>.v8              a day's digest, key = sha256(DIGEST_VERSION, contract fingerprint, the
+//                              series, every file of the day with its sha256): content-addressed, so an
 //                              appended, rewritten or replaced day file gets a new key
 //   changes/<key>.v8           one target's derived changes (diffs, findings), key = sha256 of
 //                              DERIVE_VERSION, the src/lib fingerprint and its version bodies
@@ -21,6 +21,7 @@ import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { writeAtomic } from '../archive/atomic.ts';
 import type { DayFiles } from '../archive/day-files.ts';
+import type { RunSeries } from '../lib/index.ts';
 import { buildDigest, DIGEST_VERSION, type DayDigest } from './digest.ts';
 
 /** Where the cache lives and where the sources its keys depend on are. */
@@ -32,6 +33,8 @@ export interface CacheOptions {
 
 export interface DigestSource {
   day: DayFiles;
+  /** The series of the day's folder (observations/ v1, observations-v2/ v2). */
+  series: RunSeries;
   /** Cache key (content hash of the day's files). */
   key: string;
   /** sha256 of each file, in day.files order. */
@@ -67,12 +70,12 @@ export class DigestCache {
     return this.dir && path.join(this.dir, 'days', `${key}.v8`);
   }
 
-  async source(archive: string, day: DayFiles): Promise<DigestSource> {
+  async source(archive: string, day: DayFiles, series: RunSeries = 'v1'): Promise<DigestSource> {
     const shas: string[] = [];
     for (const f of day.files) shas.push(await this.stats.sha256(path.join(archive, f)));
-    const h = createHash('sha256').update(DIGEST_VERSION).update('\0').update(this.contract).update('\0').update(day.day);
+    const h = createHash('sha256').update(DIGEST_VERSION).update('\0').update(this.contract).update('\0').update(series).update('\0').update(day.day);
     day.files.forEach((f, i) => h.update('\0').update(path.basename(f)).update(':').update(shas[i]!));
-    return { day, key: h.digest('hex'), shas };
+    return { day, series, key: h.digest('hex'), shas };
   }
 
   /** The digest of a day, from the cache or by reading and validating its files. */
@@ -81,7 +84,7 @@ export class DigestCache {
     if (file && existsSync(file)) {
       try {
         const d = deserialize(readFileSync(file)) as DayDigest;
-        if (d.v === DIGEST_VERSION && d.day === src.day.day) {
+        if (d.v === DIGEST_VERSION && d.day === src.day.day && d.series === src.series) {
           if (this.fresh.has(src.key)) this.misses++;
           else this.hits++;
           return d;
@@ -91,7 +94,7 @@ export class DigestCache {
       }
     }
     this.misses++;
-    const d = await buildDigest(archive, src.day);
+    const d = await buildDigest(archive, src.day, [], src.series);
     if (file) writeAtomic(file, serialize(d));
     return d;
   }
@@ -139,7 +142,7 @@ export function libFingerprint(sourceRoot: string): string {
 /** The digest depends on the row contract (what validates): its sources, when readable. */
 function contractFingerprint(sourceRoot: string): string {
   const h = createHash('sha256');
-  for (const f of ['src/lib/contract/observation.ts', 'src/lib/methodology-series.ts', 'src/lib/canonical.ts']) {
+  for (const f of ['src/lib/contract/observation.ts', 'src/lib/contract/observation-v2.ts', 'src/lib/methodology-series.ts', 'src/lib/canonical.ts']) {
     try {
       h.update(readFileSync(path.join(sourceRoot, f)));
     } catch {

@@ -55,6 +55,8 @@ export async function cachedChanges(
     beforeBody: change.before.body_sha256,
     afterBody: change.after.body_sha256,
     revert: change.revert,
+    // Set by derive.ts from the target's v2 rows (src/lib protocolMigration).
+    protocolMigration: false,
     ...derived[i]!,
   }));
 }

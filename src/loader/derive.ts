@@ -7,14 +7,15 @@
 import type { DayFiles } from '../archive/day-files.ts';
 import { readObject } from '../archive/objects.ts';
 import {
-  byCodeUnits, contractIntervals, detectDrift, errorClassShares, everChangedShare, firstChangeIntervals, halfLife, kaplanMeier, servedToolHashes, serverHealth, volatility,
-  type Drift, type FirstChangeInterval, type HealthProbe, type Interval, type Observation, type Run, type ServedToolHashes,
+  byCodeUnits, censorAtMigrations, contractIntervals, detectDrift, errorClassShares, everChangedShare, firstChangeIntervals, firstChangeOf, halfLife, kaplanMeier, protocolMigration, servedToolHashes, serverHealth,
+  REPEAT_MOVER_CHANGES, stitchedChanges, stitchedIntervals, stitchSeries, volatility,
+  type AnyRun, type Change, type Drift, type FirstChangeInterval, type HealthProbe, type Interval, type MigrationRow, type Observation, type Run, type SeriesSeam, type ServedToolHashes,
 } from '../lib/index.ts';
 import { slugFor } from '../lib/slug.ts';
 import { cachedBodyFacts, type BodyFacts } from './bodies.ts';
 import { cachedChanges, ToolsCache } from './changes.ts';
 import { ATTEMPT, CODES, OK } from './digest.ts';
-import { leanRows, type Fold, type RowRef, type TargetState } from './fold.ts';
+import { bridgeV1Rows, leanRows, okV2At, type Fold, type RowRef, type TargetState } from './fold.ts';
 import { cachedRowsAt } from './rows.ts';
 import { timelines } from './timelines.ts';
 import type { Archive, BodyFindingView, ChangeView, CurrentBodyView, RawArchive, ServerView, SetView, StripSegment, Tiles, VersionView } from './views.ts';
@@ -24,8 +25,9 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
   const { fold } = raw;
   const contentTypes = new Map<string, string | null>();
   for (const [id, type] of fold.bodyType) contentTypes.set(fold.hashes[id]!, type);
-  const latestRun = findLast(raw.runs, (r) => r.status === 'finished') ?? raw.runs.at(-1) ?? null;
-  const latestFullRun = findLast(raw.runs, (r) => r.status === 'finished' && !r.partial) ?? null;
+  // The headline series' runs: v1's, or v2's once the headline is stitched (load-archive.ts).
+  const latestRun = findLast(raw.headlineRuns, (r) => r.status === 'finished') ?? raw.headlineRuns.at(-1) ?? null;
+  const latestFullRun = findLast(raw.headlineRuns, (r) => r.status === 'finished' && !r.partial) ?? null;
 
   // Full rows pages show whole: each target's latest and its last with a registry page, and every
   // row of the latest full run (for errorClassShares), read back from their day files.
@@ -42,13 +44,13 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     want(s.pageRef);
     want(s.endpointRef);
   }
-  const fullDay = latestFullRun ? raw.dayFiles.findIndex((d) => d.day === latestFullRun.day) : -1;
+  const fullDay = latestFullRun ? raw.foldDays.findIndex((d) => d.day === latestFullRun.day) : -1;
   const full = new Map<number, Map<number, Observation>>();
   let fullRows: Observation[] = [];
   const daysToRead = new Set([...wanted.keys(), ...(fullDay >= 0 ? [fullDay] : [])]);
   for (const d of [...daysToRead].sort((a, b) => a - b)) {
-    const info = raw.dayFiles[d]!;
-    const got = await cachedRowsAt(raw.cache, raw.dir, { day: info.day, files: info.files } as DayFiles, info.key, wanted.get(d) ?? new Set(), d === fullDay ? latestFullRun!.run_id : undefined);
+    const info = raw.foldDays[d]!;
+    const got = await cachedRowsAt(raw.cache, raw.dir, { day: info.day, files: info.files } as DayFiles, info.key, wanted.get(d) ?? new Set(), d === fullDay ? latestFullRun!.run_id : undefined, info.series ?? 'v1');
     full.set(d, got.byLine);
     if (d === fullDay) fullRows = got.ofRun;
   }
@@ -69,15 +71,21 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
   const lib = raw.cache.libPrint();
   const stats = { changeHits: 0, changeMisses: 0, bodyHits: 0, bodyMisses: 0 };
   const asOfDay = latestRun?.day ?? raw.days.at(-1) ?? null;
+  const seams: SeriesSeam[] = [];
+  const migrations: Change[] = [];
   for (const name of names) {
     const s = fold.targets.get(name)!;
     const lean = leanRows(fold, s);
-    const drift: Drift = lean.length > 0 ? detectDrift(lean) : { target: name, head: null, versions: [], changes: [], repeatMover: false };
-    intervals.push(...contractIntervals(lean));
-    serverIntervals.push(...firstChangeIntervals(lean));
+    const timeline = targetTimeline(raw, s, name, lean);
+    const { drift } = timeline;
+    intervals.push(...timeline.intervals);
+    serverIntervals.push(...timeline.firstChange);
+    if (timeline.seam) seams.push(timeline.seam);
     drifts.push(drift);
     const slug = slugFor(name);
-    const serverChanges = await cachedChanges(raw.cache, lib, drift, slug, contentTypes, raw.dir, stats);
+    const v2Rows = migrationRows(fold, s);
+    const serverChanges = (await cachedChanges(raw.cache, lib, drift, slug, contentTypes, raw.dir, stats)).map((c, i) => ({ ...c, protocolMigration: v2Rows.length > 0 && protocolMigration(drift.changes[i]!, v2Rows) }));
+    drift.changes.forEach((c, i) => serverChanges[i]!.protocolMigration && migrations.push(c));
     changes.push(...serverChanges);
     const bodies = await bodiesOf(raw, s, slug, contentTypes, lib, stats, sets, bodyFindings);
     const latest = rowAt(s.latest);
@@ -97,6 +105,16 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     serverIntervals.map((i) => i.event),
   );
   const asOf = latestRun?.finished_at ?? servers.map((s) => s.lastObserved).sort().at(-1) ?? null;
+  // The sensitivity series v2-without-migrations: the same intervals, censored at protocol migrations.
+  let migrationSensitivity: Archive['migrationSensitivity'] = null;
+  if (raw.headline.series === 'stitched') {
+    const censored = censorAtMigrations(intervals, migrations);
+    const sKm = kaplanMeier(
+      censored.map((i) => i.duration),
+      censored.map((i) => i.event),
+    );
+    migrationSensitivity = { series: 'v2-without-migrations', migrations: migrations.length, intervals: censored, km: sKm, halfLife: halfLife(sKm) };
+  }
   const bySlug = new Map(servers.map((s) => [s.slug, s]));
   const pages = new PageCache(raw.dir);
   raw.timings.mark('derive', performance.now() - t0 - rowsMs, {
@@ -109,8 +127,11 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     asOf,
     asOfDay,
     runs: raw.runs,
+    headline: raw.headline,
     latestRun,
     latestFullRun,
+    seams,
+    migrationSensitivity,
     servers,
     bySlug,
     changes,
@@ -125,7 +146,8 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     everChanged: everChangedShare(serverIntervals),
     volatility: volatility(drifts),
     timelines: timelines(raw, changes),
-    errorShares: latestFullRun && fullRows.length > 0 ? errorClassShares(fullRows, { run: latestFullRun }) : null,
+    // A v2 run's rows carry v1's error class (methodology v2), so the table reads the same on either series.
+    errorShares: latestFullRun && fullRows.length > 0 ? errorClassShares(fullRows, { run: latestFullRun as Run }) : null,
     tiles: tiles(latestRun, latestFullRun, changes, asOfDay),
     days: raw.days,
     dayFiles: raw.dayFiles,
@@ -144,6 +166,40 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     toolHashes: (bodySha256) => toolHashesOf(raw.dir, bodySha256, contentTypes.get(bodySha256) ?? null),
     registryEntry: (row) => pages.entry(row),
   };
+}
+
+/**
+ * One target's contract timeline on the headline: on a v1 headline its drift, lifetimes and first
+ * change from its rows; on a stitched headline through src/lib stitchSeries (v1 rows before the seam
+ * with its v1 ok rows of the bridge, v2 rows from the seam on): changes never cross a series seam
+ * (stitchedChanges), lifetimes are censored at it (stitchedIntervals), and the versions list both
+ * sides' hashes.
+ */
+function targetTimeline(raw: RawArchive, s: TargetState, name: string, lean: ReturnType<typeof leanRows>): { drift: Drift; intervals: Interval[]; firstChange: FirstChangeInterval[]; seam: SeriesSeam | null } {
+  const seamDay = raw.headline.seamDay;
+  if (seamDay === null) {
+    const drift: Drift = lean.length > 0 ? detectDrift(lean) : { target: name, head: null, versions: [], changes: [], repeatMover: false };
+    return { drift, intervals: contractIntervals(lean), firstChange: firstChangeIntervals(lean), seam: null };
+  }
+  const v1 = [...lean.filter((r) => r.day < seamDay), ...bridgeV1Rows(raw.fold, name)];
+  const v2 = lean.filter((r) => r.day >= seamDay);
+  if (v1.length + v2.length === 0) return { drift: { target: name, head: null, versions: [], changes: [], repeatMover: false }, intervals: [], firstChange: [], seam: null };
+  const h = stitchSeries(v1, v2, seamDay);
+  const changes = stitchedChanges(h);
+  const whole = lean.length > 0 ? detectDrift(lean) : { target: name, head: null, versions: [], changes: [], repeatMover: false };
+  const intervals = stitchedIntervals(h);
+  return { drift: { ...whole, changes, repeatMover: changes.length >= REPEAT_MOVER_CHANGES }, intervals, firstChange: firstChangeOf(intervals), seam: h.seam };
+}
+
+/** A target's v2 ok rows as src/lib protocolMigration reads them (none on a v1 headline). */
+function migrationRows(fold: Fold, s: TargetState): MigrationRow[] {
+  if (!s.okV2) return [];
+  const out: MigrationRow[] = [];
+  for (let i = s.okV2[0]!; i < s.okMs.length; i++) {
+    const v = okV2At(fold, s, i)!;
+    out.push({ run_id: fold.runIds[s.okRun[i]!]!, target: s.name, outcome: 'ok', era: v.era as MigrationRow['era'], protocol_version: v.protocolVersion, methodology_version: 'v2' });
+  }
+  return out;
 }
 
 /**
@@ -305,7 +361,7 @@ function serverView(fold: Fold, s: TargetState, slug: string, latest: Observatio
   };
 }
 
-function tiles(latestRun: Run | null, latestFullRun: Run | null, changes: ChangeView[], asOfDay: string | null): Tiles {
+function tiles(latestRun: AnyRun | null, latestFullRun: AnyRun | null, changes: ChangeView[], asOfDay: string | null): Tiles {
   const changedWithin = (days: number) => {
     if (!asOfDay) return 0;
     const since = Date.parse(`${asOfDay}T00:00:00Z`) - (days - 1) * 86_400_000;

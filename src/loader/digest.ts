@@ -2,14 +2,16 @@
 // validated by the zod contract) and reduced to a compact, columnar digest of its valid rows — what
 // the build cache keeps (cache.ts) and the fold reads (fold.ts). A digest worker (workers.ts) may
 // hand the same rows to taps on the way (a first build's bundle members), so a day is parsed once;
-// the digest itself never writes anything.
-import { observationLines } from '../archive/observations.ts';
+// the digest itself never writes anything. A day of the v2 series (observations-v2/, methodology v2)
+// is digested the same way into the same columns, plus what v2 drift reads (era and negotiated
+// protocol version, instructions hash); the headline's fold takes v1 or v2 days (load-archive.ts).
+import { observationLines, observationV2Lines } from '../archive/observations.ts';
 import type { DayFiles } from '../archive/day-files.ts';
 import type { Problem } from '../archive/problems.ts';
-import { byCodeUnits, ERROR_CLASSES, NOT_ATTEMPTED_REASONS, type Observation } from '../lib/index.ts';
+import { byCodeUnits, ERROR_CLASSES, NOT_ATTEMPTED_REASONS, type Observation, type ObservationV2, type RunSeries } from '../lib/index.ts';
 
 /** Bump when the digest's shape or meaning changes. */
-export const DIGEST_VERSION = 'digest-4';
+export const DIGEST_VERSION = 'digest-5';
 
 /**
  * outcome/class codes of the status strip and the digest: ok, each error class, no_endpoint, retired,
@@ -45,6 +47,8 @@ export function codeOf(row: Pick<Observation, 'outcome' | 'error_class' | 'not_a
  */
 export interface DayDigest {
   v: string;
+  /** The series the day's rows belong to (its folder: observations/ v1, observations-v2/ v2). */
+  series: RunSeries;
   day: string;
   n: number;
   names: string[];
@@ -68,6 +72,11 @@ export interface DayDigest {
   /** bit 1: endpoint not null; bit 2: registry_page_sha256 not null. */
   flags: Uint8Array;
   line: Int32Array;
+  /** v2 rows: index into `eras` of "<era>|" or "<era>|=<protocol_version>" (-1: a v1 row). */
+  era: Int32Array;
+  eras: string[];
+  /** v2 rows: index into `hashes` of instructions_sha256 (-1: null, or a v1 row). */
+  instr: Int32Array;
   problems: Problem[];
 }
 
@@ -79,11 +88,12 @@ export interface DayTap {
   end(problems: number): void;
 }
 
-/** Read and validate every line of one day, and keep the columns the site needs. */
-export async function buildDigest(archive: string, day: DayFiles, taps: readonly DayTap[] = []): Promise<DayDigest> {
+/** Read and validate every line of one day, and keep the columns the site needs (`series`: the day's folder). */
+export async function buildDigest(archive: string, day: DayFiles, taps: readonly DayTap[] = [], series: RunSeries = 'v1'): Promise<DayDigest> {
   const problems: Problem[] = [];
-  const rows: { r: Observation; ms: number; line: number }[] = [];
-  for await (const { row, text, file, n, line } of observationLines(archive, day)) {
+  const rows: { r: Observation | ObservationV2; ms: number; line: number }[] = [];
+  const lines = series === 'v2' ? observationV2Lines(archive, day) : observationLines(archive, day);
+  for await (const { row, text, file, n, line } of lines) {
     if (!row) continue;
     // A torn last line (crash mid-append) is repaired by the collector's next run; until then it is skipped and listed.
     if (!row.ok) {
@@ -91,13 +101,15 @@ export async function buildDigest(archive: string, day: DayFiles, taps: readonly
       continue;
     }
     rows.push({ r: row.value, ms: Date.parse(row.value.observed_at), line });
-    for (const t of taps) t.row(text, row.value);
+    // Taps (bundle members) are v1's.
+    if (series === 'v1') for (const t of taps) t.row(text, row.value as Observation);
   }
   for (const t of taps) t.end(problems.length);
   rows.sort((a, b) => a.ms - b.ms || byCodeUnits(a.r.run_id, b.r.run_id));
   const n = rows.length;
   const d: DayDigest = {
     v: DIGEST_VERSION,
+    series,
     day: day.day,
     n,
     names: new Array<string>(n),
@@ -118,8 +130,12 @@ export async function buildDigest(archive: string, day: DayFiles, taps: readonly
     latency: new Float32Array(n),
     flags: new Uint8Array(n),
     line: new Int32Array(n),
+    era: new Int32Array(n),
+    eras: [],
+    instr: new Int32Array(n),
     problems,
   };
+  const eraIdx = new Map<string, number>();
   const runIdx = new Map<string, number>();
   const hashIdx = new Map<string, number>();
   const ctypeIdx = new Map<string | null, number>();
@@ -140,6 +156,13 @@ export async function buildDigest(archive: string, day: DayFiles, taps: readonly
     d.latency[i] = r.latency_ms ?? NaN;
     d.flags[i] = (r.endpoint !== null ? 1 : 0) | (r.registry_page_sha256 !== null ? 2 : 0);
     d.line[i] = line;
+    if (r.methodology_version === 'v2') {
+      d.era[i] = intern(eraIdx, d.eras, `${r.era}|${r.protocol_version === null ? '' : `=${r.protocol_version}`}`);
+      d.instr[i] = r.instructions_sha256 === null ? -1 : intern(hashIdx, d.hashes, r.instructions_sha256);
+    } else {
+      d.era[i] = -1;
+      d.instr[i] = -1;
+    }
   });
   return d;
 }

@@ -3,6 +3,12 @@
 // day), its retired rows, where its latest rows sit (day, line), and its probes of the last month
 // (instant, ok, latency: at most RECENT_MAX of them, for the descriptor's health block) — never
 // Observation objects, so memory grows with targets, not with rows.
+//
+// The headline series (load-archive.ts): v1 days, or once the bridge is complete the stitched timeline
+// — v1 days before the seam, v2 days from it on — fold into the same state; v2 ok rows add what v2
+// drift reads (era, protocol version, instructions hash) as run-length triples, which change rarely.
+// v1 ok rows from the seam on are kept aside per target (foldBridgeV1: the bridge's few days), only to
+// decide each target's series seam.
 import type { DriftRow } from '../lib/index.ts';
 import { ATTEMPT, intern, OK, RETIRED, type DayDigest } from './digest.ts';
 
@@ -35,6 +41,13 @@ export interface TargetState {
   /** observed_at of ok rows whose text is not the ISO form of their instant, by ok index. */
   okIso: Map<number, string> | null;
   retired: { ms: number; day: number; run: number }[] | null;
+  /**
+   * v2 ok rows' era, protocol version and instructions, run-length: flat triples [okIndex, eraId,
+   * instrId] (eraId into Fold.eras, instrId into Fold.hashes or -1 for none), one where the target's
+   * first v2 ok row sits and one wherever either changes. Ok rows before the first triple are v1's.
+   * null: no v2 ok row.
+   */
+  okV2: number[] | null;
   /** Instant of the latest probe (ok or error row); -1: never probed. */
   probeMs: number;
   /**
@@ -58,6 +71,10 @@ export interface Fold {
   dayIds: string[];
   /** body hash id → content type of the rows that carried it. */
   bodyType: Map<number, string | null>;
+  /** "<era>|<protocol_version>" of v2 ok rows, interned. */
+  eras: string[];
+  /** Per target, its v1 ok rows from the seam on (stitched headline only): flat [ms, toolsId, bodyId, dayId, runId]. */
+  bridgeV1: Map<string, number[]>;
 }
 
 /** The fold's string tables by value (the inverse of Fold's arrays). */
@@ -65,11 +82,12 @@ export interface FoldTables {
   hash: Map<string, number>;
   run: Map<string, number>;
   day: Map<string, number>;
+  era: Map<string, number>;
 }
 
 export function emptyFold(): { fold: Fold; tables: FoldTables } {
-  const tables: FoldTables = { hash: new Map(), run: new Map(), day: new Map() };
-  return { fold: { targets: new Map(), hashes: [], hashId: tables.hash, runIds: [], dayIds: [], bodyType: new Map() }, tables };
+  const tables: FoldTables = { hash: new Map(), run: new Map(), day: new Map(), era: new Map() };
+  return { fold: { targets: new Map(), hashes: [], hashId: tables.hash, runIds: [], dayIds: [], bodyType: new Map(), eras: [], bridgeV1: new Map() }, tables };
 }
 
 /** Fold one day's digest (rows in time order) into the per-target state. */
@@ -79,6 +97,7 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
   const fileDay = intern(t.day, fold.dayIds, g.day);
   const isoOverride = new Map(g.isoOverride);
   const dayOverride = new Map(g.dayOverride.map(([i, day]) => [i, intern(t.day, fold.dayIds, day)]));
+  const eraId = g.eras.map((e) => intern(t.era, fold.eras, e));
   for (let i = 0; i < g.n; i++) {
     const name = g.names[i]!;
     const ms = g.ms[i]!;
@@ -88,7 +107,7 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
     if (!s) {
       s = {
         name, rows: 0, firstMs: ms, firstIso: iso, latest: ref, latestMs: ms, latestIso: iso, endpointRef: null, pageRef: null, seg: [],
-        okMs: [], okTools: [], okBody: [], okDay: [], okRun: [], okCount: [], okIso: null, retired: null, probeMs: -1, recent: [],
+        okMs: [], okTools: [], okBody: [], okDay: [], okRun: [], okCount: [], okIso: null, okV2: null, retired: null, probeMs: -1, recent: [],
       };
       fold.targets.set(name, s);
     }
@@ -119,6 +138,12 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
     if (code === OK && tools >= 0 && g.body[i]! >= 0) {
       const body = hashId[g.body[i]!]!;
       if (iso !== null) (s.okIso ??= new Map()).set(s.okMs.length, iso);
+      if (g.era[i]! >= 0) {
+        const era = eraId[g.era[i]!]!;
+        const instr = g.instr[i]! >= 0 ? hashId[g.instr[i]!]! : -1;
+        const v = (s.okV2 ??= []);
+        if (v.length === 0 || v[v.length - 2] !== era || v[v.length - 1] !== instr) v.push(s.okMs.length, era, instr);
+      }
       s.okMs.push(ms);
       s.okTools.push(tools);
       s.okBody.push(body);
@@ -130,6 +155,43 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
       (s.retired ??= []).push({ ms, day, run: runId[g.run[i]!]! });
     }
   }
+}
+
+/** Fold a v1 day from the seam on (stitched headline): only its ok rows, kept aside per target to decide the seam. */
+export function foldBridgeV1(fold: Fold, t: FoldTables, g: DayDigest): void {
+  const hashId = g.hashes.map((h) => intern(t.hash, fold.hashes, h));
+  const runId = g.runs.map((r) => intern(t.run, fold.runIds, r));
+  const fileDay = intern(t.day, fold.dayIds, g.day);
+  const dayOverride = new Map(g.dayOverride.map(([i, day]) => [i, intern(t.day, fold.dayIds, day)]));
+  for (let i = 0; i < g.n; i++) {
+    if (g.code[i] !== OK || g.tools[i]! < 0 || g.body[i]! < 0) continue;
+    const name = g.names[i]!;
+    let list = fold.bridgeV1.get(name);
+    if (!list) fold.bridgeV1.set(name, (list = []));
+    list.push(g.ms[i]!, hashId[g.tools[i]!]!, hashId[g.body[i]!]!, dayOverride.get(i) ?? fileDay, runId[g.run[i]!]!);
+  }
+}
+
+/** A target's v1 ok rows from the seam on (foldBridgeV1), as drift rows. */
+export function bridgeV1Rows(fold: Fold, name: string): DriftRow[] {
+  const list = fold.bridgeV1.get(name) ?? [];
+  const out: DriftRow[] = [];
+  for (let k = 0; k < list.length; k += 5) {
+    out.push({ target: name, outcome: 'ok', observed_at: new Date(list[k]!).toISOString(), day: fold.dayIds[list[k + 3]!]!, run_id: fold.runIds[list[k + 4]!]!, tools_sha256: fold.hashes[list[k + 1]!]!, body_sha256: fold.hashes[list[k + 2]!]! });
+  }
+  return out;
+}
+
+/** What a target's v2 ok row `i` negotiated and answered: era, protocol version, instructions hash; null for a v1 row. */
+export function okV2At(fold: Fold, s: TargetState, i: number): { era: string; protocolVersion: string | null; instructions: string | null } | null {
+  const v = s.okV2;
+  if (!v || i < v[0]!) return null;
+  let k = 0;
+  while (k + 3 < v.length && v[k + 3]! <= i) k += 3;
+  const label = fold.eras[v[k + 1]!]!;
+  const bar = label.indexOf('|');
+  const pv = label.slice(bar + 1);
+  return { era: label.slice(0, bar), protocolVersion: pv === '' ? null : pv.slice(1), instructions: v[k + 2]! >= 0 ? fold.hashes[v[k + 2]!]! : null };
 }
 
 /** A target's lean rows for src/lib: its ok rows and its retired rows, drift fields only. */

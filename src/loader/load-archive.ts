@@ -9,19 +9,27 @@
 //   4. the few full rows pages show are read back from their day files by line number (rows.ts).
 // The loader reads no environment and no working directory: the caller names the archive, the
 // cache and the source root.
+//
+// The headline series (methodology v2, "Bridge and headline"), read off runs.jsonl, never the clock:
+// v1 until the bridge is complete (src/lib bridgeComplete), then the stitched timeline — v1 days
+// before the seam (the bridge's first day), v2 days (observations-v2/) from it on — folded into the
+// same per-target state, so every headline figure (survival, half-life, drift, server pages, tiles)
+// moves together; v1 ok rows from the seam on are kept aside only to decide each target's series seam
+// (derive.ts, src/lib stitchSeries). Before the bridge completes no v2 day is read at all.
 import { listDays } from '../archive/day-files.ts';
+import { SERIES_FOLDER } from '../archive/layout.ts';
 import { listRosterFiles } from '../archive/rosters.ts';
 import { readManifests } from '../archive/restatements.ts';
 import { readChain } from '../archive/chain.ts';
 import { readEditions } from '../archive/editions.ts';
 import { readRuns, runsOf } from '../archive/runs.ts';
 import type { Problem } from '../archive/problems.ts';
-import { SERIES } from '../lib/index.ts';
+import { BRIDGE_DAYS, bridgeDays, SERIES, type AnyRun, type RunSeries } from '../lib/index.ts';
 import { DigestCache, type CacheOptions, type DigestSource } from './cache.ts';
 import { deriveArchive } from './derive.ts';
-import { emptyFold, foldDay } from './fold.ts';
+import { emptyFold, foldBridgeV1, foldDay } from './fold.ts';
 import { prebuildDigests, type Prebuild } from './workers.ts';
-import { NO_TIMINGS, type Archive, type DayInfo, type RawArchive, type RestatementView, type Timings } from './views.ts';
+import { NO_TIMINGS, type Archive, type DayInfo, type HeadlineView, type RawArchive, type RestatementView, type Timings } from './views.ts';
 
 export { deriveArchive };
 export type * from './views.ts';
@@ -32,6 +40,15 @@ export interface ReadOptions {
   /** Digest workers for a first build, and what they do beside the digests (with a cache only). */
   prebuild?: Omit<Prebuild, 'sourceRoot'>;
   timings?: Timings;
+  /** The bridge's length in days (default BRIDGE_DAYS, the published archive's); only local worlds and demos set another. */
+  bridgeDays?: number;
+}
+
+/** Which series the headline uses, from the archive's runs (the bridge rule of src/lib/bridge.ts). */
+export function headlineOf(runs: readonly AnyRun[], bridgeLength: number = BRIDGE_DAYS): HeadlineView {
+  const days = bridgeDays(runs);
+  const complete = days.length >= bridgeLength;
+  return { series: complete ? 'stitched' : 'v1', bridgeLength, bridgeDays: days.length, seamDay: complete ? days[0]! : null, since: complete ? days[bridgeLength - 1]! : null };
 }
 
 export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promise<RawArchive> {
@@ -40,12 +57,19 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   const problems: Problem[] = [];
   const cache = new DigestCache(opts.cache ?? null);
   const t0 = performance.now();
+  const read = readRuns(dir);
+  problems.push(...read.problems);
+  const headline = headlineOf(read.runs, opts.bridgeDays);
   const days = listDays(dir);
+  // The stitched headline reads the v2 days from the seam on; before the bridge completes, none.
+  const v2Days = headline.seamDay === null ? [] : listDays(dir, SERIES_FOLDER.v2).filter((d) => d.day >= headline.seamDay!);
   const sources: DigestSource[] = [];
   for (const day of days) sources.push(await cache.source(dir, day));
+  const v2Sources: DigestSource[] = [];
+  for (const day of v2Days) v2Sources.push(await cache.source(dir, day, 'v2'));
   if (opts.cache && opts.prebuild) {
     try {
-      await prebuildDigests(cache, dir, sources, { ...opts.prebuild, sourceRoot: opts.cache.sourceRoot });
+      await prebuildDigests(cache, dir, [...sources, ...v2Sources], { ...opts.prebuild, sourceRoot: opts.cache.sourceRoot });
     } catch (error) {
       // Workers are an optimisation: without them every day is read in this thread below.
       process.stderr.write(`[archive] digest workers unavailable (${String(error).slice(0, 200)}); reading in one thread\n`);
@@ -53,26 +77,39 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   }
   const { fold, tables } = emptyFold();
   const dayFiles: DayInfo[] = [];
+  // The days the headline folds (RowRef.d indexes this list): v1's days, or the stitched timeline.
+  const foldDays: DayInfo[] = [];
   let rowCount = 0;
   let foldMs = 0;
-  for (const [d, src] of sources.entries()) {
+  const info = (src: DigestSource, n: number, bad: number): DayInfo => ({ day: src.day.day, ...(src.series === 'v2' ? { series: 'v2' as const } : {}), files: src.day.files, rows: n, problems: bad, key: src.key });
+  // One pass over the days in order: a v1 day before the seam folds into the headline; from the seam
+  // on, the day's v2 file folds into it and the v1 file is kept aside for the seam (foldBridgeV1).
+  const order: { src: DigestSource; series: RunSeries }[] = [...sources.map((src) => ({ src, series: 'v1' as const })), ...v2Sources.map((src) => ({ src, series: 'v2' as const }))]
+    .sort((a, b) => (a.src.day.day < b.src.day.day ? -1 : a.src.day.day > b.src.day.day ? 1 : a.series === 'v2' ? -1 : 1));
+  for (const { src, series } of order) {
     const digest = await cache.digest(dir, src);
     const f0 = performance.now();
-    foldDay(fold, tables, digest, d);
+    const headlineDay = headline.seamDay === null || (series === 'v1' ? src.day.day < headline.seamDay : true);
+    if (headlineDay) {
+      foldDay(fold, tables, digest, foldDays.length);
+      foldDays.push(info(src, digest.n, digest.problems.length));
+    } else foldBridgeV1(fold, tables, digest);
     foldMs += performance.now() - f0;
-    rowCount += digest.n;
     problems.push(...digest.problems);
-    dayFiles.push({ day: src.day.day, files: src.day.files, rows: digest.n, problems: digest.problems.length, key: src.key });
+    if (series === 'v1') {
+      rowCount += digest.n;
+      dayFiles.push(info(src, digest.n, digest.problems.length));
+    }
   }
   cache.save();
   timings.mark('load', performance.now() - t0 - foldMs, { days: days.length, rows: rowCount, cache_hits: cache.hits, cache_misses: cache.misses });
   timings.mark('fold', foldMs, { targets: fold.targets.size });
 
-  const read = readRuns(dir);
-  problems.push(...read.problems);
-  // The site reads the v1 series only, for now: v2 rows (observations-v2/) and v2 run rows are the next
-  // step's (issue 13, phase 2b); mixing them into v1's statistics would be wrong, not just early.
-  const runs = runsOf(read.runs, 'v1').sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at));
+  // `runs` are v1's (the runs bundle, coverage by run, editions); the headline's own runs (tiles, the
+  // latest full run) are v2's once the headline is stitched (derive.ts).
+  const byStart = (a: AnyRun, b: AnyRun) => Date.parse(a.started_at) - Date.parse(b.started_at);
+  const runs = runsOf(read.runs, 'v1').sort(byStart);
+  const headlineRuns = headline.series === 'v1' ? runs : runsOf(read.runs, 'v2').sort(byStart);
   const rosterFiles = listRosterFiles(dir);
   const { manifests, problems: manifestProblems } = readManifests(dir);
   problems.push(...manifestProblems);
@@ -89,7 +126,7 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   problems.push(...chain.problems);
   const editions = eds.editions.map((e) => e.edition);
   const chainView = { manifests: chain.manifests.length, head: chain.manifests.at(-1)?.manifest ?? null };
-  return { dir, days: dayFiles.map((d) => d.day), dayFiles, runs, fold, rowCount, rosterFiles, problems, restatements, editions, chain: chainView, cache, cacheStats: { hits: cache.hits, misses: cache.misses }, timings };
+  return { dir, days: dayFiles.map((d) => d.day), dayFiles, foldDays, headline, headlineRuns, runs, fold, rowCount, rosterFiles, problems, restatements, editions, chain: chainView, cache, cacheStats: { hits: cache.hits, misses: cache.misses }, timings };
 }
 
 const CACHE = Symbol.for('mcp-schema.archive');

@@ -3,7 +3,7 @@
 // interval, a half-life), it is that type, never a copy of its fields.
 import type { Problem } from '../archive/problems.ts';
 import type { RestateManifest, SeriesSummary } from '../archive/restatements.ts';
-import type { ChainManifest, DiffSummary, Edition, ErrorClassShares, EverChangedRow, Finding, FirstChangeInterval, HalfLife, Interval, KMRow, Level, NotAttemptedReason, Observation, Run, ServedToolHashes, ServerHealth, Tool, Volatility } from '../lib/index.ts';
+import type { AnyRun, ChainManifest, DiffSummary, Edition, ErrorClassShares, EverChangedRow, Finding, FirstChangeInterval, HalfLife, Interval, KMRow, Level, NotAttemptedReason, Observation, Run, SeriesSeam, ServedToolHashes, ServerHealth, Tool, Volatility } from '../lib/index.ts';
 import type { DigestCache } from './cache.ts';
 import type { Fold } from './fold.ts';
 import type { Timelines } from './timelines.ts';
@@ -21,6 +21,8 @@ export type HalfLifeView = HalfLife;
 
 export interface DayInfo {
   day: string;
+  /** The series of its folder when not v1 (observations-v2/: 'v2'); absent for v1 days. */
+  series?: 'v2';
   /** Paths relative to the archive, gzipped part first. */
   files: string[];
   /** Valid rows, and lines that failed validation. */
@@ -58,6 +60,12 @@ export interface ChangeView {
   diff: DiffSummary | null;
   /** Why the diff could not be computed (object missing, body unparseable), else null. */
   diffProblem: string | null;
+  /**
+   * The change's before and after rows are v2 ok rows whose era or negotiated protocol version differ
+   * (src/lib protocolMigration): it counts as a survival event in v2; the sensitivity series
+   * `v2-without-migrations` censors at it instead. Always false on a v1 headline.
+   */
+  protocolMigration: boolean;
 }
 
 /**
@@ -159,6 +167,32 @@ export interface Tiles {
   degraded: boolean;
 }
 
+/**
+ * Which series the headline figures use (methodology v2, "Bridge and headline"), read off runs.jsonl:
+ * `v1` until the bridge is complete, then `stitched` (v1 rows before `seamDay`, v2 rows from it on).
+ */
+export interface HeadlineView {
+  series: 'v1' | 'stitched';
+  /** The bridge's length in days (BRIDGE_DAYS unless a local world says otherwise). */
+  bridgeLength: number;
+  /** Bridge days the archive holds so far (days with a finished full run of both series). */
+  bridgeDays: number;
+  /** The bridge's first day: v2 rows from it on (null until the bridge is complete). */
+  seamDay: string | null;
+  /** The day the bridge completed: the headline has been v2 since the run of that day (null before). */
+  since: string | null;
+}
+
+/** The sensitivity series `v2-without-migrations`: the headline's intervals, censored at protocol migrations. */
+export interface MigrationSensitivity {
+  series: 'v2-without-migrations';
+  /** Changes flagged protocol_migration (events in the headline, censored here). */
+  migrations: number;
+  intervals: Interval[];
+  km: KMRow[];
+  halfLife: HalfLifeView | null;
+}
+
 export interface ChainView {
   manifests: number;
   head: ChainManifest | null;
@@ -186,10 +220,18 @@ export interface Archive {
   /** Latest run's finished_at: "data as of". */
   asOf: string | null;
   asOfDay: string | null;
+  /** The v1 series' runs (the runs bundle, coverage by run, editions). */
   runs: Run[];
-  latestRun: Run | null;
-  /** Latest finished, non-partial run: the only source of published error-class shares. */
-  latestFullRun: Run | null;
+  /** Which series the headline uses, and since when. */
+  headline: HeadlineView;
+  /** The headline series' latest run (v2's once the headline is stitched). */
+  latestRun: AnyRun | null;
+  /** The headline series' latest finished, non-partial run: the only source of published error-class shares. */
+  latestFullRun: AnyRun | null;
+  /** Targets whose v1 and v2 contract hashes disagree across the seam (censored there, never a change), by target. */
+  seams: SeriesSeam[];
+  /** The stitched headline's sensitivity series without protocol migrations as events; null on a v1 headline. */
+  migrationSensitivity: MigrationSensitivity | null;
   servers: ServerView[];
   bySlug: Map<string, ServerView>;
   /** Every change of every target, newest first. */
@@ -244,6 +286,11 @@ export interface RawArchive {
   /** Days with a day file, oldest first (`YYYY-MM-DD`). */
   days: string[];
   dayFiles: DayInfo[];
+  /** The days the headline folds, in order (a RowRef's `d` indexes it): v1's, or v1's before the seam and v2's from it on. */
+  foldDays: DayInfo[];
+  headline: HeadlineView;
+  /** The headline series' runs, by start (v1's, or v2's once stitched). */
+  headlineRuns: AnyRun[];
   runs: Run[];
   fold: Fold;
   rowCount: number;

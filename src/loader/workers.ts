@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { serialize } from 'node:v8';
 import { writeAtomic } from '../archive/atomic.ts';
 import type { DayFiles } from '../archive/day-files.ts';
+import type { RunSeries } from '../lib/index.ts';
 import type { DigestCache, DigestSource } from './cache.ts';
 import { buildDigest, type DayTap } from './digest.ts';
 
@@ -60,7 +61,8 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
       parentPort.postMessage('done');
     })().catch((e) => parentPort.postMessage({ error: String((e && e.stack) || e) }));`;
   const runs = Array.from({ length: n }, (_, w) => {
-    const days: DayJob[] = todo.filter((_, i) => i % n === w).map((s) => ({ day: s.day, file: cache.digestFile(s.key)!, tap: p.dayTap?.(s) ?? null }));
+    // Taps (bundle members) read v1 days only.
+    const days: DayJob[] = todo.filter((_, i) => i % n === w).map((s) => ({ day: s.day, series: s.series, file: cache.digestFile(s.key)!, tap: s.series === 'v1' ? (p.dayTap?.(s) ?? null) : null }));
     const mine = jobs.filter((_, i) => i % n === w);
     return new Promise<void>((resolve, reject) => {
       const worker = new Worker(code, { eval: true, workerData: { module, parent: pathToFileURL(path.join(p.sourceRoot, 'package.json')).href, archive, days, jobs: mine } });
@@ -79,6 +81,7 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
 
 interface DayJob {
   day: DayFiles;
+  series: RunSeries;
   /** Where the digest goes. */
   file: string;
   tap: WorkerCall | null;
@@ -88,5 +91,5 @@ interface DayJob {
 export async function digestToCache(archive: string, job: DayJob, load: (module: string) => Promise<Record<string, unknown>>): Promise<void> {
   const taps: DayTap[] = [];
   if (job.tap) taps.push(((await load(job.tap.module))[job.tap.export] as (args: unknown, day: DayFiles) => DayTap)(job.tap.args, job.day));
-  writeAtomic(job.file, serialize(await buildDigest(archive, job.day, taps)));
+  writeAtomic(job.file, serialize(await buildDigest(archive, job.day, taps, job.series)));
 }

@@ -12,6 +12,7 @@
 //   MCP_SCHEMA_RELEASE_URL  the public base URL of that folder (default: <site>/data/release/)
 //   MCP_SCHEMA_TIMINGS      a file the build appends its stage timings to (bench/build.ts)
 //   MCP_SCHEMA_PUBLIC_KEY   the public key the chain is signed with, shown on /data/ (default: keys/mcp-schema-ed25519.pub; the demo's DEMO key)
+//   MCP_SCHEMA_BRIDGE_DAYS  the bridge's length the headline waits for (default 14, BRIDGE_DAYS; only local worlds and demos, like the collector's --bridge-days)
 // The build runs from the repository root (npm run build): sourceRoot() is that folder.
 import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
@@ -36,6 +37,15 @@ export function workers(): number {
 /** The repository root: digest workers import the loader from source there, and src/lib is fingerprinted there. */
 export function sourceRoot(): string {
   return process.cwd();
+}
+
+/** The bridge's length in days (MCP_SCHEMA_BRIDGE_DAYS, a positive integer), or undefined for the default. */
+export function bridgeDays(): number | undefined {
+  const v = process.env.MCP_SCHEMA_BRIDGE_DAYS;
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`MCP_SCHEMA_BRIDGE_DAYS must be a positive integer, got ${JSON.stringify(v.slice(0, 40))}`);
+  return n;
 }
 
 export function simulated(): boolean {

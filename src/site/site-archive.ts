@@ -4,7 +4,7 @@
 // build (loadArchive caches it process-wide).
 import { loadArchive, type Archive } from '../loader/load-archive.ts';
 import { membersPrebuild } from '../outputs/members.ts';
-import { cacheDir, dataDir, sourceRoot, workers } from './settings.ts';
+import { bridgeDays, cacheDir, dataDir, sourceRoot, workers } from './settings.ts';
 import { buildTimings } from './timings.ts';
 
 export function siteArchive(): Promise<Archive> {
@@ -14,5 +14,6 @@ export function siteArchive(): Promise<Archive> {
     cache,
     prebuild: { workers: workers(), ...membersPrebuild(dir, cache.dir, cache.sourceRoot) },
     timings: buildTimings,
+    bridgeDays: bridgeDays(),
   });
 }

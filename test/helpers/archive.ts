@@ -78,6 +78,8 @@ export interface ArchiveOptions {
   signer?: ChainSigner | null;
   /** Day of the world the first run observes (default 0): a later start continues an archive. */
   firstDay?: number;
+  /** The bridge length `auto` waits for (the collector's --bridge-days; default 14). */
+  bridgeDays?: number;
 }
 
 /** The site's fixture archive: 12 days of a 50-target world with the hostile servers. */
@@ -108,6 +110,7 @@ export async function collectArchive(opts: ArchiveOptions, dir?: string, keep = 
         concurrency: 16,
         timeoutMs: opts.timeoutMs ?? 800,
         methodology: opts.methodology ?? 'v1',
+        ...(opts.bridgeDays !== undefined ? { bridgeDays: opts.bridgeDays } : {}),
         optout,
         // A local world puts hundreds of simulated servers on a few loopback hosts: a host's
         // Retry-After (up to an hour in the world) is honoured on a time scale of its own.

@@ -62,6 +62,7 @@ export const hostileChange = (text: fc.Arbitrary<string> = hostileText()): fc.Ar
       findings: fc.array(finding(text), { maxLength: 3 }),
       compatibility: fc.constantFrom('ERR', 'WARN', 'INFO', null),
       security: fc.constantFrom('HIGH', 'WARN', null),
+      protocolMigration: fc.boolean(),
     })
     .map((r) => ({
       id: '2026-01-01-bbbbbbbbbbbb',
@@ -82,4 +83,5 @@ export const hostileChange = (text: fc.Arbitrary<string> = hostileText()): fc.Ar
         ? { added: r.added, removed: r.removed, changed: r.changed.map((name) => ({ name, surfaces: [], input: [], output: [] })), returned: r.returned.map((name) => ({ name, surfaces: [], input: [], output: [] })) }
         : null,
       diffProblem: r.withDiff ? null : r.diffProblem,
+      protocolMigration: r.protocolMigration,
     }));

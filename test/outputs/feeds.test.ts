@@ -16,7 +16,7 @@ function change(over: Partial<ChangeView> & { added?: string[]; message?: string
   return {
     id: '2026-01-01-bbbbbbbbbbbb', target: 'io.github.x/y', slug: 'io.github.x_y', day: '2026-01-01', observedAt: '2026-01-01T03:15:00Z', runId: 'run',
     beforeSha256: 'a'.repeat(64), afterSha256: 'b'.repeat(64), beforeBody: null, afterBody: null, revert: false, compatibility: 'ERR', security: null,
-    diff: { added, removed: [], changed: [], returned: [] }, diffProblem: null,
+    diff: { added, removed: [], changed: [], returned: [] }, diffProblem: null, protocolMigration: false,
     findings: [{ rule: 'tool-removed', axis: 'compatibility', level: 'ERR', tool: 'search', path: '', before: null, after: null, fingerprint: '0123456789ab', message }],
     ...rest,
   };

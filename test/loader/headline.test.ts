@@ -1,0 +1,167 @@
+// The headline switch (methodology v2, "Bridge and headline") on an archive the real collector wrote
+// against the sandbox world: three days of v1 alone, then `auto` with a three-day bridge (both series),
+// then v2 alone. The world (seed headline-34, 60 targets, days 41–49) has, in that window, a paginated
+// server (v1 hashes its first page, v2 every page: a series seam), a server that migrates from legacy
+// to modern with a new tool list on day 49 (a protocol migration), and a server whose instructions
+// change on day 49 with its tools unchanged. Expectations are computed here from the rows as stored
+// and from the world's own plan, not through the loader.
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWorld } from '../../sandbox/world.ts';
+import { forgetArchive, loadArchive, type Archive } from '../../src/loader/load-archive.ts';
+import { slugFor } from '../../src/lib/slug.ts';
+import { collectArchive } from '../helpers/archive.ts';
+
+const SEED = 'headline-34';
+const SIZE = 60;
+const FIRST = 41;
+const world = buildWorld({ seed: SEED, size: SIZE });
+const day = (d: number) => world.date(d);
+const SEAM = day(FIRST + 3);
+const PAGINATED = world.targets[57]!.name;
+const MIGRATES = world.targets[56]!.name;
+const INSTRUCTIONS = world.targets[58]!.name;
+
+let dir: string;
+let midBridge: string;
+let midBridgeV1: string;
+let a: Archive;
+let mid: Archive;
+let midV1: Archive;
+
+type Row = { run_id: string; target: string; day: string; observed_at: string; outcome: string; tools_sha256: string | null; era?: string; protocol_version?: string | null };
+function rowsOf(folder: string, at: string): Row[] {
+  const out: Row[] = [];
+  for (const f of readdirSync(join(at, folder)).sort()) {
+    const bytes = readFileSync(join(at, folder, f));
+    const text = f.endsWith('.gz') ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
+    for (const line of text.split('\n')) if (line.trim()) out.push(JSON.parse(line) as Row);
+  }
+  return out.sort((x, y) => Date.parse(x.observed_at) - Date.parse(y.observed_at));
+}
+
+beforeAll(async () => {
+  dir = await collectArchive({ seed: SEED, size: SIZE, days: 3, firstDay: FIRST, methodology: 'v1' });
+  await collectArchive({ seed: SEED, size: SIZE, days: 2, firstDay: FIRST + 3, methodology: 'auto', bridgeDays: 3 }, dir, true);
+  // Two bridge days of three: the headline is still v1.
+  midBridge = mkdtempSync(join(tmpdir(), 'mcps-headline-mid-'));
+  cpSync(dir, midBridge, { recursive: true });
+  midBridgeV1 = mkdtempSync(join(tmpdir(), 'mcps-headline-mid-v1-'));
+  cpSync(dir, midBridgeV1, { recursive: true });
+  rmSync(join(midBridgeV1, 'observations-v2'), { recursive: true });
+  const runs = readFileSync(join(dir, 'runs.jsonl'), 'utf8').trimEnd().split('\n');
+  writeFileSync(join(midBridgeV1, 'runs.jsonl'), runs.filter((l) => (JSON.parse(l) as { methodology_version: string }).methodology_version === 'v1').join('\n') + '\n');
+  await collectArchive({ seed: SEED, size: SIZE, days: 4, firstDay: FIRST + 5, methodology: 'auto', bridgeDays: 3 }, dir, true);
+  a = await loadArchive(dir, { bridgeDays: 3 });
+  mid = await loadArchive(midBridge, { bridgeDays: 3 });
+  midV1 = await loadArchive(midBridgeV1, { bridgeDays: 3 });
+}, 300_000);
+afterAll(() => {
+  for (const d of [dir, midBridge, midBridgeV1]) if (d) rmSync(d, { recursive: true, force: true });
+  forgetArchive();
+});
+
+describe('the headline series', () => {
+  it('records what the test needs: v1 alone, a three-day bridge, then v2 alone', () => {
+    const runs = readFileSync(join(dir, 'runs.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { day: string; methodology_version: string });
+    const byDay = new Map<string, string[]>();
+    for (const r of runs) byDay.set(r.day, [...(byDay.get(r.day) ?? []), r.methodology_version]);
+    expect([...byDay.values()]).toEqual([['v1'], ['v1'], ['v1'], ['v1', 'v2'], ['v1', 'v2'], ['v1', 'v2'], ['v2'], ['v2'], ['v2']]);
+  });
+
+  it('is v1 until the bridge is complete, and then derives exactly what the v1 series alone derives', () => {
+    expect(mid.headline).toEqual({ series: 'v1', bridgeLength: 3, bridgeDays: 2, seamDay: null, since: null });
+    expect(mid.problems).toEqual([]);
+    expect(mid.seams).toEqual([]);
+    expect(mid.migrationSensitivity).toBeNull();
+    expect(JSON.stringify([mid.changes, mid.intervals, mid.halfLife, mid.tiles, mid.latestRun])).toBe(JSON.stringify([midV1.changes, midV1.intervals, midV1.halfLife, midV1.tiles, midV1.latestRun]));
+    expect(mid.servers.map((s) => JSON.stringify(s))).toEqual(midV1.servers.map((s) => JSON.stringify(s)));
+  });
+
+  it('is the stitched timeline once the bridge is complete: v1 before the seam, v2 from it on', () => {
+    expect(a.problems).toEqual([]);
+    expect(a.headline).toEqual({ series: 'stitched', bridgeLength: 3, bridgeDays: 3, seamDay: SEAM, since: day(FIRST + 5) });
+    // The latest run is v2's (v1 stopped after the bridge), and every server page reads to the last day.
+    expect(a.latestRun?.methodology_version).toBe('v2');
+    expect(a.latestRun?.day).toBe(day(FIRST + 8));
+    const server = a.bySlug.get(slugFor(PAGINATED))!;
+    expect(server.latest.day).toBe(day(FIRST + 8));
+    expect((server.latest as { methodology_version: string }).methodology_version).toBe('v2');
+    // The v1 series' own figures stay v1's.
+    expect(a.runs.every((r) => r.methodology_version === 'v1')).toBe(true);
+  });
+
+  it('censors a hash that differs across the seam (v1 read page 1, v2 every page) instead of counting a change', () => {
+    const v1 = rowsOf('observations', dir);
+    const v2 = rowsOf('observations-v2', dir);
+    // Independently: per target, the first bridge run where both series answered ok; a seam iff their hashes differ.
+    const expected = new Set<string>();
+    const v2Ok = v2.filter((r) => r.outcome === 'ok' && r.day >= SEAM);
+    for (const target of new Set(v2Ok.map((r) => r.target))) {
+      const pair = v2Ok.filter((r) => r.target === target).map((r) => [r, v1.find((x) => x.run_id === r.run_id && x.target === target && x.outcome === 'ok')] as const).find(([, x]) => x !== undefined);
+      if (pair) {
+        if (pair[0].tools_sha256 !== pair[1]!.tools_sha256) expected.add(target);
+      } else {
+        const head = v1.filter((r) => r.target === target && r.outcome === 'ok' && r.day < SEAM).at(-1);
+        const first = v2Ok.find((r) => r.target === target);
+        if (head && first && head.tools_sha256 !== first.tools_sha256) expected.add(target);
+      }
+    }
+    expect(expected.has(PAGINATED)).toBe(true);
+    expect(new Set(a.seams.map((s) => s.target))).toEqual(expected);
+    const seam = a.seams.find((s) => s.target === PAGINATED)!;
+    expect(seam).toMatchObject({ day: SEAM, basis: 'bridge_run' });
+    // No change at the seam, and the v1 contract's lifetime ends there censored.
+    expect(a.changes.filter((c) => expected.has(c.target) && c.day === SEAM)).toEqual([]);
+    const v1Interval = a.intervals.find((i) => i.target === PAGINATED && i.tools_sha256 === seam.v1_tools_sha256)!;
+    expect(v1Interval).toMatchObject({ end_day: day(FIRST + 2), event: false });
+    expect(a.intervals.find((i) => i.target === PAGINATED && i.tools_sha256 === seam.v2_tools_sha256)).toMatchObject({ start_day: SEAM, end_day: day(FIRST + 8), event: false });
+    // Every change of the stitched timeline, computed from the stored rows: consecutive ok hashes that differ, never across a seam.
+    const want: string[] = [];
+    for (const target of new Set([...v1, ...v2].map((r) => r.target))) {
+      const oks = [...v1.filter((r) => r.day < SEAM), ...v2.filter((r) => r.day >= SEAM)].filter((r) => r.target === target && r.outcome === 'ok');
+      for (let i = 1; i < oks.length; i++) {
+        if (oks[i]!.tools_sha256 === oks[i - 1]!.tools_sha256) continue;
+        if (expected.has(target) && oks[i - 1]!.day < SEAM && oks[i]!.day >= SEAM) continue;
+        want.push(`${target}|${oks[i]!.day}`);
+      }
+    }
+    expect(a.changes.map((c) => `${c.target}|${c.day}`).sort()).toEqual(want.sort());
+  });
+
+  it('flags a change between v2 ok rows of another era or protocol version as protocol_migration, counts it, and censors it in v2-without-migrations', () => {
+    const v2 = rowsOf('observations-v2', dir);
+    const flagged = a.changes.filter((c) => c.protocolMigration);
+    // Independently: a change whose before and after rows (by run) are v2 ok rows whose era or protocol version differ.
+    const want = a.changes.filter((c) => {
+      const at = (run: string) => v2.find((r) => r.run_id === run && r.target === c.target && r.outcome === 'ok');
+      const before = v2.filter((r) => r.target === c.target && r.outcome === 'ok' && Date.parse(r.observed_at) < Date.parse(c.observedAt)).at(-1);
+      const after = at(c.runId);
+      return before !== undefined && after !== undefined && c.day > SEAM && (before.era !== after.era || before.protocol_version !== after.protocol_version);
+    });
+    expect(flagged.map((c) => c.id)).toEqual(want.map((c) => c.id));
+    expect(flagged.map((c) => [c.target, c.day])).toContainEqual([MIGRATES, day(FIRST + 8)]);
+    // It counts as an event in the headline …
+    const ended = a.intervals.filter((i) => i.target === MIGRATES && i.end_day === day(FIRST + 8) && i.event);
+    expect(ended).toHaveLength(1);
+    // … and is censored in the sensitivity series, which differs from the headline by exactly the migrations.
+    const s = a.migrationSensitivity!;
+    expect(s.series).toBe('v2-without-migrations');
+    expect(s.migrations).toBe(flagged.length);
+    expect(s.intervals).toHaveLength(a.intervals.length);
+    const events = (list: { event: boolean }[]) => list.filter((i) => i.event).length;
+    expect(events(a.intervals) - events(s.intervals)).toBe(flagged.length);
+    expect(s.intervals.find((i) => i.target === MIGRATES && i.end_day === day(FIRST + 8) && i.tools_sha256 === ended[0]!.tools_sha256)?.event).toBe(false);
+    // The plan of the world agrees: the server moved from legacy to modern that day.
+    expect([world.expectedV2(56, FIRST + 7).era, world.expectedV2(56, FIRST + 8).era]).toEqual(['legacy', 'modern']);
+  });
+
+  it('keeps a server with no seam, migration or change on one contract across the bridge', () => {
+    const steady = a.servers.find((s) => s.name === INSTRUCTIONS)!;
+    expect(steady.changes).toEqual([]);
+    expect(a.intervals.filter((i) => i.target === INSTRUCTIONS)).toHaveLength(1);
+  });
+});
