@@ -8,6 +8,9 @@ import { answerFromBody, classifyChange, parseToolsList, summariseDiff, TOOLS_LI
 import type { DigestCache } from './cache.ts';
 import type { ChangeView, CompatibilityLevel, FindingView, SecurityLevel } from './views.ts';
 
+/** v2 contracts read over several tools/list pages, by tools_sha256 (fold.ts contractPages). */
+export type ContractPages = ReadonlyMap<string, { pages: string[]; types: (string | null)[] }>;
+
 /** Bump when the site's change derivation (not src/lib, which is fingerprinted) changes. */
 export const DERIVE_VERSION = 'changes-1';
 
@@ -27,10 +30,15 @@ export async function cachedChanges(
   contentTypes: ReadonlyMap<string, string | null>,
   dir: string,
   stats: { changeHits: number; changeMisses: number },
+  pages: ContractPages = new Map(),
 ): Promise<ChangeView[]> {
   if (drift.changes.length === 0) return [];
   const h = createHash('sha256').update(DERIVE_VERSION).update('\0').update(lib);
-  for (const v of drift.versions) h.update('\0').update(v.body_sha256).update(':').update(contentTypes.get(v.body_sha256) ?? '');
+  for (const v of drift.versions) {
+    h.update('\0').update(v.body_sha256).update(':').update(contentTypes.get(v.body_sha256) ?? '');
+    // A v2 contract read over several pages: its list is every page's (ToolsCache.contract).
+    for (const [k, p] of (pages.get(v.tools_sha256)?.pages ?? []).entries()) h.update('+').update(p).update(':').update(pages.get(v.tools_sha256)!.types[k] ?? '');
+  }
   for (const c of drift.changes) h.update('\0').update(c.before.body_sha256).update('>').update(c.after.body_sha256).update('@').update(c.after.observed_at);
   const key = h.digest('hex');
   const hit = cache.readChanges<ChangeDerived[]>(key);
@@ -40,7 +48,7 @@ export async function cachedChanges(
     derived = hit;
   } else {
     stats.changeMisses++;
-    derived = await deriveChanges(drift, new ToolsCache(dir, contentTypes));
+    derived = await deriveChanges(drift, new ToolsCache(dir, contentTypes, pages));
     if (derived.every((d) => d.diffProblem === null)) cache.writeChanges(key, derived);
   }
   return drift.changes.map((change, i) => ({
@@ -64,13 +72,13 @@ export async function cachedChanges(
 async function deriveChanges(drift: Drift, tools: ToolsCache): Promise<ChangeDerived[]> {
   // Tombstones need every version's tool list in order: a tool that hides and returns changed is
   // compared with its last known definition (src/lib trackTombstones).
-  const lists = await Promise.all(drift.versions.map((v) => tools.get(v.body_sha256)));
+  const lists = await Promise.all(drift.versions.map((v) => tools.contract(v.tools_sha256, v.body_sha256)));
   const usable = lists.every((l): l is Tool[] => Array.isArray(l));
   const tombstones = usable ? trackTombstones(lists) : null;
   const out: ChangeDerived[] = [];
   for (const change of drift.changes) {
-    const before = await tools.get(change.before.body_sha256);
-    const after = await tools.get(change.after.body_sha256);
+    const before = await tools.contract(change.before.tools_sha256, change.before.body_sha256);
+    const after = await tools.contract(change.after.tools_sha256, change.after.body_sha256);
     // The version whose list precedes this change's `after` is the version index of the change.
     const previousVersion = drift.versions.findIndex((v) => v.first_seen === change.after.observed_at) - 1;
     const tombs = tombstones && previousVersion >= 0 ? tombstones[previousVersion] : undefined;
@@ -111,7 +119,34 @@ export class ToolsCache {
   constructor(
     private readonly dir: string,
     private readonly contentTypes: ReadonlyMap<string, string | null>,
+    private readonly pages: ContractPages = new Map(),
   ) {}
+
+  /**
+   * The tool list of a contract: its body's, or for a v2 contract read over several tools/list pages
+   * (methodology v2: every page, where v1 read the first) the tools of all its pages in order.
+   */
+  async contract(toolsSha256: string, bodySha256: string): Promise<Tool[] | string> {
+    const p = this.pages.get(toolsSha256);
+    if (!p) return this.get(bodySha256);
+    const all: Tool[] = [];
+    for (const [i, sha] of p.pages.entries()) {
+      const list = await this.page(sha, p.types[i] ?? null);
+      if (typeof list === 'string') return list;
+      all.push(...list);
+    }
+    return all;
+  }
+
+  private page(sha: string, contentType: string | null): Promise<Tool[] | string> {
+    const key = `${sha}\0${contentType ?? ''}`;
+    let list = this.lists.get(key);
+    if (!list) {
+      list = this.load(sha, contentType);
+      this.lists.set(key, list);
+    }
+    return list;
+  }
 
   get(bodySha256: string): Promise<Tool[] | string> {
     let list = this.lists.get(bodySha256);
@@ -122,11 +157,11 @@ export class ToolsCache {
     return list;
   }
 
-  private async load(bodySha256: string): Promise<Tool[] | string> {
+  private async load(bodySha256: string, contentType: string | null = this.contentTypes.get(bodySha256) ?? null): Promise<Tool[] | string> {
     const bytes = await readObject(this.dir, bodySha256);
     if (!bytes) return `raw body ${bodySha256.slice(0, 12)} missing or corrupt`;
     try {
-      return parseToolsList(answerFromBody(bytes, this.contentTypes.get(bodySha256) ?? null, TOOLS_LIST_REQUEST_ID));
+      return parseToolsList(answerFromBody(bytes, contentType, TOOLS_LIST_REQUEST_ID));
     } catch (error) {
       return error instanceof Error ? error.message.slice(0, MAX_MESSAGE) : 'unreadable tools/list body';
     }

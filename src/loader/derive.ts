@@ -71,6 +71,7 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
   const lib = raw.cache.libPrint();
   const stats = { changeHits: 0, changeMisses: 0, bodyHits: 0, bodyMisses: 0 };
   const asOfDay = latestRun?.day ?? raw.days.at(-1) ?? null;
+  const contractPages = new Map([...fold.contractPages].map(([id, p]) => [fold.hashes[id]!, p]));
   const seams: SeriesSeam[] = [];
   const migrations: Change[] = [];
   for (const name of names) {
@@ -84,7 +85,7 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     drifts.push(drift);
     const slug = slugFor(name);
     const v2Rows = migrationRows(fold, s);
-    const serverChanges = (await cachedChanges(raw.cache, lib, drift, slug, contentTypes, raw.dir, stats)).map((c, i) => ({ ...c, protocolMigration: v2Rows.length > 0 && protocolMigration(drift.changes[i]!, v2Rows) }));
+    const serverChanges = (await cachedChanges(raw.cache, lib, drift, slug, contentTypes, raw.dir, stats, contractPages)).map((c, i) => ({ ...c, protocolMigration: v2Rows.length > 0 && protocolMigration(drift.changes[i]!, v2Rows) }));
     drift.changes.forEach((c, i) => serverChanges[i]!.protocolMigration && migrations.push(c));
     changes.push(...serverChanges);
     const bodies = await bodiesOf(raw, s, slug, contentTypes, lib, stats, sets, bodyFindings);
@@ -162,7 +163,7 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     chain: raw.chain,
     cacheStats: { ...raw.cacheStats, ...stats },
     contentType: (bodySha256) => contentTypes.get(bodySha256) ?? null,
-    tools: (bodySha256) => new ToolsCache(raw.dir, contentTypes).get(bodySha256),
+    tools: (bodySha256, toolsSha256) => (toolsSha256 === undefined ? new ToolsCache(raw.dir, contentTypes).get(bodySha256) : new ToolsCache(raw.dir, contentTypes, contractPages).contract(toolsSha256, bodySha256)),
     toolHashes: (bodySha256) => toolHashesOf(raw.dir, bodySha256, contentTypes.get(bodySha256) ?? null),
     registryEntry: (row) => pages.entry(row),
   };

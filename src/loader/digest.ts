@@ -77,6 +77,8 @@ export interface DayDigest {
   eras: string[];
   /** v2 rows: index into `hashes` of instructions_sha256 (-1: null, or a v1 row). */
   instr: Int32Array;
+  /** v2 ok rows that read more than one tools/list page: [row, page body sha256s, their content types]. */
+  pages: [number, string[], (string | null)[]][];
   problems: Problem[];
 }
 
@@ -133,6 +135,7 @@ export async function buildDigest(archive: string, day: DayFiles, taps: readonly
     era: new Int32Array(n),
     eras: [],
     instr: new Int32Array(n),
+    pages: [],
     problems,
   };
   const eraIdx = new Map<string, number>();
@@ -159,6 +162,7 @@ export async function buildDigest(archive: string, day: DayFiles, taps: readonly
     if (r.methodology_version === 'v2') {
       d.era[i] = intern(eraIdx, d.eras, `${r.era}|${r.protocol_version === null ? '' : `=${r.protocol_version}`}`);
       d.instr[i] = r.instructions_sha256 === null ? -1 : intern(hashIdx, d.hashes, r.instructions_sha256);
+      if (r.outcome === 'ok' && r.tools_pages_sha256 && r.tools_pages_sha256.length > 1) d.pages.push([i, r.tools_pages_sha256, r.tools_pages_content_types ?? r.tools_pages_sha256.map(() => null)]);
     } else {
       d.era[i] = -1;
       d.instr[i] = -1;

@@ -73,6 +73,12 @@ export interface Fold {
   bodyType: Map<number, string | null>;
   /** "<era>|<protocol_version>" of v2 ok rows, interned. */
   eras: string[];
+  /**
+   * Contracts v2 read over more than one tools/list page: tools hash id → its pages (body sha256s and
+   * content types). A contract hash fixes its tools, so any row with it names the same list; the
+   * row's body_sha256 is the first page only.
+   */
+  contractPages: Map<number, { pages: string[]; types: (string | null)[] }>;
   /** Per target, its v1 ok rows from the seam on (stitched headline only): flat [ms, toolsId, bodyId, dayId, runId]. */
   bridgeV1: Map<string, number[]>;
 }
@@ -87,7 +93,7 @@ export interface FoldTables {
 
 export function emptyFold(): { fold: Fold; tables: FoldTables } {
   const tables: FoldTables = { hash: new Map(), run: new Map(), day: new Map(), era: new Map() };
-  return { fold: { targets: new Map(), hashes: [], hashId: tables.hash, runIds: [], dayIds: [], bodyType: new Map(), eras: [], bridgeV1: new Map() }, tables };
+  return { fold: { targets: new Map(), hashes: [], hashId: tables.hash, runIds: [], dayIds: [], bodyType: new Map(), eras: [], contractPages: new Map(), bridgeV1: new Map() }, tables };
 }
 
 /** Fold one day's digest (rows in time order) into the per-target state. */
@@ -98,6 +104,10 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
   const isoOverride = new Map(g.isoOverride);
   const dayOverride = new Map(g.dayOverride.map(([i, day]) => [i, intern(t.day, fold.dayIds, day)]));
   const eraId = g.eras.map((e) => intern(t.era, fold.eras, e));
+  for (const [i, pages, types] of g.pages) {
+    const tools = g.tools[i]! >= 0 ? hashId[g.tools[i]!]! : -1;
+    if (tools >= 0 && !fold.contractPages.has(tools)) fold.contractPages.set(tools, { pages, types });
+  }
   for (let i = 0; i < g.n; i++) {
     const name = g.names[i]!;
     const ms = g.ms[i]!;

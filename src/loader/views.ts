@@ -272,8 +272,11 @@ export interface Archive {
   cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number; bodyHits: number; bodyMisses: number };
   /** The Content-Type of the rows that carried a raw tools/list body; null when unknown. */
   contentType(bodySha256: string): string | null;
-  /** A raw tools/list body's tool list, read and parsed on demand (not cached: heads of 25k servers would not fit). */
-  tools(bodySha256: string): Promise<Tool[] | string>;
+  /**
+   * A raw tools/list body's tool list, read and parsed on demand (not cached: heads of 25k servers would
+   * not fit). With the contract's `toolsSha256`, a v2 contract read over several pages lists every page's tools.
+   */
+  tools(bodySha256: string, toolsSha256?: string): Promise<Tool[] | string>;
   /** A raw body's tool definition hashes (src/lib servedToolHashes), read on demand; a string says why there are none. */
   toolHashes(bodySha256: string): Promise<ServedToolHashes | string>;
   /** The registry entry a row points at, verbatim from its roster page object; null when unavailable. */

@@ -67,7 +67,7 @@ export function hasPatch(c: Pick<ChangeView, 'diff'>): boolean {
 /** A change as RFC 6902 operations turning its before tools into its after tools (name-keyed), or null without both lists. */
 export async function changePatch(a: Pick<Archive, 'tools'>, c: ChangeView): Promise<string | null> {
   if (!hasPatch(c) || !c.beforeBody || !c.afterBody) return null;
-  const [before, after] = [await a.tools(c.beforeBody), await a.tools(c.afterBody)];
+  const [before, after] = [await a.tools(c.beforeBody, c.beforeSha256), await a.tools(c.afterBody, c.afterSha256)];
   if (!Array.isArray(before) || !Array.isArray(after)) return null;
   return `${JSON.stringify(toolsPatch(before, after), null, 2)}\n`;
 }

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorld } from '../../sandbox/world.ts';
-import { forgetArchive, loadArchive, type Archive } from '../../src/loader/load-archive.ts';
+import { deriveArchive, forgetArchive, loadArchive, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
+import { toolsSha256 } from '../../src/lib/index.ts';
 import { slugFor } from '../../src/lib/slug.ts';
 import { collectArchive } from '../helpers/archive.ts';
 
@@ -94,7 +95,7 @@ describe('the headline series', () => {
     expect(a.runs.every((r) => r.methodology_version === 'v1')).toBe(true);
   });
 
-  it('censors a hash that differs across the seam (v1 read page 1, v2 every page) instead of counting a change', () => {
+  it('censors a hash that differs across the seam (v1 read page 1, v2 every page) instead of counting a change', async () => {
     const v1 = rowsOf('observations', dir);
     const v2 = rowsOf('observations-v2', dir);
     // Independently: per target, the first bridge run where both series answered ok; a seam iff their hashes differ.
@@ -119,6 +120,14 @@ describe('the headline series', () => {
     const v1Interval = a.intervals.find((i) => i.target === PAGINATED && i.tools_sha256 === seam.v1_tools_sha256)!;
     expect(v1Interval).toMatchObject({ end_day: day(FIRST + 2), event: false });
     expect(a.intervals.find((i) => i.target === PAGINATED && i.tools_sha256 === seam.v2_tools_sha256)).toMatchObject({ start_day: SEAM, end_day: day(FIRST + 8), event: false });
+    // The v2 contract's tool list is every page's (what its hash covers), not its first page's.
+    const head = a.bySlug.get(slugFor(PAGINATED))!.head!;
+    expect(head.toolsSha256).toBe(seam.v2_tools_sha256);
+    const all = await a.tools(head.bodySha256!, head.toolsSha256);
+    const first = await a.tools(head.bodySha256!);
+    expect(Array.isArray(all) && all.map((t) => t.name).sort()).toEqual(world.expectedV2(57, FIRST + 8).tools!.map((t) => t.name).sort());
+    expect(Array.isArray(first) && Array.isArray(all) && first.length < all.length).toBe(true);
+    expect(toolsSha256(all as unknown[])).toBe(head.toolsSha256);
     // Every change of the stitched timeline, computed from the stored rows: consecutive ok hashes that differ, never across a seam.
     const want: string[] = [];
     for (const target of new Set([...v1, ...v2].map((r) => r.target))) {
@@ -163,5 +172,17 @@ describe('the headline series', () => {
     const steady = a.servers.find((s) => s.name === INSTRUCTIONS)!;
     expect(steady.changes).toEqual([]);
     expect(a.intervals.filter((i) => i.target === INSTRUCTIONS)).toHaveLength(1);
+  });
+
+  it('builds the same headline from the build cache (v2 digests cached by series) as from the files', async () => {
+    const cache = { dir: mkdtempSync(join(tmpdir(), 'mcps-headline-cache-')), sourceRoot: process.cwd() };
+    try {
+      const first = await deriveArchive(await readRawArchive(dir, { cache, bridgeDays: 3 }));
+      const again = await deriveArchive(await readRawArchive(dir, { cache, bridgeDays: 3 }));
+      expect(again.cacheStats.misses).toBe(0);
+      for (const b of [first, again]) expect(JSON.stringify([b.headline, b.seams, b.changes, b.intervals, b.migrationSensitivity, b.tiles])).toBe(JSON.stringify([a.headline, a.seams, a.changes, a.intervals, a.migrationSensitivity, a.tiles]));
+    } finally {
+      rmSync(cache.dir, { recursive: true, force: true });
+    }
   });
 });

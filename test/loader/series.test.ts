@@ -1,6 +1,7 @@
-// The loader on an archive that holds both methodology series: it reads v1 only, explicitly (the site
-// learns v2 in issue 13's phase 2b), so every figure it derives is the same as on the same archive with
-// the v2 series taken out — no v2 row or v2 run row leaks into v1's statistics.
+// The loader on an archive that holds both methodology series while the bridge is not complete (three
+// bridge days of fourteen): the headline is v1, so every figure it derives is the same as on the same
+// archive with the v2 series taken out — no v2 row or v2 run row leaks into v1's statistics. After the
+// bridge: test/loader/headline.test.ts.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
