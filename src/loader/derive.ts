@@ -157,7 +157,8 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     rosterFiles: raw.rosterFiles,
     problems: raw.problems,
     proberVersions: [...new Set(raw.runs.map((r) => r.prober_version))],
-    methodologyVersions: [...new Set(raw.runs.map((r) => r.methodology_version))],
+    // v1's runs, then the headline's once it is stitched (v1, v2).
+    methodologyVersions: [...new Set([...raw.runs, ...(raw.headline.series === 'stitched' ? raw.headlineRuns : [])].map((r) => r.methodology_version))],
     restatements: raw.restatements,
     editions: raw.editions,
     chain: raw.chain,

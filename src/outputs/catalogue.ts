@@ -132,6 +132,8 @@ const CHANGE_COLUMNS: (Field & { of: (c: ChangeView) => unknown })[] = [
   { name: 'diff', type: 'object', description: 'summariseDiff: added, removed, returned and changed tools, with JSON-pointer schema diffs.', of: (c) => c.diff },
   { name: 'diff_problem', type: 'string', description: 'Why no diff could be computed (raw body missing or unreadable), else null.', of: (c) => c.diffProblem },
   { name: 'findings', type: 'array', description: 'Classification findings: rule, axis, level, tool, path, before, after, fingerprint, message.', of: (c) => c.findings },
+  // Last, so earlier columns keep their positions (methodology v2).
+  { name: 'protocol_migration', type: 'boolean', description: 'Methodology v2: the before and after observations are v2 successful answers whose era (modern, legacy) or negotiated protocol version differ. Counted as a change event in the headline half-life; the sensitivity series v2-without-migrations censors at it instead (changelog). Always false for changes of the v1 series.', of: (c) => c.protocolMigration },
 ];
 
 export const CHANGE_FIELDS: Field[] = CHANGE_COLUMNS.map(({ name, type, description }) => ({ name, type, description }));

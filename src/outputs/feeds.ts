@@ -68,7 +68,8 @@ export function serverChannel(name: string, slug: string): FeedChannel {
 
 export function changeTitle(c: ChangeView): string {
   const level = [c.compatibility ?? 'no rule fired', c.security && `security ${c.security}`].filter(Boolean).join(', ');
-  return `${clip(c.target, 200)} ${c.revert ? 'reverted its tools to an earlier contract' : 'changed its tools'} (${level})`;
+  // A protocol migration (methodology v2) says so in the title; a v1 change's title is as it always was.
+  return `${clip(c.target, 200)} ${c.revert ? 'reverted its tools to an earlier contract' : 'changed its tools'}${c.protocolMigration ? ' in a protocol migration' : ''} (${level})`;
 }
 
 /** The change in plain text, one line per fact (the RSS description is this, escaped as HTML). */
@@ -182,6 +183,7 @@ function changeItem(c: ChangeView, pub: FeedPublication) {
       after_tools_sha256: c.afterSha256,
       revert: c.revert,
       findings: c.findings.map(findingFields),
+      ...(c.protocolMigration ? { protocol_migration: true } : {}),
     },
   };
 }
@@ -205,7 +207,7 @@ function bodyLevel(b: BodyFindingView): string {
 }
 
 function tags(c: ChangeView): string[] {
-  return [c.compatibility ?? 'no-rule-fired', c.security && `security-${c.security}`, c.revert && 'revert'].filter((x): x is string => Boolean(x));
+  return [c.compatibility ?? 'no-rule-fired', c.security && `security-${c.security}`, c.revert && 'revert', c.protocolMigration && 'protocol-migration'].filter((x): x is string => Boolean(x));
 }
 
 function list(names: string[]): string {

@@ -102,6 +102,27 @@ export async function fixtureArchive(): Promise<string> {
   return dir;
 }
 
+/**
+ * The headline archive (methodology v2, "Bridge and headline"): the world of test/loader/headline.test.ts
+ * (seed headline-34, days 41–49), v1 alone for three days, then `auto` with a three-day bridge, then
+ * v2 alone — a series seam, a protocol migration and an instructions change. Built with
+ * MCP_SCHEMA_BRIDGE_DAYS=3 (HEADLINE_ENV).
+ */
+export const HEADLINE_ARCHIVE = { seed: 'headline-34', size: 60, firstDay: 41, v1Days: 3, autoDays: 6, bridgeDays: 3 } as const;
+export const HEADLINE_ENV = { MCP_SCHEMA_BRIDGE_DAYS: String(HEADLINE_ARCHIVE.bridgeDays) };
+
+export async function headlineArchive(): Promise<string> {
+  const dir = path.join(TMP, `headline-archive-${fixtureKey()}`);
+  await once(path.basename(dir), async () => {
+    await sweep('headline-archive-', path.basename(dir));
+    await rm(dir, { recursive: true, force: true });
+    const h = HEADLINE_ARCHIVE;
+    await collectArchive({ seed: h.seed, size: h.size, days: h.v1Days, firstDay: h.firstDay, methodology: 'v1' }, dir);
+    await collectArchive({ seed: h.seed, size: h.size, days: h.autoDays, firstDay: h.firstDay + h.v1Days, methodology: 'auto', bridgeDays: h.bridgeDays }, dir, true);
+  });
+  return dir;
+}
+
 /** The fixture archive's DEMO public key (for MCP_SCHEMA_PUBLIC_KEY). */
 export function fixtureKeyFile(dir: string): string {
   return path.join(dir, 'keys', `${DEMO_KEY_LABEL}-ed25519.pub`);
@@ -123,13 +144,13 @@ export interface BuiltSite {
  * build's sources, the archive's key and `extraEnv`: two callers asking for different environments
  * get different sites.
  */
-export async function builtSite(name: 'empty' | 'fixture', extraEnv: Record<string, string> = {}): Promise<BuiltSite> {
-  const sources = inputsKey(BUILD_INPUTS, name === 'fixture' ? fixtureKey() : 'empty');
+export async function builtSite(name: 'empty' | 'fixture' | 'headline', extraEnv: Record<string, string> = {}): Promise<BuiltSite> {
+  const sources = inputsKey(BUILD_INPUTS, name === 'empty' ? 'empty' : `${name}-${fixtureKey()}`);
   const env = createHash('sha256').update(JSON.stringify(Object.entries(extraEnv).sort())).digest('hex').slice(0, 8);
   const out = path.join(TMP, `dist-${name}-${sources}-${env}`);
   const logFile = `${out}.log`;
   await once(path.basename(out), async () => {
-    const data = name === 'empty' ? await emptyArchive() : await fixtureArchive();
+    const data = name === 'empty' ? await emptyArchive() : name === 'headline' ? await headlineArchive() : await fixtureArchive();
     // Sites of older sources go; sites of the same sources in another environment may be in use.
     await sweep(`dist-${name}-`, `dist-${name}-${sources}`);
     await rm(out, { recursive: true, force: true });
@@ -137,7 +158,7 @@ export async function builtSite(name: 'empty' | 'fixture', extraEnv: Record<stri
     const { stdout, stderr } = await run('npm', ['run', 'build'], {
       cwd: ROOT,
       // A fresh loader cache per build: a cached digest must not stand in for the code under test.
-      env: { ...process.env, MCP_SCHEMA_DATA: data, MCP_SCHEMA_OUT: out, MCP_SCHEMA_CACHE: `${out}.cache`, ASTRO_TELEMETRY_DISABLED: '1', ...(name === 'fixture' ? { MCP_SCHEMA_PUBLIC_KEY: fixtureKeyFile(data) } : {}), ...extraEnv },
+      env: { ...process.env, MCP_SCHEMA_DATA: data, MCP_SCHEMA_OUT: out, MCP_SCHEMA_CACHE: `${out}.cache`, ASTRO_TELEMETRY_DISABLED: '1', ...(name === 'fixture' ? { MCP_SCHEMA_PUBLIC_KEY: fixtureKeyFile(data) } : {}), ...(name === 'headline' ? HEADLINE_ENV : {}), ...extraEnv },
       maxBuffer: 64 << 20,
     });
     await writeFile(logFile, `${Date.now() - t0}\n${stdout}${stderr}`);
