@@ -23,6 +23,7 @@ export * from './detect-drift.ts';
 export * from './contract-intervals.ts';
 export { fingerprint, type Axis, type BodyRule, type Finding, type Level, type Rule } from './rules/finding.ts';
 export * from './rules/registry.ts';
+export * from './rules/instructions.ts';
 export * from './survival/z.ts';
 export * from './survival/kaplan-meier.ts';
 export * from './survival/half-life.ts';

@@ -8,7 +8,7 @@ import type { DayFiles } from '../archive/day-files.ts';
 import { readObject } from '../archive/objects.ts';
 import {
   byCodeUnits, censorAtMigrations, contractIntervals, detectDrift, errorClassShares, everChangedShare, firstChangeIntervals, firstChangeOf, halfLife, kaplanMeier, protocolMigration, servedToolHashes, serverHealth,
-  REPEAT_MOVER_CHANGES, stitchedChanges, stitchedIntervals, stitchSeries, volatility,
+  REPEAT_MOVER_CHANGES, serverInstructionsChanged, stitchedChanges, stitchedIntervals, stitchSeries, volatility,
   type AnyRun, type Change, type Drift, type FirstChangeInterval, type HealthProbe, type Interval, type MigrationRow, type Observation, type Run, type SeriesSeam, type ServedToolHashes,
 } from '../lib/index.ts';
 import { slugFor } from '../lib/slug.ts';
@@ -18,7 +18,7 @@ import { ATTEMPT, CODES, OK } from './digest.ts';
 import { bridgeV1Rows, leanRows, okV2At, type Fold, type RowRef, type TargetState } from './fold.ts';
 import { cachedRowsAt } from './rows.ts';
 import { timelines } from './timelines.ts';
-import type { Archive, BodyFindingView, ChangeView, CurrentBodyView, RawArchive, ServerView, SetView, StripSegment, Tiles, VersionView } from './views.ts';
+import type { Archive, BodyFindingView, ChangeView, InstructionsChangeView, CurrentBodyView, RawArchive, ServerView, SetView, StripSegment, Tiles, VersionView } from './views.ts';
 
 export async function deriveArchive(raw: RawArchive): Promise<Archive> {
   const t0 = performance.now();
@@ -74,6 +74,7 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
   const contractPages = new Map([...fold.contractPages].map(([id, p]) => [fold.hashes[id]!, p]));
   const seams: SeriesSeam[] = [];
   const migrations: Change[] = [];
+  const instructionChanges: InstructionsChangeView[] = [];
   for (const name of names) {
     const s = fold.targets.get(name)!;
     const lean = leanRows(fold, s);
@@ -87,14 +88,17 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     const v2Rows = migrationRows(fold, s);
     const serverChanges = (await cachedChanges(raw.cache, lib, drift, slug, contentTypes, raw.dir, stats, contractPages)).map((c, i) => ({ ...c, protocolMigration: v2Rows.length > 0 && protocolMigration(drift.changes[i]!, v2Rows) }));
     drift.changes.forEach((c, i) => serverChanges[i]!.protocolMigration && migrations.push(c));
+    const serverInstructions = instructionsDrift(fold, s, slug, serverChanges);
+    instructionChanges.push(...serverInstructions);
     changes.push(...serverChanges);
     const bodies = await bodiesOf(raw, s, slug, contentTypes, lib, stats, sets, bodyFindings);
     const latest = rowAt(s.latest);
     if (!latest) continue; // its day file changed under us: the row is counted in problems on the next build
-    servers.push({ ...serverView(fold, s, slug, latest, rowAt(s.pageRef), rowAt(s.endpointRef), drift, serverChanges), ...probes(s, asOfDay), current: bodies });
+    servers.push({ ...serverView(fold, s, slug, latest, rowAt(s.pageRef), rowAt(s.endpointRef), drift, serverChanges), instructionChanges: [...serverInstructions].reverse(), ...probes(s, asOfDay), current: bodies });
   }
   bodyFindings.sort((a, b) => Date.parse(b.observedAt) - Date.parse(a.observedAt) || byCodeUnits(a.target, b.target));
   changes.sort((a, b) => Date.parse(b.observedAt) - Date.parse(a.observedAt) || byCodeUnits(a.target, b.target));
+  instructionChanges.sort((a, b) => Date.parse(b.observedAt) - Date.parse(a.observedAt) || byCodeUnits(a.target, b.target));
 
   const km = kaplanMeier(
     intervals.map((i) => i.duration),
@@ -137,6 +141,7 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     bySlug,
     changes,
     bodyFindings,
+    instructionChanges,
     sets: [...sets.values()].sort((a, b) => byCodeUnits(a.setHash, b.setHash)),
     intervals,
     km,
@@ -191,6 +196,37 @@ function targetTimeline(raw: RawArchive, s: TargetState, name: string, lean: Ret
   const whole = lean.length > 0 ? detectDrift(lean) : { target: name, head: null, versions: [], changes: [], repeatMover: false };
   const intervals = stitchedIntervals(h);
   return { drift: { ...whole, changes, repeatMover: changes.length >= REPEAT_MOVER_CHANGES }, intervals, firstChange: firstChangeOf(intervals), seam: h.seam };
+}
+
+/**
+ * Instructions drift (methodology v2, src/lib serverInstructionsChanged) between a target's successive v2
+ * ok rows: on the change whose answer it is when the contract changed too (its findings and security
+ * level), else an "instructions changed" entry of its own (returned, oldest first). `changes` are the
+ * target's, oldest first, and are updated in place.
+ */
+function instructionsDrift(fold: Fold, s: TargetState, slug: string, changes: ChangeView[]): InstructionsChangeView[] {
+  if (!s.okV2) return [];
+  const out: InstructionsChangeView[] = [];
+  // Run-length triples [okIndex, eraId, instrId]: a new triple where era or instructions moved.
+  for (let k = 3; k < s.okV2.length; k += 3) {
+    const before = s.okV2[k - 1]!;
+    const after = s.okV2[k + 2]!;
+    if (before === after) continue;
+    const i = s.okV2[k]!;
+    const hash = (id: number) => (id >= 0 ? fold.hashes[id]! : null);
+    const findings = serverInstructionsChanged.checkInstructions(hash(before), hash(after));
+    const runId = fold.runIds[s.okRun[i]!]!;
+    const change = changes.find((c) => c.runId === runId);
+    if (change) {
+      change.findings = [...change.findings, ...findings];
+      if (change.security === null) change.security = 'WARN';
+      continue;
+    }
+    const day = fold.dayIds[s.okDay[i]!]!;
+    const observedAt = s.okIso?.get(i) ?? new Date(s.okMs[i]!).toISOString();
+    out.push({ id: `${day}-instructions-${hash(after)?.slice(0, 12) ?? 'none'}`, target: s.name, slug, day, observedAt, runId, before: hash(before), after: hash(after), findings });
+  }
+  return out;
 }
 
 /** A target's v2 ok rows as src/lib protocolMigration reads them (none on a v1 headline). */
@@ -333,7 +369,7 @@ function secondDay(fold: Fold, s: TargetState, day: number, tools: number): stri
 }
 
 
-function serverView(fold: Fold, s: TargetState, slug: string, latest: Observation, registryRow: Observation | null, endpointRow: Observation | null, drift: Drift, changes: ChangeView[]): Omit<ServerView, 'lastProbe' | 'consecutiveFailures' | 'health' | 'current'> {
+function serverView(fold: Fold, s: TargetState, slug: string, latest: Observation, registryRow: Observation | null, endpointRow: Observation | null, drift: Drift, changes: ChangeView[]): Omit<ServerView, 'lastProbe' | 'consecutiveFailures' | 'health' | 'current' | 'instructionChanges'> {
   const lastOk = s.okMs.length > 0 ? (s.okIso?.get(s.okMs.length - 1) ?? new Date(s.okMs.at(-1)!).toISOString()) : null;
   const versions: VersionView[] = drift.versions.map((v) => {
     const id = fold.hashId.get(v.tools_sha256) ?? -1;

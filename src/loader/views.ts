@@ -86,6 +86,25 @@ export interface BodyFindingView {
   findings: FindingView[];
 }
 
+/**
+ * Methodology v2's instructions drift when the same answer did not change the contract: an
+ * "instructions changed" entry of its own (src/lib serverInstructionsChanged), on the server page and
+ * in the feeds. When the contract changed on the same answer, the finding is on that change instead.
+ */
+export interface InstructionsChangeView {
+  /** Stable anchor: `<day>-instructions-<first 12 hex of the new instructions hash, or none>`. */
+  id: string;
+  target: string;
+  slug: string;
+  day: string;
+  observedAt: string;
+  runId: string;
+  /** instructions_sha256 before and after (null: none sent). */
+  before: string | null;
+  after: string | null;
+  findings: FindingView[];
+}
+
 /** The hashes and body findings of a target's latest successful answer. */
 export interface CurrentBodyView {
   bodySha256: string;
@@ -140,6 +159,8 @@ export interface ServerView {
   versions: VersionView[];
   /** Newest first. */
   changes: ChangeView[];
+  /** Instructions changes without a contract change, newest first (methodology v2). */
+  instructionChanges: InstructionsChangeView[];
   lastChange: string | null;
   repeatMover: boolean;
   /** Observation rows of this target. */
@@ -238,6 +259,8 @@ export interface Archive {
   changes: ChangeView[];
   /** Body-rule findings the first time each target served them, newest first. */
   bodyFindings: BodyFindingView[];
+  /** Instructions changes that came without a contract change (v2 rows of the stitched headline), newest first. */
+  instructionChanges: InstructionsChangeView[];
   /** Every set hash the archive has seen, by hash (code units). */
   sets: SetView[];
   intervals: Interval[];

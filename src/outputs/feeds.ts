@@ -14,7 +14,7 @@
 //   - the JSON Feed carries `content_text` only, never `content_html`.
 import { getRssString, type RSSFeedItem } from '@astrojs/rss';
 import { clip } from '../lib/index.ts';
-import type { BodyFindingView, ChangeView } from '../loader/views.ts';
+import type { BodyFindingView, ChangeView, InstructionsChangeView } from '../loader/views.ts';
 import { SIMULATED_MARK, SIMULATED_NOTE, type Publication } from './publication.ts';
 import { xmlText } from './xml-text.ts';
 
@@ -117,14 +117,42 @@ export function bodyFindingUrl(b: BodyFindingView, pub: Pick<Publication, 'perma
   return pub.permalink(`/servers/${b.slug}/`) + `#body-${b.id}`;
 }
 
-/** One feed item of either kind, newest first. */
-type Entry = { kind: 'change'; at: number; c: ChangeView } | { kind: 'body-finding'; at: number; b: BodyFindingView };
+/** "Instructions changed" (methodology v2): the server's handshake instructions moved while its tools did not. */
+export function instructionsTitle(x: InstructionsChangeView): string {
+  return `${clip(x.target, 200)} changed its instructions (security ${instructionsLevel(x)})`;
+}
 
-/** Changes and body findings merged newest first (a change before a body finding of the same instant), the newest FEED_ITEMS. */
-function entries(changes: readonly ChangeView[], bodyFindings: readonly BodyFindingView[]): Entry[] {
+export function instructionsSummary(x: InstructionsChangeView): string {
+  return [`On ${x.day}: the instructions the server sends in its handshake, not a change of its tools.`, ...x.findings.map((f) => `${f.level} ${f.rule}: ${clip(f.message, 300)}`)].join('\n');
+}
+
+export function instructionsUrl(x: InstructionsChangeView, pub: Pick<Publication, 'permalink'>): string {
+  return pub.permalink(`/servers/${x.slug}/`) + `#${x.id}`;
+}
+
+function instructionsLevel(x: InstructionsChangeView): string {
+  return x.findings.some((f) => f.level === 'HIGH') ? 'HIGH' : 'WARN';
+}
+
+function instructionsItem(x: InstructionsChangeView, pub: FeedPublication) {
+  return {
+    id: `${x.target}#${x.id}`,
+    ...xmlSafe({ url: instructionsUrl(x, pub), title: marked(instructionsTitle(x), pub), content_text: instructionsSummary(x) }),
+    date_published: new Date(x.observedAt).toISOString(),
+    tags: [`security-${instructionsLevel(x)}`, 'instructions-changed'],
+    _mcp_schema: { kind: 'instructions-changed', target: x.target, before_instructions_sha256: x.before, after_instructions_sha256: x.after, findings: x.findings.map(findingFields) },
+  };
+}
+
+/** One feed item of either kind, newest first. */
+type Entry = { kind: 'change'; at: number; c: ChangeView } | { kind: 'body-finding'; at: number; b: BodyFindingView } | { kind: 'instructions'; at: number; x: InstructionsChangeView };
+
+/** Changes, body findings and instructions changes merged newest first (in that order at the same instant), the newest FEED_ITEMS. */
+function entries(changes: readonly ChangeView[], bodyFindings: readonly BodyFindingView[], instructions: readonly InstructionsChangeView[] = []): Entry[] {
   const all: Entry[] = [
     ...changes.slice(0, FEED_ITEMS).map((c): Entry => ({ kind: 'change', at: Date.parse(c.observedAt), c })),
     ...bodyFindings.slice(0, FEED_ITEMS).map((b): Entry => ({ kind: 'body-finding', at: Date.parse(b.observedAt), b })),
+    ...instructions.slice(0, FEED_ITEMS).map((x): Entry => ({ kind: 'instructions', at: Date.parse(x.observedAt), x })),
   ];
   // A stable sort: each list is newest first already, and changes come first at a tie.
   return all.sort((x, y) => y.at - x.at).slice(0, FEED_ITEMS);
@@ -143,12 +171,14 @@ function markedChannel(ch: FeedChannel, pub: FeedPublication): FeedChannel {
   return pub.simulated ? { ...ch, title: marked(ch.title, pub), description: `${SIMULATED_NOTE} ${ch.description}` } : ch;
 }
 
-export function rssFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication, bodyFindings: readonly BodyFindingView[] = []): Promise<string> {
+export function rssFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication, bodyFindings: readonly BodyFindingView[] = [], instructions: readonly InstructionsChangeView[] = []): Promise<string> {
   const ch = markedChannel(channel, pub);
-  const items: RSSFeedItem[] = entries(changes, bodyFindings).map((e) =>
+  const items: RSSFeedItem[] = entries(changes, bodyFindings, instructions).map((e) =>
     e.kind === 'change'
       ? { title: marked(changeTitle(e.c), pub), link: changeUrl(e.c, pub), pubDate: new Date(e.c.observedAt), description: changeSummaryHtml(e.c), categories: tags(e.c) }
-      : { title: marked(bodyFindingTitle(e.b), pub), link: bodyFindingUrl(e.b, pub), pubDate: new Date(e.b.observedAt), description: asHtml(bodyFindingSummary(e.b)), categories: [`security-${bodyLevel(e.b)}`] },
+      : e.kind === 'instructions'
+        ? { title: marked(instructionsTitle(e.x), pub), link: instructionsUrl(e.x, pub), pubDate: new Date(e.x.observedAt), description: asHtml(instructionsSummary(e.x)), categories: [`security-${instructionsLevel(e.x)}`, 'instructions-changed'] }
+        : { title: marked(bodyFindingTitle(e.b), pub), link: bodyFindingUrl(e.b, pub), pubDate: new Date(e.b.observedAt), description: asHtml(bodyFindingSummary(e.b)), categories: [`security-${bodyLevel(e.b)}`] },
   );
   const self = ch.rssPath ? `<atom:link href="${attr(xmlText(pub.permalink(ch.rssPath)))}" rel="self" type="application/rss+xml"/>` : undefined;
   return getRssString({
@@ -158,14 +188,14 @@ export function rssFeed(changes: readonly ChangeView[], channel: FeedChannel, pu
 }
 
 /** JSON Feed 1.1 of the same items. `id` and `_mcp_schema` keep the exact registry name (JSON escapes anything). */
-export function jsonFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication, bodyFindings: readonly BodyFindingView[] = []): string {
+export function jsonFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication, bodyFindings: readonly BodyFindingView[] = [], instructions: readonly InstructionsChangeView[] = []): string {
   const ch = markedChannel(channel, pub);
   const feed = {
     version: 'https://jsonfeed.org/version/1.1',
     ...xmlSafe({ title: ch.title, home_page_url: pub.permalink(ch.homePath), feed_url: pub.permalink(ch.feedPath), description: ch.description }),
     language: 'en',
     ...(pub.simulated ? { _mcp_schema: { simulated: true } } : {}),
-    items: entries(changes, bodyFindings).map((e) => (e.kind === 'change' ? changeItem(e.c, pub) : bodyFindingItem(e.b, pub))),
+    items: entries(changes, bodyFindings, instructions).map((e) => (e.kind === 'change' ? changeItem(e.c, pub) : e.kind === 'instructions' ? instructionsItem(e.x, pub) : bodyFindingItem(e.b, pub))),
   };
   return JSON.stringify(feed, null, 2);
 }

@@ -49,7 +49,7 @@ export function hasFeeds(s: ServerView): boolean {
 
 export async function serverFeeds(s: ServerView, pub: Pick<Publication, 'permalink' | 'simulated'>, bodyFindings: readonly BodyFindingView[] = []): Promise<{ rss: string; json: string }> {
   const channel = serverChannel(s.name, s.slug);
-  return { rss: await rssFeed(s.changes, channel, pub, bodyFindings), json: jsonFeed(s.changes, channel, pub, bodyFindings) };
+  return { rss: await rssFeed(s.changes, channel, pub, bodyFindings, s.instructionChanges), json: jsonFeed(s.changes, channel, pub, bodyFindings, s.instructionChanges) };
 }
 
 /**

@@ -5,5 +5,5 @@ import { publication } from '../site/settings.ts';
 
 export const GET: APIRoute = async () => {
   const a = await siteArchive();
-  return new Response(jsonFeed(a.changes, driftChannel(a.empty), publication(), a.bodyFindings), { headers: { 'Content-Type': 'application/feed+json; charset=utf-8' } });
+  return new Response(jsonFeed(a.changes, driftChannel(a.empty), publication(), a.bodyFindings, a.instructionChanges), { headers: { 'Content-Type': 'application/feed+json; charset=utf-8' } });
 };

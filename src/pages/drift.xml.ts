@@ -5,5 +5,5 @@ import { publication } from '../site/settings.ts';
 
 export const GET: APIRoute = async () => {
   const a = await siteArchive();
-  return new Response(await rssFeed(a.changes, driftChannel(a.empty), publication(), a.bodyFindings), { headers: { 'Content-Type': 'application/xml; charset=utf-8' } });
+  return new Response(await rssFeed(a.changes, driftChannel(a.empty), publication(), a.bodyFindings, a.instructionChanges), { headers: { 'Content-Type': 'application/xml; charset=utf-8' } });
 };

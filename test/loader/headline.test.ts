@@ -168,6 +168,29 @@ describe('the headline series', () => {
     expect([world.expectedV2(56, FIRST + 7).era, world.expectedV2(56, FIRST + 8).era]).toEqual(['legacy', 'modern']);
   });
 
+  it('finds instructions drift between successive v2 answers: on the change when the tools changed too, else an "instructions changed" entry', () => {
+    const v2 = rowsOf('observations-v2', dir) as (Row & { instructions_sha256: string | null })[];
+    const onChanges: string[] = [];
+    const entries: string[] = [];
+    for (const target of new Set(v2.map((r) => r.target))) {
+      const oks = v2.filter((r) => r.target === target && r.outcome === 'ok' && r.day >= SEAM);
+      for (let i = 1; i < oks.length; i++) {
+        if (oks[i]!.instructions_sha256 === oks[i - 1]!.instructions_sha256) continue;
+        const key = `${target}|${oks[i]!.day}|${oks[i - 1]!.instructions_sha256}|${oks[i]!.instructions_sha256}`;
+        (a.changes.some((c) => c.target === target && c.runId === oks[i]!.run_id) ? onChanges : entries).push(key);
+      }
+    }
+    expect(entries).toContainEqual(expect.stringMatching(new RegExp(`^${INSTRUCTIONS.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\|${day(FIRST + 8)}\\|`)));
+    expect(a.instructionChanges.map((x) => `${x.target}|${x.day}|${x.before}|${x.after}`).sort()).toEqual(entries.sort());
+    for (const x of a.instructionChanges) expect(x.findings.map((f) => [f.rule, f.axis, f.level])).toEqual([['server-instructions-changed', 'security', 'WARN']]);
+    const flagged = a.changes.filter((c) => c.findings.some((f) => f.rule === 'server-instructions-changed'));
+    expect(flagged.map((c) => `${c.target}|${c.day}|${c.findings.find((f) => f.rule === 'server-instructions-changed')!.before ?? null}|${c.findings.find((f) => f.rule === 'server-instructions-changed')!.after ?? null}`).sort()).toEqual(onChanges.sort());
+    for (const c of flagged) expect(c.security).not.toBeNull();
+    // The world's plan: the server's instructions changed that day, its tools did not.
+    expect(world.expectedV2(58, FIRST + 7).instructions).not.toBe(world.expectedV2(58, FIRST + 8).instructions);
+    expect(a.bySlug.get(slugFor(INSTRUCTIONS))!.instructionChanges.map((x) => x.day)).toEqual([day(FIRST + 8)]);
+  });
+
   it('keeps a server with no seam, migration or change on one contract across the bridge', () => {
     const steady = a.servers.find((s) => s.name === INSTRUCTIONS)!;
     expect(steady.changes).toEqual([]);

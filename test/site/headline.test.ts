@@ -17,6 +17,7 @@ const SEAM = world.date(H.firstDay + H.v1Days);
 const SINCE = world.date(H.firstDay + H.v1Days + H.bridgeDays - 1);
 const MIGRATES = world.targets[56]!.name;
 const MIGRATION_DAY = world.date(H.firstDay + 8);
+const INSTRUCTIONS = world.targets[58]!.name;
 
 let site: BuiltSite;
 let dir: string;
@@ -72,5 +73,20 @@ describe('npm run build on an archive past the bridge', () => {
     const dp = JSON.parse(await read('data/datapackage.json')) as { resources: { name: string; schema?: { fields: { name: string; description: string }[] } }[] };
     const fields = dp.resources.find((r) => r.name === 'changes')!.schema!.fields;
     expect(fields.at(-1)!.name).toBe('protocol_migration');
+  });
+
+  it('lists the instructions change (no tools change) on the server page, in the drift feed and in the server feed, and its rule on the rules page', async () => {
+    const slug = slugFor(INSTRUCTIONS);
+    const page = await read(`servers/${slug}/index.html`);
+    const section = /<section aria-labelledby="instructions-heading"[\s\S]*?<\/section>/.exec(page)?.[0] ?? '';
+    expect(section).toContain(`<li id="${MIGRATION_DAY}-instructions-`);
+    expect(section).toMatch(/The server(&#39;|')s instructions changed \(sha256 [0-9a-f]{12} → [0-9a-f]{12}\)/);
+    for (const file of ['drift.json', `servers/${slug}/feed.json`]) {
+      const feed = JSON.parse(await read(file)) as { items: { title: string; tags: string[]; _mcp_schema: { kind: string; target: string } }[] };
+      const items = feed.items.filter((i) => i._mcp_schema.kind === 'instructions-changed');
+      expect(items.map((i) => [i._mcp_schema.target, i.title.includes('changed its instructions'), i.tags])).toEqual([[INSTRUCTIONS, true, ['security-WARN', 'instructions-changed']]]);
+    }
+    expect(await read(`servers/${slug}/feed.xml`)).toContain('<category>instructions-changed</category>');
+    expect(await read('methodology/rules/index.html')).toContain('<tr id="server-instructions-changed">');
   });
 });

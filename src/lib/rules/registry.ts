@@ -1,7 +1,8 @@
 // The rule list (methodology v1, "Classification"): each rule once, in the order the rules page shows
 // them. Levels live in the rule files only; the site and the downloads render from RULES.
 // Most rules compare two tool lists (Rule.check, run by classifyChange); one reads a served body
-// (BodyRule.checkBody: a repeated member name does not survive parsing) and is listed here all the same.
+// (BodyRule.checkBody: a repeated member name does not survive parsing) and one compares two handshakes'
+// instructions (InstructionsRule.checkInstructions, methodology v2); both are listed here all the same.
 import type { Tool } from '../tool.ts';
 import { byCodeUnits, toolMap } from '../tool-map.ts';
 import { annotationsRemoved, destructiveHintRaised, readOnlyHintDropped } from './annotations.ts';
@@ -10,13 +11,14 @@ import { toolDescriptionSecretMentioned, toolHiddenCharactersAdded, toolProseLin
 import { toolContractChangedDescriptionIdentical, toolDescriptionChanged, toolDescriptionChangedSchemaIdentical } from './description.ts';
 import { inputEnumValueAdded, inputEnumValueRemoved, outputEnumValueAdded } from './enum.ts';
 import type { BodyRule, Finding, Rule } from './finding.ts';
+import { serverInstructionsChanged, type InstructionsRule } from './instructions.ts';
 import { inputOptionalPropertyAdded, inputPropertyRemoved } from './property.ts';
 import { inputPropertyBecameRequired, inputRequiredPropertyAdded, outputRequiredPropertyRemoved } from './required.ts';
 import { toolsRepeatedMemberName } from './repeated-member-name.ts';
 import { toolAdded, toolCapabilityAdded, toolRemoved, toolRenamed } from './tool.ts';
 import { inputPropertyTypeChanged, inputPropertyTypeWidened } from './type.ts';
 
-export const RULES: readonly (Rule | BodyRule)[] = [
+export const RULES: readonly (Rule | BodyRule | InstructionsRule)[] = [
   // compatibility: for callers
   toolRemoved,
   inputRequiredPropertyAdded,
@@ -45,6 +47,7 @@ export const RULES: readonly (Rule | BodyRule)[] = [
   toolProseLinkAdded,
   toolDescriptionSecretMentioned,
   annotationsRemoved,
+  serverInstructionsChanged,
 ];
 
 /** The rules classifyChange runs: every rule of RULES that compares two tool lists. */
