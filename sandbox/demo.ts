@@ -2,7 +2,8 @@
 //   1. start the world (registry + fleet of real SDK MCP servers on loopback, sandbox/fleet.ts);
 //   2. run the real collector (collector/run.ts) once per simulated day into <out>/archive, with its
 //      default methodology (auto: both series, v1 in observations/ and v2 in observations-v2/, until the
-//      bridge is complete, then v2 alone; the demo's bridge lasts all its days unless --bridge-days);
+//      bridge is complete, then v2 alone; the demo's bridge lasts all its days unless --bridge-days,
+//      which the site's headline then waits for too);
 //   2b. sign every run's chain manifest with a generated DEMO key (its public half in
 //      <archive>/keys/DEMO-ed25519.pub: the key id and the file say DEMO) and cut the monthly editions
 //      as the daily workflow would (npm run edition), simulated;
@@ -35,8 +36,10 @@ export interface DemoOptions {
   concurrency: number;
   timeoutMs: number;
   /**
-   * Bridge days the collector's `auto` waits for before it records v2 alone; null: as many as the
-   * demo's days, so every day has both series (the site reads v1 only until it learns v2).
+   * Bridge days the collector's `auto` waits for before it records v2 alone, and the site's headline
+   * waits for before it moves to v2 (MCP_SCHEMA_BRIDGE_DAYS); null: the collector records both series
+   * on every demo day and the site uses the published bridge length (14 days: a demo longer than that
+   * shows the headline on the stitched timeline, seam on day 0).
    */
   bridgeDays: number | null;
   /** One line per day and the closing summary; default console.log. */
@@ -205,7 +208,7 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
       bridgeDays,
       signer: demoKey.signer,
     });
-    // The day's figures are v1's while v1 is recorded (the site reads v1), else v2's.
+    // The day's figures are v1's (the v2 series is summarised on its own below).
     const run = summary.run;
     let changes = 0;
     const dayRows = summary.series.includes('v1') ? readJsonl(join(archive, 'observations', `${run.day}.jsonl`)).filter((r) => r.run_id === run.run_id) : [];
@@ -308,7 +311,7 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
   if (o.build) {
     const tb = performance.now();
     log(`build  the site from the simulated archive (MCP_SCHEMA_SIMULATED=1) into ${relative(process.cwd(), site) || site}`);
-    const result = await buildSite(archive, site, o.serve ? `http://127.0.0.1:${port}` : null, cleanup, keyFile);
+    const result = await buildSite(archive, site, o.serve ? `http://127.0.0.1:${port}` : null, cleanup, keyFile, o.bridgeDays);
     summary.build_ms = Math.round(performance.now() - tb);
     if (result.ok) {
       summary.site = site;
@@ -357,9 +360,11 @@ function readdirSafe(d: string): string[] {
   }
 }
 
-async function buildSite(archive: string, outDir: string, siteUrl: string | null, cleanup: Cleanup, publicKey: string): Promise<{ ok: boolean; code: number | null; tail: string }> {
+async function buildSite(archive: string, outDir: string, siteUrl: string | null, cleanup: Cleanup, publicKey: string, bridgeDays: number | null): Promise<{ ok: boolean; code: number | null; tail: string }> {
   const astro = join(REPO, 'node_modules', 'astro', 'astro.js');
   const env: NodeJS.ProcessEnv = { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_SIMULATED: '1', MCP_SCHEMA_PUBLIC_KEY: publicKey, ASTRO_TELEMETRY_DISABLED: '1' };
+  // The site's headline waits for the bridge the collector was given (--bridge-days), else the published 14 days.
+  if (bridgeDays !== null) env.MCP_SCHEMA_BRIDGE_DAYS = String(bridgeDays);
   if (siteUrl) env.MCP_SCHEMA_SITE_URL = siteUrl;
   const child = spawn(process.execPath, [astro, 'build', '--outDir', outDir], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   cleanup.child = child;
@@ -479,8 +484,9 @@ Options:
   --port P          port for the site (default ${DEMO_DEFAULTS.port}, next free one if busy)
   --concurrency N   collector concurrency (default ${DEMO_DEFAULTS.concurrency})
   --timeout MS      collector per-request timeout (default ${DEMO_DEFAULTS.timeoutMs})
-  --bridge-days N   bridge days before the collector records v2 alone (default: the demo's days,
-                    so every day has both series; the site reads v1 only for now)
+  --bridge-days N   bridge days before the collector records v2 alone and the site's headline moves
+                    to v2 (default: the collector records both series every day, and the site's
+                    headline moves after the published 14 bridge days)
   --no-serve        build, print the summary and exit instead of serving
   --no-build        stop after collecting (no site)
   -h, --help        this text`;
