@@ -116,6 +116,8 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     proberVersions: [...new Set(raw.runs.map((r) => r.prober_version))],
     methodologyVersions: [...new Set(raw.runs.map((r) => r.methodology_version))],
     restatements: raw.restatements,
+    editions: raw.editions,
+    chain: raw.chain,
     cacheStats: { ...raw.cacheStats, ...stats },
     tools: (bodySha256) => new ToolsCache(raw.dir, contentTypes).get(bodySha256),
     toolHashes: (bodySha256) => toolHashesOf(raw.dir, bodySha256, contentTypes.get(bodySha256) ?? null),

@@ -3,7 +3,7 @@
 // interval, a half-life), it is that type, never a copy of its fields.
 import type { Problem } from '../archive/problems.ts';
 import type { RestateManifest, SeriesSummary } from '../archive/restatements.ts';
-import type { DiffSummary, ErrorClassShares, Finding, HalfLife, Interval, KMRow, Level, NotAttemptedReason, Observation, Run, ServedToolHashes, ServerHealth, Tool } from '../lib/index.ts';
+import type { ChainManifest, DiffSummary, Edition, ErrorClassShares, Finding, HalfLife, Interval, KMRow, Level, NotAttemptedReason, Observation, Run, ServedToolHashes, ServerHealth, Tool } from '../lib/index.ts';
 import type { DigestCache } from './cache.ts';
 import type { Fold } from './fold.ts';
 
@@ -152,6 +152,11 @@ export interface Tiles {
   degraded: boolean;
 }
 
+export interface ChainView {
+  manifests: number;
+  head: ChainManifest | null;
+}
+
 export interface RestatementView {
   series: RestateManifest['series'];
   /** Title and summary from src/lib SERIES (the manifest's own copy is not shown). */
@@ -201,6 +206,10 @@ export interface Archive {
   methodologyVersions: string[];
   /** Restated series (`npm run restate`), validated manifests: v1 and each restatement side by side. */
   restatements: RestatementView[];
+  /** Monthly editions (editions/<id>/edition.json), by month then revision: the last is the one to cite. */
+  editions: Edition[];
+  /** The hash chain: its length and its last manifest (null before the first chained run). */
+  chain: ChainView;
   cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number; bodyHits: number; bodyMisses: number };
   /** A raw tools/list body's tool list, read and parsed on demand (not cached: heads of 25k servers would not fit). */
   tools(bodySha256: string): Promise<Tool[] | string>;
@@ -223,6 +232,8 @@ export interface RawArchive {
   /** Lines or files that failed validation: skipped, counted, and shown on /data/. */
   problems: Problem[];
   restatements: RestatementView[];
+  editions: Edition[];
+  chain: ChainView;
   cache: DigestCache;
   cacheStats: { hits: number; misses: number };
   timings: Timings;

@@ -111,6 +111,7 @@ function info(a: Archive, s: ServerView, pub: Publication): DescriptorInfo {
     bulk_url: bulkUrl(pub),
     schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH),
     docs_url: pub.permalink('/data/#descriptors'),
+    ...(pub.simulated ? { simulated: true as const } : {}),
   };
 }
 

@@ -29,7 +29,7 @@ import type { BundleFile } from './catalogue.ts';
 import { bulkUrl, DESCRIPTOR_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath, toolsPath } from './descriptor.ts';
 import { jsonFeed, rssFeed, serverChannel } from './feeds.ts';
 import { HashedFile } from './hashed-file.ts';
-import type { Publication } from './publication.ts';
+import { SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 
 /** The /api/servers/<slug>.json body. */
 export async function serverApiJson(a: Archive, s: ServerView, pub: Publication): Promise<string> {
@@ -42,7 +42,7 @@ export function hasFeeds(s: ServerView): boolean {
   return s.head !== null;
 }
 
-export async function serverFeeds(s: ServerView, pub: Pick<Publication, 'permalink'>, bodyFindings: readonly BodyFindingView[] = []): Promise<{ rss: string; json: string }> {
+export async function serverFeeds(s: ServerView, pub: Pick<Publication, 'permalink' | 'simulated'>, bodyFindings: readonly BodyFindingView[] = []): Promise<{ rss: string; json: string }> {
   const channel = serverChannel(s.name, s.slug);
   return { rss: await rssFeed(s.changes, channel, pub, bodyFindings), json: jsonFeed(s.changes, channel, pub, bodyFindings) };
 }
@@ -65,7 +65,10 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
 
   const bulkDir = pub.releaseDir ?? api;
   const bulk = new HashedFile(path.join(bulkDir, 'servers.json'));
-  const lines = new HashedFile(path.join(outDir, 'data', 'servers.jsonl.gz'));
+  // A simulated build names the bundle -SIMULATED and marks every file below (Publication.simulated).
+  const linesName = simulatedName('servers.jsonl.gz', pub);
+  const mark = <T extends Record<string, unknown>>(o: T): T => (pub.simulated ? { ...o, simulated: true } : o);
+  const lines = new HashedFile(path.join(outDir, 'data', linesName));
   await bulk.write(Buffer.from('{"servers":['));
   let pending: string[] = [];
   let pendingSize = 0;
@@ -85,7 +88,7 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
     }
     const tools = serverToolsFile(s, facts, pub);
     if (tools) {
-      await writeFile(path.join(outDir, toolsPath(s.slug)), JSON.stringify(tools));
+      await writeFile(path.join(outDir, toolsPath(s.slug)), JSON.stringify(mark(tools)));
       files++;
     }
     if (!hasFeeds(s)) continue;
@@ -97,16 +100,17 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
     files += 2;
   }
   await lines.gzipChunk(pending.join('')); // an empty archive still downloads as valid gzip
-  await bulk.write(Buffer.from(`],"metadata":${JSON.stringify({ count: a.servers.length, generated_at: a.asOf, schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH) })}}\n`));
+  await bulk.write(Buffer.from(`],"metadata":${JSON.stringify(mark({ count: a.servers.length, generated_at: a.asOf, schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH) }))}}\n`));
   const written = { bulk: await bulk.end(), lines: await lines.end() };
   if (!pub.releaseDir) {
-    await writeFile(path.join(api, 'servers.json.sha256'), `${written.bulk.sha256}  servers.json\n`);
+    // A simulated build says so on a comment line (`sha256sum -c --strict` skips lines that start with #).
+    await writeFile(path.join(api, 'servers.json.sha256'), `${pub.simulated ? `# ${SIMULATED_NOTE}\n` : ''}${written.bulk.sha256}  servers.json\n`);
     files += 2;
   }
 
   await mkdir(path.join(api, 'sets'), { recursive: true });
   for (const set of a.sets) {
-    await writeFile(path.join(outDir, setPath(set.setHash)), JSON.stringify(await setFile(a, set, pub)));
+    await writeFile(path.join(outDir, setPath(set.setHash)), JSON.stringify(mark(await setFile(a, set, pub))));
     files++;
   }
   await mkdir(path.join(api, 'schema'), { recursive: true });
@@ -116,7 +120,7 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
   return {
     files,
     bundles: [
-      { file: { name: 'servers.jsonl.gz', resource: 'servers', rows, ...written.lines }, where: 'data' },
+      { file: { name: linesName, resource: 'servers', rows, ...written.lines }, where: 'data' },
       { file: { name: 'servers.json', url: bulkUrl(pub), resource: 'servers', rows, ...written.bulk }, where: pub.releaseDir ? 'release' : 'api' },
     ],
   };

@@ -159,7 +159,41 @@ browserSuite('the fixture site in Chromium', () => {
     await page.close();
   });
 
-  it.each(['/', '/servers/', `/servers/${slugFor(HOSTILE_NAME)}/`, `/servers/${slugFor('io.github.github/github-mcp-server')}/`, '/drift/', '/methodology/', '/methodology/rules/', '/data/', '/charts/schema-survival/', '/search/', '/lookup/'])(
+  it('the editions list links the frozen edition page, which shows its chart, tiles and citation with no script and no error', async () => {
+    const list = await open('/editions/');
+    const link = list.getByTestId('editions').locator('a', { hasText: /^2025-12$/ });
+    await expect(link.getAttribute('href')).resolves.toBe('/editions/2025-12/');
+    await list.close();
+    const page = await open('/editions/2025-12/');
+    await expect(page.locator('h1').textContent()).resolves.toBe('mcp-schema, edition 2025-12');
+    await expect(page.locator('.sim').textContent()).resolves.toMatch(/^SIMULATED DATA/);
+    await expect(page.locator('.chart > svg').count()).resolves.toBe(1);
+    await expect(page.locator('.chart > svg text.title').textContent()).resolves.toMatch(/^Schema survival/);
+    await expect(page.getByTestId('edition-tiles').locator('tr').count()).resolves.toBe(6);
+    await expect(page.getByTestId('edition-citation').textContent()).resolves.toContain('edition 2025-12, data as of 2025-12-15');
+    await expect(page.locator('script').count()).resolves.toBe(0);
+    // Every relative link of the frozen page resolves on the site it was copied into.
+    const hrefs = await page.locator('a[href]').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href).filter((h) => h.startsWith(location.origin)));
+    expect(hrefs.length).toBeGreaterThan(10);
+    for (const h of hrefs) expect((await page.request.get(h)).status(), h).toBe(200);
+    await page.screenshot({ path: path.join(SHOTS, 'edition.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('the chart page cites the edition and offers the zip; the exported SVG carries its source line', async () => {
+    const page = await open('/charts/schema-survival/');
+    await expect(page.getByTestId('cite-edition').locator('a').first().getAttribute('href')).resolves.toBe('https://mcp-schema.example.org/editions/2025-12/');
+    const zip = await page.getByTestId('chart-zip').getAttribute('href');
+    expect(zip).toBe('/charts/schema-survival/schema-survival-SIMULATED.zip');
+    expect((await page.request.get(site.origin + zip!)).status()).toBe(200);
+    const svg = await (await page.request.get(`${site.origin}/charts/schema-survival/schema-survival.svg`)).text();
+    const texts = await page.evaluate((x) => [...new DOMParser().parseFromString(x, 'image/svg+xml').querySelectorAll('text')].map((t) => t.textContent), svg);
+    expect(texts).toContain('Source: mcp-schema — https://mcp-schema.example.org/charts/schema-survival/');
+    expect(texts[0]).toMatch(/^SIMULATED DATA/);
+    await page.close();
+  });
+
+  it.each(['/', '/servers/', `/servers/${slugFor(HOSTILE_NAME)}/`, `/servers/${slugFor('io.github.github/github-mcp-server')}/`, '/drift/', '/methodology/', '/methodology/rules/', '/data/', '/charts/schema-survival/', '/search/', '/lookup/', '/editions/', '/editions/2025-12/'])(
     'axe-core finds no serious or critical violation on %s',
     async (pathname) => {
       const page = await open(pathname);

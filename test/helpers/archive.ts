@@ -24,6 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCollector } from '../../collector/run.ts';
 import type { MethodologyChoice } from '../../src/lib/index.ts';
+import type { ChainSigner } from '../../src/lib/index.ts';
 import { startWorld } from '../../sandbox/fleet.ts';
 import { startMcpHost, type McpHost, type ToolDef } from '../../sandbox/mcp-host.ts';
 import { OFFICIAL_META, startRegistry, type RegistryEntry } from '../../sandbox/registry-server.ts';
@@ -69,14 +70,18 @@ export interface ArchiveOptions {
    * they were); `v1,v2` for an archive with both series.
    */
   methodology?: MethodologyChoice;
+  /** Signs each run's chain manifest (test keys only). */
+  signer?: ChainSigner | null;
+  /** Day of the world the first run observes (default 0): a later start continues an archive. */
+  firstDay?: number;
 }
 
 /** The site's fixture archive: 12 days of a 50-target world with the hostile servers. */
 export const SITE_FIXTURE: ArchiveOptions = { seed: 'site-fixture', size: 50, days: 12, hostile: true, lifecycle: true, timeoutMs: 3000 };
 
-/** Collect an archive into `dir` (emptied first), or into a new temporary folder; returns the folder. */
-export async function collectArchive(opts: ArchiveOptions, dir?: string): Promise<string> {
-  if (dir) {
+/** Collect an archive into `dir` (emptied first unless `keep`: then the runs are added to it), or into a new temporary folder; returns the folder. */
+export async function collectArchive(opts: ArchiveOptions, dir?: string, keep = false): Promise<string> {
+  if (dir && !keep) {
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
   }
@@ -89,7 +94,7 @@ export async function collectArchive(opts: ArchiveOptions, dir?: string): Promis
   const optout = opts.lifecycle ? path.join(await mkdtemp(path.join(tmpdir(), 'mcps-optout-')), 'optout.txt') : null;
   if (optout) await writeFile(optout, `# the lifecycle fixture's opted-out server\n${LIFECYCLE.optedOut}\n`);
   try {
-    for (day = 0; day < opts.days; day++) {
+    for (day = opts.firstDay ?? 0; day < (opts.firstDay ?? 0) + opts.days; day++) {
       world.setDay(day);
       await runCollector({
         registry: registry?.url ?? world.registryUrl,
@@ -103,6 +108,7 @@ export async function collectArchive(opts: ArchiveOptions, dir?: string): Promis
         // A local world puts hundreds of simulated servers on a few loopback hosts: a host's
         // Retry-After (up to an hour in the world) is honoured on a time scale of its own.
         scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 },
+        signer: opts.signer ?? null,
       });
     }
   } finally {

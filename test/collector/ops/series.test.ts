@@ -75,7 +75,8 @@ describe('verifyArchive(dir) with both series', () => {
     runs[i] = { ...v2, statuses: { ...v2.statuses, ok: v2.statuses.ok + 1 }, requests: { ...v2.requests, total: v2.requests.total + 1 } };
     writeFileSync(join(d, 'runs.jsonl'), runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const report = await verifyArchive(d);
-    expect(report.problems.map((p) => p.kind)).toEqual(['run-counts', 'run-counts']);
+    // The edited run line no longer matches the run's manifest on the hash chain either.
+    expect(report.problems.map((p) => p.kind)).toEqual(['run-counts', 'run-counts', 'chain-digest']);
     expect(report.problems.map((p) => p.message).join(' ')).toMatch(/status ok.*requests/);
   });
 
@@ -84,14 +85,15 @@ describe('verifyArchive(dir) with both series', () => {
     const lines = readFileSync(join(a, 'runs.jsonl'), 'utf8').trimEnd().split('\n');
     writeFileSync(join(a, 'runs.jsonl'), lines.filter((l) => !(l.includes('"methodology_version":"v2"') && l.includes(JSON.parse(lines[0]!).run_id))).join('\n') + '\n');
     const report = await verifyArchive(a);
-    expect(report.problems).toEqual([]);
+    // The run's manifest on the hash chain names both run lines: taking one out is a broken link.
+    expect(report.problems.map((p) => p.kind)).toEqual(['chain-digest']);
     expect(report.warnings.filter((w) => w.kind === 'run-unfinished').map((w) => w.message)).toEqual([expect.stringMatching(/\(v2\) have no run row/)]);
     const b = copy();
     const runs = lines.map((l) => JSON.parse(l) as Record<string, any>);
     const i = runs.findIndex((r) => r.methodology_version === 'v2');
     runs[i] = { ...runs[i]!, eligible: runs[i]!.eligible + 1 };
     writeFileSync(join(b, 'runs.jsonl'), runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    expect(await kinds(b)).toEqual(['run-series']);
+    expect(await kinds(b)).toEqual(['run-series', 'chain-digest']);
   });
 });
 
