@@ -470,7 +470,10 @@ banner into <out>/site and served on 127.0.0.1. Nothing leaves this machine; not
 
 Options:
   --days N          simulated days (default ${DEMO_DEFAULTS.days})
-  --size N          targets in the world, 50..25000 (default ${DEMO_DEFAULTS.size})
+  --size N          targets in the world, 50..25000 (default ${DEMO_DEFAULTS.size}); not all are
+                    listed on day one (some join later, some never within --days), so the site
+                    shows fewer: the server list counts every name observed, the dashboard the
+                    names in the latest roster
   --seed S          world seed (default ${DEMO_DEFAULTS.seed}); same seed, same archive contents
   --out DIR         output folder, wiped first (default ${DEMO_DEFAULTS.out}/)
   --port P          port for the site (default ${DEMO_DEFAULTS.port}, next free one if busy)

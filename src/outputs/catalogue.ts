@@ -89,7 +89,32 @@ const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
 
 export const OBSERVATION_FIELDS: Field[] = Object.keys(Observation.innerType().shape).map((name) => ({ name, ...OBSERVATION_DOCS[name as keyof Observation] }));
 
-export const RUN_FIELDS: Field[] = [{ name: 'run', type: 'object', description: `One collector run per line, verbatim: ${Object.keys(Run.shape).join(', ')}.` }];
+/** How each run field reads; the contract (src/lib/contract/run.ts) gives the list and the order (issue 16: one field each, not one object). */
+const RUN_DOCS: { [K in keyof Run]-?: Omit<Field, 'name'> } = {
+  run_id: { type: 'string', description: 'The run (its start instant, compact form).' },
+  day: { type: 'date', description: 'UTC day of the run.' },
+  started_at: { type: 'datetime', description: 'When the run started (RFC 3339).' },
+  finished_at: { type: 'datetime', description: 'When it finished: "data as of".' },
+  registry: { type: 'string', description: 'Base URL of the registry listed.' },
+  roster_file: { type: 'string', description: 'File under rosters/ the run wrote; null when no roster could be fetched.' },
+  roster_complete: { type: 'boolean', description: 'Paging reached the end of the registry listing.' },
+  targets: { type: 'integer', description: 'Distinct server names in the roster (plus retired ones).' },
+  eligible: { type: 'integer', description: 'Targets meant to be contacted: listed, with an endpoint, not opted out.' },
+  attempts: { type: 'integer', description: 'Targets contacted (ok + error rows).' },
+  coverage: { type: 'number', description: 'attempts / eligible (1 when nothing was eligible).' },
+  degraded: { type: 'boolean', description: 'coverage below 0.9: published with a "degraded" badge.' },
+  partial: { type: 'boolean', description: 'Restricted by --limit: never feeds published shares.' },
+  limit: { type: 'integer', description: 'The --limit given; null when none.' },
+  outcomes: { type: 'object', description: 'Rows per outcome: ok, error, no_endpoint, retired, excluded, not_attempted (eligible but not contacted; absent from runs before the outcome existed).' },
+  error_classes: { type: 'object', description: 'Error rows per class (no_endpoint included).' },
+  status: { type: 'string', description: 'finished, or failed (the run could not do its job, e.g. zero attempts).' },
+  message: { type: 'string', description: 'Why a run failed or what was odd; null otherwise.' },
+  prober_version: { type: 'string', description: 'Version of the collector.' },
+  methodology_version: { type: 'string', description: 'Methodology the run was made under (v1).' },
+  scheduling: { type: 'object', description: 'How the probe stage was scheduled (changelog "Deviation from v1: scheduling"): scheduler, hosts, max_targets_per_host, per_host_limit, global_concurrency, max_in_flight_per_host, unresponsive_after, deadline_at, not_attempted (rows per reason), slowest_hosts. Absent from runs written before it existed.' },
+};
+
+export const RUN_FIELDS: Field[] = Object.keys(Run.shape).map((name) => ({ name, ...RUN_DOCS[name as keyof Run] }));
 
 /** changes.jsonl, one table: each field's name, how it reads, and where its value comes from. */
 const CHANGE_COLUMNS: (Field & { of: (c: ChangeView) => unknown })[] = [
@@ -161,10 +186,20 @@ export const SURVIVAL_FIELDS: Field[] = [
   { name: 'upper_95', type: 'number', description: 'Plain pointwise 95% band, upper (clipped to 1).' },
 ];
 
-/** Roster fields as the contract lists them, with the fields of its pages and targets. */
-const ROSTER_KEYS = Object.keys(Roster.shape).map((k) => (k === 'pages' ? `pages (${Object.keys(RosterPage.shape).join(', ')})` : k === 'targets' ? `targets (${Object.keys(RosterTarget.shape).join(', ')})` : k));
+/** How each roster field reads; the contract (src/lib/contract/roster.ts) gives the list and the order. */
+const ROSTER_DOCS: { [K in keyof Roster]-?: Omit<Field, 'name'> } = {
+  day: { type: 'date', description: 'UTC day of the run that fetched it.' },
+  run_id: { type: 'string', description: 'That run.' },
+  fetched_at: { type: 'datetime', description: 'When paging finished (RFC 3339).' },
+  source: { type: 'string', description: 'The list endpoint paged.' },
+  complete: { type: 'boolean', description: 'Paging reached the end: only complete rosters retire servers.' },
+  incomplete_reason: { type: 'string', description: 'Why paging stopped early; null when complete.' },
+  pages: { type: 'array', description: `One object per page fetched: ${Object.keys(RosterPage.shape).join(', ')}.` },
+  counts: { type: 'object', description: 'pages, entries (name+version rows), targets (distinct names), with_endpoint.' },
+  targets: { type: 'array', description: `One object per distinct server name, the isLatest entry: ${Object.keys(RosterTarget.shape).join(', ')}.` },
+};
 
-const ROSTER_FIELDS: Field[] = [{ name: 'roster', type: 'object', description: `One validated roster per line: ${ROSTER_KEYS.join(', ')}.` }];
+export const ROSTER_FIELDS: Field[] = Object.keys(Roster.shape).map((name) => ({ name, ...ROSTER_DOCS[name as keyof Roster] }));
 
 /** roster-targets-<month>.parquet: one row per target of each roster, with the roster's day, run and completeness (names from the contracts). */
 const ROSTER_TARGET_DOCS: Record<string, string> = {

@@ -5,6 +5,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { writeBundles } from '../outputs/bundles.ts';
+import { fillBundleSizes } from '../outputs/bundle-sizes.ts';
+import { bytes } from './format.ts';
 import { copyEditions } from '../outputs/editions.ts';
 import { copyLinkedObjects } from '../outputs/linked-objects.ts';
 import { writeSearchIndex } from '../outputs/search-index.ts';
@@ -26,6 +28,7 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), written: perServer.bundles, onStage: mark }));
   await timed('chart-zip', () => writeChartZip(a, outDir, pub));
   const editions = await timed('editions', () => copyEditions(a, outDir, pub));
+  await fillBundleSizes(outDir, files, bytes);
   const objects = await timed('objects', () => copyLinkedObjects(a, outDir));
   const indexed = await timed('search', () => writeSearchIndex(outDir));
   const size = await siteSize(outDir);

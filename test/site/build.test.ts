@@ -82,7 +82,8 @@ describe('npm run build on the fixture archive', () => {
     }
     for (const name of [...SITE_FILE_NAMES, CONTROL_NAME]) {
       const slug = slugFor(name);
-      expect(await read(site, `servers/${slug}/index.html`), name).toContain(`">${name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</h1>`);
+      // Line-break opportunities (<wbr>, our markup) sit after separators; the name itself is all text.
+      expect((await read(site, `servers/${slug}/index.html`)).replace(/<wbr>/g, ''), name).toContain(`">${name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</h1>`);
       const api = JSON.parse(await read(site, `api/servers/${slug}.json`)) as { server: { name: string } };
       expect(api.server.name).toBe(name);
       // A simulated build marks every feed's title (Publication.simulated).
