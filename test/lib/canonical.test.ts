@@ -18,8 +18,9 @@ describe('canonical-vectors.json', () => {
     expect(canonical).toBe(v.canonical);
     expect(sha256Hex(canonical)).toBe(v.sha256);
   });
-  it.each(refused.map((v) => [v.name, v] as const))('canonicalJson refuses %s with a CanonicalError', (_name, v) => {
+  it.each(refused.map((v) => [v.name, v] as const))('canonicalJson refuses %s with the error the vector names', (_name, v) => {
     expect(() => canonicalJson(JSON.parse(v.input))).toThrow(CanonicalError);
+    expect(() => canonicalJson(JSON.parse(v.input))).toThrow(expect.objectContaining({ name: v.error }));
   });
   it('null-present and null-absent hash differently', () => {
     const byName = new Map(all.map((v) => [v.name, v]));
@@ -33,6 +34,18 @@ describe('canonicalJson(value)', () => {
   });
   it('drops keys whose value is undefined, as JSON.stringify does', () => {
     expect(canonicalJson({ a: undefined, b: 1 })).toBe('{"b":1}');
+  });
+  // JSON.stringify would write [undefined] as [null] and NaN as null: a hash over such a value would
+  // stand for JSON nobody sent, so canonicalJson refuses and says what it met.
+  it.each([
+    ['NaN', NaN, 'non-finite number is not json'],
+    ['-Infinity inside an object', { a: -Infinity }, 'non-finite number is not json'],
+    ['undefined inside an array', [1, undefined], 'undefined is not json'],
+    ['a bigint', 1n, 'bigint is not json'],
+    ['a function', () => 1, 'function is not json'],
+  ])('refuses %s with a CanonicalError that names it', (_what, value, message) => {
+    expect(() => canonicalJson(value)).toThrow(new CanonicalError(message));
+    expect(() => canonicalJson(value)).toThrow(CanonicalError);
   });
   it('refuses nesting past MAX_CANONICAL_DEPTH without overflowing the stack, even 100k deep', () => {
     let deep: unknown = [];

@@ -28,6 +28,6 @@ describe('wilson(successes, n)', () => {
     expect(wilson(0, 0)).toEqual({ p: NaN, lower: 0, upper: 1 });
   });
   it.each([[-1, 3], [4, 3], [1.5, 3], [1, 2.5]])('throws a RangeError for %d of %d', (x, n) => {
-    expect(() => wilson(x, n)).toThrow(RangeError);
+    expect(() => wilson(x, n)).toThrow(new RangeError('wilson needs integers 0 ≤ successes ≤ n'));
   });
 });
