@@ -25,8 +25,9 @@ function run(partial: boolean): Run {
 }
 
 describe('errorClassShares(rows)', () => {
-  const s = errorClassShares(rows, { run: run(false) });
+  const shares = () => errorClassShares(rows, { run: run(false) });
   it('counts attempted rows (ok + error) with Wilson intervals', () => {
+    const s = shares();
     expect(s.attempted.n).toBe(4);
     expect(s.attempted.classes.ok).toEqual({ count: 2, ...wilson(2, 4) });
     expect(s.attempted.classes.timeout.count).toBe(1);
@@ -34,11 +35,13 @@ describe('errorClassShares(rows)', () => {
     expect(s.attempted.classes.no_endpoint).toEqual({ count: 0, ...wilson(0, 4) });
   });
   it('counts listed rows (ok + error + no_endpoint), where no_endpoint is a class', () => {
+    const s = shares();
     expect(s.listed.n).toBe(6);
     expect(s.listed.classes.no_endpoint.count).toBe(2);
     expect(s.listed.classes.no_endpoint.p).toBe(2 / 6);
   });
   it('weights hosts equally (hostname, case and port ignored): mean of within-host shares', () => {
+    const s = shares();
     expect(s.attempted.hosts).toBe(2);
     expect(s.attempted.largestHostCount).toBe(3);
     // a.example: ok 2/3, timeout 1/3; b.example: auth 1/1
@@ -47,6 +50,7 @@ describe('errorClassShares(rows)', () => {
     expect(s.attempted.hostWeighted.auth).toBe(0.5);
   });
   it('keeps retired and excluded rows out of both denominators, and counts them', () => {
+    const s = shares();
     expect([s.retired, s.excluded]).toEqual([1, 1]);
   });
   it('refuses a partial run and rows of several runs', () => {

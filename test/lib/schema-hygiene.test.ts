@@ -6,8 +6,9 @@ import { liveMcpBenchCatalogues } from './helpers/fixtures.ts';
 
 describe('schemaHygiene(catalogues)', () => {
   const cats = liveMcpBenchCatalogues();
-  const h = schemaHygiene(cats);
+  const hygiene = () => schemaHygiene(cats);
   it('counts LiveMCPBench: 70 catalogues, 527 tools', () => {
+    const h = hygiene();
     expect([h.targets, h.tools]).toEqual([70, 527]);
   });
   it.each([
@@ -17,9 +18,10 @@ describe('schemaHygiene(catalogues)', () => {
     ['description', 508],
     ['outputSchema', 104],
   ] as const)('%s: %i of 527, with a Wilson interval', (key, count) => {
-    expect(h[key]).toEqual({ count, n: 527, ...wilson(count, 527) });
+    expect(hygiene()[key]).toEqual({ count, n: 527, ...wilson(count, 527) });
   });
   it('finds no catalogue served twice in LiveMCPBench, and finds one served under two names, in any tool order', () => {
+    const h = hygiene();
     expect(h.identicalCatalogues).toEqual([]);
     const first = cats[0]!;
     const copy = { target: 'io.example/copy', tools: [...first.tools].reverse() };

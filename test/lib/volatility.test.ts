@@ -4,11 +4,11 @@ import { row } from './helpers/rows.ts';
 
 const drift = (target: string, labels: string[]) => detectDrift(labels.map((l, i) => row(`2026-05-0${i + 1}`, { ok: l }, { target })));
 // a: changes on 05-02, 05-03, 05-04; b: one change on 05-03; c: none
-const drifts = [drift('a', ['A', 'B', 'C', 'D']), drift('b', ['A', 'A', 'B']), drift('c', ['A', 'A'])];
+const drifts = () => [drift('a', ['A', 'B', 'C', 'D']), drift('b', ['A', 'A', 'B']), drift('c', ['A', 'A'])];
 
 describe('volatility(drifts, window)', () => {
   it('counts changes per target and the volatile subset (≥ 2 changes) with its share of all changes', () => {
-    expect(volatility(drifts)).toEqual({
+    expect(volatility(drifts())).toEqual({
       targets: 3,
       changes: 4,
       changesPerTarget: 4 / 3,
@@ -24,7 +24,7 @@ describe('volatility(drifts, window)', () => {
     [{ to: '2026-05-02' }, 1, [], 0],
     [{ from: '2026-05-03', to: '2026-05-03' }, 2, [], 0],
   ])('limits to the window %j (inclusive days)', (window, changes, volatile, share) => {
-    const v = volatility(drifts, window);
+    const v = volatility(drifts(), window);
     expect([v.changes, v.volatile, v.volatileShare]).toEqual([changes, volatile, share]);
   });
   it('gives NaN shares when nothing changed', () => {
