@@ -27,6 +27,20 @@ describe('volatility(drifts, window)', () => {
     const v = volatility(drifts(), window);
     expect([v.changes, v.volatile, v.volatileShare]).toEqual([changes, volatile, share]);
   });
+  it('lists targets by changes, most first, ties and the volatile list in code-unit order, whatever the input order', () => {
+    // 'B' sorts before 'b' in code units (a locale sort would put them the other way round).
+    const given = [drift('c', ['A', 'A']), drift('b', ['A', 'B', 'C']), drift('a', ['A', 'B']), drift('B', ['A', 'B', 'C']), drift('d', ['A', 'B', 'C', 'D'])];
+    const v = volatility(given);
+    expect(v.perTarget).toEqual([
+      { target: 'd', changes: 3 },
+      { target: 'B', changes: 2 },
+      { target: 'b', changes: 2 },
+      { target: 'a', changes: 1 },
+      { target: 'c', changes: 0 },
+    ]);
+    expect(v.volatile).toEqual(['B', 'b', 'd']);
+    expect(volatility([...given].reverse())).toEqual(v);
+  });
   it('gives NaN shares when nothing changed', () => {
     expect(volatility([]).volatileShare).toBeNaN();
     expect(volatility([]).changesPerTarget).toBeNaN();
