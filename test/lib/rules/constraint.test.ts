@@ -188,6 +188,26 @@ describe('input-constraint-loosened', () => {
     ]);
     expect(alone('input-constraint-tightened', radar, after)).toEqual([]);
   });
+  // Draft-4 spelled exclusiveMaximum as a boolean beside maximum; the rule compares numbers only and
+  // leaves such edits to the pointer diff (constraint.ts, `bound`).
+  it.each([
+    ['added', undefined, true],
+    ['turned off', true, false],
+    ['replaced by a number', true, 100],
+    ['replaced by a boolean', 100, true],
+  ])('leaves a draft-4 boolean exclusiveMaximum %s to the pointer diff', (_what, was, now) => {
+    const set = (v: unknown) => on('perPage', (p) => (p.exclusiveMaximum = v));
+    expect(alone('input-constraint-tightened', set(was), set(now))).toEqual([]);
+    expect(alone('input-constraint-loosened', set(was), set(now))).toEqual([]);
+  });
+  it('quotes registry text in its message up to 80 characters, then cuts it', () => {
+    const long = `^${'a'.repeat(99)}$`;
+    expect(alone('input-constraint-tightened', base, on('repo', (p) => (p.pattern = long)))[0]!.message).toBe(
+      `Tool "list_issues": input pattern at /inputSchema/properties/repo tightened (absent → "${long.slice(0, 80)}…"): values valid before may now be rejected.`,
+    );
+    const eighty = `^${'a'.repeat(78)}$`;
+    expect(alone('input-constraint-tightened', base, on('repo', (p) => (p.pattern = eighty)))[0]!.message).toContain(`(absent → "${eighty}")`);
+  });
   it('does not fire when only the description next to the bounds changes', () => {
     expect(alone('input-constraint-loosened', base, on('perPage', (p) => (p.description = 'Per page')))).toEqual([]);
   });
