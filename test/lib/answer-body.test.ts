@@ -30,6 +30,7 @@ describe('answerFromBody(body, contentType, id)', () => {
     expect(() => answerFromBody('<html>502</html>', 'text/html')).toThrow(new AnswerBodyError('body is not json (content-type text/html)'));
     expect(() => answerFromBody('', null)).toThrow(new AnswerBodyError('body is not json (content-type absent)'));
     expect(() => answerFromBody('', null)).toThrow(AnswerBodyError);
+    expect(() => answerFromBody('', null)).toThrow(expect.objectContaining({ name: 'AnswerBodyError' }));
   });
   it('takes a JSON-RPC error answer as the answer', () => {
     const err = { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found' } };

@@ -32,6 +32,10 @@ describe('canonicalJson(value)', () => {
   it('sorts keys and object-array items but keeps other arrays in order', () => {
     expect(canonicalJson({ b: [3, 1], a: [{ z: 1 }, { a: 2 }] })).toBe('{"a":[{"a":2},{"z":1}],"b":[3,1]}');
   });
+  it('keeps the order of an array that mixes objects with anything else, null included', () => {
+    expect(canonicalJson([{ b: 1 }, null, { a: 1 }])).toBe('[{"b":1},null,{"a":1}]');
+    expect(canonicalJson([{ b: 1 }, [], { a: 1 }])).toBe('[{"b":1},[],{"a":1}]');
+  });
   it('drops keys whose value is undefined, as JSON.stringify does', () => {
     expect(canonicalJson({ a: undefined, b: 1 })).toBe('{"b":1}');
   });
@@ -51,6 +55,9 @@ describe('canonicalJson(value)', () => {
     let deep: unknown = [];
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(() => canonicalJson(deep)).toThrow(/nested deeper than 256/);
+    let deepObject: unknown = {};
+    for (let i = 0; i < 100_000; i++) deepObject = { a: deepObject };
+    expect(() => canonicalJson(deepObject)).toThrow(new CanonicalError('json nested deeper than 256 levels'));
     expect(MAX_CANONICAL_DEPTH).toBe(256);
   });
 
