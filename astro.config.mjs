@@ -1,4 +1,4 @@
-// Static site: every page is rendered at build time from the archive (see src/archive.ts).
+// Static site: every page is rendered at build time from the archive (src/site/site-archive.ts, src/loader/).
 import { defineConfig } from 'astro/config';
 import mdx from '@astrojs/mdx';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ function archiveOutputs() {
         const { tsImport } = await import('tsx/esm/api');
         const out = fileURLToPath(dir);
         const started = Date.now();
-        const { writeSiteOutputs } = await tsImport('./src/build-outputs.ts', import.meta.url);
+        const { writeSiteOutputs } = await tsImport('./src/site/post-build.ts', import.meta.url);
         const summary = await writeSiteOutputs(out);
         logger.info(`${summary} in ${Date.now() - started} ms`);
       },
@@ -24,6 +24,10 @@ function archiveOutputs() {
   };
 }
 
+// The three MCP_SCHEMA_* variables below are the only ones read outside src/site/settings.ts: Astro
+// needs them before any of src/ loads, and importing a .ts module here makes Astro load this file
+// through Vite, whose module runner is closed by the time the post-build hook runs. The site URL's
+// default is src/site/settings.ts DEFAULT_SITE_URL.
 export default defineConfig({
   output: 'static',
   // Tests build several archives side by side; the default stays dist/.

@@ -4,7 +4,7 @@
 // the collector's own writer: collector/store.ts `Store` (putObject, appendObservation — every row
 // validated by the zod contract —, writeRoster, appendRun) and the row builders of collector/rows.ts
 // (noEndpointRow, probeRow, retiredRow, runRow). Then it compacts closed days with
-// collector/compact.ts, as the daily workflow does. The Store is opened with `{ durable: false }`
+// collector/ops/compact.ts, as the daily workflow does. The Store is opened with `{ durable: false }`
 // (bench only: no fsync per 256 rows, per object, per roster), the one concession to speed.
 //
 // The world (rates from sandbox/world.ts, so the bench looks like the local world at scale):
@@ -22,7 +22,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compactArchive } from '../collector/compact.ts';
+import { compactArchive } from '../collector/ops/compact.ts';
 import { Http4xxError, Http5xxError, AuthError, ParseError, RateLimitedError, TimeoutError, TlsError, type ProbeError } from '../collector/errors.ts';
 import type { ProbeResult } from '../collector/probe.ts';
 import { noEndpointRow, probeRow, retiredRow, runRow, type RowContext } from '../collector/rows.ts';
@@ -30,11 +30,10 @@ import { Store } from '../collector/store.ts';
 import { loadRealToolLists } from '../sandbox/fixtures.ts';
 import { rng, type Rng } from '../sandbox/prng.ts';
 import { AUTH_RATE, DRIFT_RATE, PROFILE_WEIGHTS, type Profile } from '../sandbox/world.ts';
-import { toolsSha256, type Observation, type Roster, type RosterPage, type RosterTarget } from '../src/lib/index.ts';
+import { OFFICIAL_META, toolsSha256, type Observation, type Roster, type RosterPage, type RosterTarget } from '../src/lib/index.ts';
 import type { ToolDef } from '../sandbox/mcp-host.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 const REGISTRY = 'https://registry.bench.invalid/v0.1/servers';
 const PAGE = 100;
 const DAY_MS = 86_400_000;
@@ -223,7 +222,7 @@ export async function generateArchive(o: GenOptions): Promise<GenSummary> {
       store.appendRun(
         runRow({
           runId, day, startedAt: new Date(dayStart).toISOString(), finishedAt: new Date(clock + 1000).toISOString(), registry: REGISTRY, rosterFile, rosterComplete: true, limit: null,
-          eligible: rosterTargets.filter((t) => t.endpoint).length, rows: dayRows, message: null,
+          eligible: rosterTargets.filter((t) => t.endpoint).length, rows: dayRows, message: null, scheduling: null,
         }),
       );
       previous = { file: rosterFile, listed: byName };
@@ -343,7 +342,7 @@ function registryEntry(t: Target, start: number): unknown {
       version: verOf(t),
       ...(t.endpoint ? { remotes: [{ type: 'streamable-http', url: t.endpoint }] } : { packages: [{ registryType: 'npm', identifier: `@bench/server-${t.i}`, version: verOf(t) }] }),
     },
-    _meta: { [OFFICIAL]: { status: 'active', publishedAt: at, updatedAt: at, isLatest: true } },
+    _meta: { [OFFICIAL_META]: { status: 'active', publishedAt: at, updatedAt: at, isLatest: true } },
   };
 }
 

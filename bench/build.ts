@@ -2,7 +2,7 @@
 //
 // Runs the real site build (`npx astro build`) against an archive and reports: wall time, peak RSS of
 // the whole process tree (npx → node → workers, polled from /proc every 100 ms), time per stage (the
-// loader and the post-build outputs append marks to $MCP_SCHEMA_TIMINGS, see src/build-timings.ts),
+// loader and the post-build outputs append marks to $MCP_SCHEMA_TIMINGS, see src/site/timings.ts),
 // and the published site's size and file count, with the largest folders. `--cold` empties the build
 // cache first (the first build of an archive); without it the cache of the previous run is used
 // (a rebuild with nothing new). `--daily` measures the daily job: the newest day file and run are

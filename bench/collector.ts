@@ -5,7 +5,7 @@
 // prober's alone (process.cpuUsage() of this process; the fleet's from /proc/<pid>/stat).
 //
 // Probers, each over the same N endpoints, each one probe in flight per host (host:port), the hosts
-// sharing `concurrency` slots in FIFO order (the scheduler of collector/run.ts):
+// sharing `concurrency` slots in FIFO order (the scheduler of collector/schedule.ts):
 //   collector  runCollector() end to end: roster from the fleet's registry, then the probe stage with
 //              every row validated and appended to a fresh archive (objects fsynced, rows fdatasync'd
 //              every 256), exactly as the daily job. probes/s = probed / summary.probe_ms; CPU is
@@ -29,6 +29,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createHttpContext, type HttpContext } from '../collector/http.ts';
 import { DEFAULT_PROBE_LIMITS, probe } from '../collector/probe.ts';
 import { runCollector } from '../collector/run.ts';
+import { hostQueues } from '../collector/schedule.ts';
 
 const HELP = `npm run bench:collector -- [options]
 
@@ -143,39 +144,6 @@ function ownCpuMs(): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The scheduler of collector/run.ts: a FIFO queue per host, hosts sharing `concurrency` slots.
-
-async function schedule(endpoints: string[], concurrency: number, fn: (url: string) => Promise<void>): Promise<void> {
-  const byHost = new Map<string, string[]>();
-  for (const e of endpoints) {
-    const host = new URL(e).host;
-    const q = byHost.get(host);
-    if (q) q.push(e);
-    else byHost.set(host, [e]);
-  }
-  let free = Math.max(1, concurrency);
-  const waiting: Array<() => void> = [];
-  const acquire = () => (free > 0 ? (free--, Promise.resolve()) : new Promise<void>((resolve) => waiting.push(resolve)));
-  const release = () => {
-    const next = waiting.shift();
-    if (next) next();
-    else free++;
-  };
-  await Promise.all(
-    [...byHost.values()].map(async (queue) => {
-      for (const e of queue) {
-        await acquire();
-        try {
-          await fn(e);
-        } finally {
-          release();
-        }
-      }
-    }),
-  );
-}
-
-// ---------------------------------------------------------------------------------------------
 // Probers. Each returns per-probe latencies (ms), ok count, wall ms of the probe stage, client CPU ms.
 
 interface Measure {
@@ -247,12 +215,16 @@ async function runLoopOnce(
   const cpu0 = ownCpuMs();
   const t0 = performance.now();
   setup.before?.();
-  await schedule(endpoints, concurrency, async (url) => {
+  const probeOne = async (url: string) => {
     const r = await one(url);
     latencies.push(r.latencyMs);
     if (r.ok) ok++;
     else if (r.note) notes.add(r.note);
-  });
+  };
+  await hostQueues(
+    endpoints.map((url) => ({ host: new URL(url).host, run: () => probeOne(url).then(() => ({ kind: 'ok' as const })), skip: () => {} })),
+    { concurrency, perHostDivisor: 500, perHostMax: 1, unresponsiveAfter: 0, unresponsiveSpanMs: 0, deadline: null, retryAfterCapMs: 0, backoffBaseMs: 0 },
+  );
   const wallMs = performance.now() - t0;
   await setup.after?.(); // in the CPU window, as runCollector closes its Agent inside its own
   return { probes: endpoints.length, ok, wallMs, cpuMs: ownCpuMs() - cpu0, fleetCpuMs: procCpuMs(fleet.pid) - fleet0, latencies, notes };

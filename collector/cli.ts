@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { CliError, EXIT } from './cli-error.ts';
-import { DEFAULTS, runCollector, type CollectorSummary, type Progress } from './run.ts';
+import { DEFAULTS, runCollector, SCHEDULE_DEFAULTS, type CollectorSummary, type Progress } from './run.ts';
 import { PROBER_VERSION, USER_AGENT } from './version.ts';
 
 const DEFAULT_OPTOUT = fileURLToPath(new URL('../optout.txt', import.meta.url));
@@ -17,20 +17,49 @@ usage: npm run collect -- [options]
   --registry <url>     registry list endpoint (default ${DEFAULTS.registry})
   --data <dir>         archive directory (default ${DEFAULTS.data}/)
   --limit <n>          probe only the first n targets in roster order; the run is marked partial
-  --concurrency <n>    targets probed at once, at most one request per host (default ${DEFAULTS.concurrency})
+  --concurrency <n>    targets probed at once over all hosts (default ${DEFAULTS.concurrency})
+  --per-host-divisor <d>, --per-host-max <m>
+                       per host at most clamp(ceil(targets on the host / d), 1, m) probes in flight,
+                       one request at a time per endpoint (default d ${DEFAULTS.perHostDivisor}, m ${DEFAULTS.perHostMax}); a 429/503
+                       pauses the host (Retry-After, at most ${SCHEDULE_DEFAULTS.retryAfterCapMs / 1000} s) and halves its limit
+  --unresponsive-after <k>
+                       after k consecutive timeouts or connection failures on one host, lasting at least
+                       one --timeout, its remaining targets are not contacted: not_attempted rows,
+                       reason host_unresponsive (default ${DEFAULTS.unresponsiveAfter}; 0: never)
+  --deadline <time>    stop starting probes this long after the start (e.g. 5h, 90m, 600s; none);
+                       what is left gets not_attempted rows, reason run_deadline (default ${DEFAULTS.deadlineMs / 3600_000}h)
   --timeout <ms>       overall deadline per request (default ${DEFAULTS.timeoutMs})
   --now <iso>          the run's clock: run_id, day and observed_at derive from it (default: now).
                        Re-running with the same --now after a crash resumes that run.
-  --allow-private      permit loopback/private/link-local endpoint addresses (local worlds only)
+  --allow-private      also permit loopback addresses (local worlds only; private, link-local and
+                       every other non-public range stay refused)
   --optout <file>      registry names or hosts never to contact (default optout.txt in the repo)
   --json               print a machine-readable summary on stdout
   -h, --help           this text
+
+Not-attempted rows count against coverage: a run below 90% is recorded as degraded.
 
 exit codes: 0 run finished (also when degraded), 1 zero attempts (the run is recorded as failed),
             2 bad options or unusable --data, 3 another collector holds the lock,
             4 this run already finished (pick another --now)
 user-agent: ${USER_AGENT}
 `;
+
+/** `5h`, `90m`, `600s`, `1500ms` → ms; `none` → null; undefined when absent. */
+export function duration(name: string, v: string | undefined): number | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === 'none') return null;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(v);
+  const ms = m ? Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'] : NaN;
+  if (!Number.isFinite(ms) || ms <= 0) throw new CliError(`--${name} must be a duration such as 5h, 90m or 600s (or none), got ${JSON.stringify(v)}`, EXIT.usage);
+  return Math.round(ms);
+}
+
+function nonNegativeInt(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new CliError(`--${name} must be a whole number, got ${JSON.stringify(v)}`, EXIT.usage);
+  return Number(v);
+}
 
 function positiveInt(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -50,6 +79,10 @@ export async function main(argv: string[]): Promise<number> {
         data: { type: 'string' },
         limit: { type: 'string' },
         concurrency: { type: 'string' },
+        'per-host-divisor': { type: 'string' },
+        'per-host-max': { type: 'string' },
+        'unresponsive-after': { type: 'string' },
+        deadline: { type: 'string' },
         timeout: { type: 'string' },
         now: { type: 'string' },
         'allow-private': { type: 'boolean' },
@@ -85,6 +118,10 @@ export async function main(argv: string[]): Promise<number> {
       data: values.data,
       limit: positiveInt('limit', values.limit) ?? null,
       concurrency: positiveInt('concurrency', values.concurrency),
+      perHostDivisor: positiveInt('per-host-divisor', values['per-host-divisor']),
+      perHostMax: positiveInt('per-host-max', values['per-host-max']),
+      unresponsiveAfter: nonNegativeInt('unresponsive-after', values['unresponsive-after']),
+      deadlineMs: duration('deadline', values.deadline),
       timeoutMs: positiveInt('timeout', values.timeout),
       now,
       allowPrivate: values['allow-private'] ?? false,
@@ -110,9 +147,14 @@ function oneLine(s: CollectorSummary): string {
   return [
     `run ${r.run_id} ${r.status}${r.partial ? ' (partial)' : ''}${r.degraded ? ' DEGRADED' : ''}:`,
     `${r.targets} targets, ${r.attempts}/${r.eligible} attempted (coverage ${(r.coverage * 100).toFixed(1)}%),`,
-    `ok ${r.outcomes.ok}, error ${r.outcomes.error}${classes ? ` [${classes}]` : ''}, no_endpoint ${r.outcomes.no_endpoint}, retired ${r.outcomes.retired}, excluded ${r.outcomes.excluded};`,
+    `ok ${r.outcomes.ok}, error ${r.outcomes.error}${classes ? ` [${classes}]` : ''}, no_endpoint ${r.outcomes.no_endpoint}, retired ${r.outcomes.retired}, excluded ${r.outcomes.excluded}, not_attempted ${r.outcomes.not_attempted}${notAttempted(r)};`,
     `roster ${r.roster_file ?? 'none'}${r.roster_complete ? '' : ' INCOMPLETE'}; ${(s.duration_ms / 1000).toFixed(1)} s, ${s.targets_per_s} targets/s`,
   ].join(' ');
+}
+
+function notAttempted(r: CollectorSummary['run']): string {
+  const by = Object.entries(r.scheduling?.not_attempted ?? {}).filter(([, n]) => n > 0);
+  return by.length ? ` [${by.map(([why, n]) => `${why} ${n}`).join(', ')}]` : '';
 }
 
 function progressBar(): { update: (p: Progress) => void; stop: () => void } {

@@ -38,7 +38,8 @@ export class Http4xxError extends ProbeErrorBase {
   readonly errorClass = 'http_4xx' as const;
   override readonly name = 'Http4xxError';
 }
-export class Http5xxError extends ProbeErrorBase {
+/** `retryAfter`: the Retry-After of a 5xx answer (a 503 may carry one): the schedule honours it; rows do not record it (v1). */
+export class Http5xxError extends ProbeErrorBase<ProbePayload & { retryAfter?: string | null }> {
   readonly errorClass = 'http_5xx' as const;
   override readonly name = 'Http5xxError';
 }
@@ -120,13 +121,13 @@ export function classify(f: Failure): ProbeError {
     case 'status':
       return fromStatus(f);
     case 'rpc-error': {
-      const p = { step: f.step, httpStatus: f.status, jsonrpcCode: f.rpc.code, detail: clip(`json-rpc error ${f.rpc.code}: ${f.rpc.message}`) };
+      const p = { step: f.step, httpStatus: f.status, jsonrpcCode: f.rpc.code, detail: oneLine(`json-rpc error ${f.rpc.code}: ${f.rpc.message}`) };
       // -32603 is JSON-RPC's "Internal error": the server failed, nearest to a 5xx. Every other code
       // (method not found, invalid params, server-defined refusals) is the server refusing our request.
       return f.rpc.code === -32603 ? new Http5xxError(p) : new Http4xxError(p);
     }
     case 'not-jsonrpc':
-      return new ParseError({ step: f.step, httpStatus: f.status, jsonrpcCode: null, detail: clip(f.detail) });
+      return new ParseError({ step: f.step, httpStatus: f.status, jsonrpcCode: null, detail: oneLine(f.detail) });
     default: {
       const never: never = f;
       throw new Error(`unknown failure ${JSON.stringify(never)}`);
@@ -138,24 +139,24 @@ function fromStatus(f: Extract<Failure, { kind: 'status' }>): ProbeError {
   const base = { step: f.step, httpStatus: f.status, jsonrpcCode: f.rpc?.code ?? null };
   const rpcText = f.rpc ? `; json-rpc ${f.rpc.code}: ${f.rpc.message}` : '';
   if (f.status === 401 || f.status === 403) {
-    return new AuthError({ ...base, wwwAuthenticate: f.wwwAuthenticate, detail: clip(`http ${f.status}${f.wwwAuthenticate ? ' with www-authenticate' : ''}${rpcText}`) });
+    return new AuthError({ ...base, wwwAuthenticate: f.wwwAuthenticate, detail: oneLine(`http ${f.status}${f.wwwAuthenticate ? ' with www-authenticate' : ''}${rpcText}`) });
   }
-  if (f.status === 429) return new RateLimitedError({ ...base, retryAfter: f.retryAfter, detail: clip(`http 429${rpcText}`) });
-  if (f.status >= 500 && f.status <= 599) return new Http5xxError({ ...base, detail: clip(`http ${f.status}${rpcText}`) });
+  if (f.status === 429) return new RateLimitedError({ ...base, retryAfter: f.retryAfter, detail: oneLine(`http 429${rpcText}`) });
+  if (f.status >= 500 && f.status <= 599) return new Http5xxError({ ...base, retryAfter: f.retryAfter, detail: oneLine(`http ${f.status}${rpcText}`) });
   if (f.status >= 400 && f.status <= 499) {
     if (f.status === 404 && f.sessionIssued && f.step === 'tools/list') {
-      return new Http4xxError({ ...base, detail: clip(`session lost: 404 on tools/list after initialize issued a session${rpcText}`) });
+      return new Http4xxError({ ...base, detail: oneLine(`session lost: 404 on tools/list after initialize issued a session${rpcText}`) });
     }
     if (f.rpc?.code != null && MODERN_ONLY_CODES.has(f.rpc.code)) {
-      return new Http4xxError({ ...base, detail: clip(`modern-only server (no initialize): http ${f.status}${rpcText}`) });
+      return new Http4xxError({ ...base, detail: oneLine(`modern-only server (no initialize): http ${f.status}${rpcText}`) });
     }
-    return new Http4xxError({ ...base, detail: clip(`http ${f.status}${rpcText}`) });
+    return new Http4xxError({ ...base, detail: oneLine(`http ${f.status}${rpcText}`) });
   }
   if (f.status >= 300 && f.status <= 399) {
     // A 3xx that reached here had no usable Location (followable redirects are followed in http.ts).
-    return new Http4xxError({ ...base, detail: clip(`redirect not followed: http ${f.status} without a usable location`) });
+    return new Http4xxError({ ...base, detail: oneLine(`redirect not followed: http ${f.status} without a usable location`) });
   }
-  return new ParseError({ ...base, detail: clip(`unexpected http status ${f.status}`) });
+  return new ParseError({ ...base, detail: oneLine(`unexpected http status ${f.status}`) });
 }
 
 function fromThrown(step: ProbeStep, error: unknown): ProbeError {
@@ -164,23 +165,23 @@ function fromThrown(step: ProbeStep, error: unknown): ProbeError {
     const name = typeof e.name === 'string' ? e.name : '';
     const msg = typeof e.message === 'string' ? e.message : '';
     const base = { httpStatus: null, jsonrpcCode: null };
-    if (code === GUARD.addressRefused) return new TlsError({ ...base, step: 'address', detail: clip(msg) }, { cause: error });
+    if (code === GUARD.addressRefused) return new TlsError({ ...base, step: 'address', detail: oneLine(msg) }, { cause: error });
     if (code === GUARD.redirectNotFollowed) {
-      return new Http4xxError({ ...base, step, httpStatus: typeof e.status === 'number' ? e.status : null, detail: clip(msg) }, { cause: error });
+      return new Http4xxError({ ...base, step, httpStatus: typeof e.status === 'number' ? e.status : null, detail: oneLine(msg) }, { cause: error });
     }
-    if (code === GUARD.overCap) return new ParseError({ ...base, step, detail: clip(msg) }, { cause: error });
+    if (code === GUARD.overCap) return new ParseError({ ...base, step, detail: oneLine(msg) }, { cause: error });
     if (name === 'TimeoutError' || name === 'AbortError' || TIMEOUT_CODES.has(code)) {
-      return new TimeoutError({ ...base, step, detail: clip(code && TIMEOUT_CODES.has(code) ? `timeout (${code})` : 'overall request deadline reached') }, { cause: error });
+      return new TimeoutError({ ...base, step, detail: oneLine(code && TIMEOUT_CODES.has(code) ? `timeout (${code})` : 'overall request deadline reached') }, { cause: error });
     }
     if (/^(ERR_TLS_|ERR_SSL_|CERT_|ERR_OSSL_)/.test(code) || /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code)) {
-      return new TlsError({ ...base, step, detail: clip(`tls handshake failed: ${code}`) }, { cause: error });
+      return new TlsError({ ...base, step, detail: oneLine(`tls handshake failed: ${code}`) }, { cause: error });
     }
-    if (NETWORK_CODES.has(code)) return new TlsError({ ...base, step, detail: clip(`connection failed: ${code}`) }, { cause: error });
-    if (code.startsWith('HPE_')) return new ParseError({ ...base, step, detail: clip(`not valid http: ${code}`) }, { cause: error });
+    if (NETWORK_CODES.has(code)) return new TlsError({ ...base, step, detail: oneLine(`connection failed: ${code}`) }, { cause: error });
+    if (code.startsWith('HPE_')) return new ParseError({ ...base, step, detail: oneLine(`not valid http: ${code}`) }, { cause: error });
   }
   // Nothing recognisable: it happened below HTTP (we never got an answer), so the nearest class is tls.
   const e = error as { name?: unknown; message?: unknown };
-  return new TlsError({ step, httpStatus: null, jsonrpcCode: null, detail: clip(`unexpected failure: ${String(e?.name ?? '')}: ${String(e?.message ?? error)}`) }, { cause: error });
+  return new TlsError({ step, httpStatus: null, jsonrpcCode: null, detail: oneLine(`unexpected failure: ${String(e?.name ?? '')}: ${String(e?.message ?? error)}`) }, { cause: error });
 }
 
 /** The error and its `cause` chain (bounded: causes can be cyclic). */
@@ -193,7 +194,7 @@ function* causes(error: unknown): Generator<{ code?: unknown; name?: unknown; me
 }
 
 /** Short, single-line detail text; registry- and server-supplied text is truncated. */
-export function clip(s: string, max = 300): string {
+export function oneLine(s: string, max = 300): string {
   const one = s.replace(/\s+/g, ' ').trim();
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }

@@ -1,125 +1,55 @@
-// HTTP for the probe: address safety, redirects, caps and deadlines (methodology v1, "Probe" and
-// "Address safety"). The registry is unvetted, so every endpoint is hostile until proven otherwise:
-//   - literal hosts are checked before anything is sent (the WHATWG URL parser has already turned
-//     decimal/octal/hex IPv4 spellings into dotted quads; `localhost` names are loopback by RFC 6761);
-//   - DNS names are checked inside undici's connect `lookup` hook, on the addresses we are about to
-//     connect to, so a name that re-binds between a check and the connect cannot slip through;
-//   - and the socket's remote address is checked once more after connect (belt and braces).
-// Only ipaddr.js's `unicast` range is allowed: loopback, private, link-local (cloud metadata),
-// CGNAT, multicast, reserved, unspecified, unique-local, 6to4/teredo/NAT64 and IPv4-mapped forms of
-// any of them are refused. We use ipaddr.js rather than hand-written CIDR tables: its range list is
-// maintained against the IANA special-purpose registries.
-import dns from 'node:dns';
-import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector, request, type Dispatcher } from 'undici';
+// HTTP for the probe: one request with its redirects under one overall deadline, body caps, and the
+// per-host gate (methodology v1, "Probe"; methodology v2 adds GET for RFC 9728 metadata and the HTTP+SSE
+// detect). Which addresses may be contacted is decided by address-policy.ts; this module applies it on
+// every hop (before sending, and through the connector), always: there is no unchecked mode.
+import { Agent, Client, Pool, request, type Dispatcher } from 'undici';
+import { guardedConnector, hostRefusal, refused, type AddressPolicy } from './address-policy.ts';
 import { GUARD, GuardError } from './errors.ts';
+import { HostGate } from './host-gate.ts';
+
+export { HostGate } from './host-gate.ts';
 
 export const MiB = 1024 * 1024;
 
-/** Why an IP address may not be contacted, or null when it is public unicast. */
-export function addressRefusal(address: string): string | null {
-  const bare = address.replace(/^\[|\]$/g, '');
-  if (!ipaddr.isValid(bare)) return `${bare} is not an ip address`;
-  // process() unwraps IPv4-mapped IPv6 (::ffff:a.b.c.d) so the IPv4 ranges apply to it.
-  const ip = ipaddr.process(bare);
-  const range = ip.range();
-  return range === 'unicast' ? null : `${bare} is ${range}`;
-}
-
-/** Why a URL's host may not be contacted (before any DNS), or null. DNS names are checked at connect. */
-export function hostRefusal(url: URL): string | null {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `scheme ${url.protocol} is not http(s)`;
-  return nameRefusal(url.hostname);
-}
-
-/** A literal address or a localhost name (RFC 6761: always loopback, whatever DNS says). */
-function nameRefusal(hostname: string): string | null {
-  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return `${hostname} is a localhost name (loopback)`;
-  if (isIP(host)) return addressRefusal(host);
-  return null;
-}
-
-function refused(message: string): GuardError {
-  return new GuardError(GUARD.addressRefused, `refused address: ${message}`);
-}
-
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
-
-/** dns.lookup that fails when ANY resolved address is refused (a mixed answer is a rebinding smell). */
-export function safeLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, []);
-    for (const a of addresses) {
-      const why = addressRefusal(a.address);
-      if (why) return callback(refused(`${hostname} resolves to ${why}`) as NodeJS.ErrnoException, []);
-    }
-    if (options.all) return callback(null, addresses);
-    const first = addresses[0];
-    if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
-    callback(null, first.address, first.family);
-  });
-}
-
 export interface HttpContext {
   dispatcher: Dispatcher;
-  allowPrivate: boolean;
+  policy: AddressPolicy;
   gate: HostGate;
 }
 
-/** An undici Agent for endpoints; without allowPrivate it refuses non-unicast addresses at connect time. */
-export function createHttpContext(opts: { allowPrivate: boolean; timeoutMs: number }): HttpContext {
-  const common = {
+export interface HttpContextOptions {
+  timeoutMs: number;
+  /** Which addresses may be contacted (default `public`). */
+  policy?: AddressPolicy;
+  /** The CLI's --allow-private: true means policy `public+loopback` (loopback only, never private or link-local). */
+  allowPrivate?: boolean;
+  /** Tests: hears of every connection attempt that passed the literal-address check (see guardedConnector). */
+  onConnect?: (hostname: string, port: string) => void;
+  /** Requests at a time per URL host (host-gate.ts; default one), and as many sockets per origin. */
+  hostLimit?: (host: string) => number;
+}
+
+/** An undici Agent for endpoints whose connector refuses every address the policy refuses. */
+export function createHttpContext(opts: HttpContextOptions): HttpContext {
+  const policy: AddressPolicy = opts.policy ?? (opts.allowPrivate ? 'public+loopback' : 'public');
+  const hostLimit = opts.hostLimit ?? (() => 1);
+  const dispatcher = new Agent({
     // Our overall deadline is AbortSignal.timeout; these undici idle timers are only a backstop
     // (bodyTimeout is reset by every SSE keep-alive comment, so it alone never ends a stalled stream).
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
     keepAliveTimeout: 4_000,
-    // One socket per origin is enough: HostGate keeps at most one request in flight per host. With
-    // more, undici's pool opened a second socket whenever the next request of a probe arrived in the
+    // As many sockets per origin as the gate lets requests through: one for most hosts. With more,
+    // undici's pool opened a second socket whenever the next request of a probe arrived in the
     // event-loop turn it waits before reusing a socket (a TCP connect and its teardown, per host).
     connections: 1,
-  };
-  if (opts.allowPrivate) {
-    return { dispatcher: new Agent({ ...common, connect: { timeout: opts.timeoutMs } }), allowPrivate: true, gate: new HostGate() };
-  }
-  const base = buildConnector({ timeout: opts.timeoutMs, lookup: safeLookup as never });
-  const connect: buildConnector.connector = (options, callback) => {
-    // Literal addresses never reach the lookup hook, so they are checked here.
-    const early = nameRefusal(options.hostname);
-    if (early) return callback(refused(early), null);
-    base(options, (err, socket) => {
-      if (err || !socket) return callback(err ?? new Error('connect failed'), null);
-      const why = socket.remoteAddress ? addressRefusal(socket.remoteAddress) : 'socket has no remote address';
-      if (why) {
-        socket.destroy();
-        return callback(refused(why), null);
-      }
-      callback(null, socket);
-    });
-  };
-  return { dispatcher: new Agent({ ...common, connect }), allowPrivate: false, gate: new HostGate() };
-}
-
-/** FIFO mutex per key: at most one request in flight per host (URL host, port included). */
-export class HostGate {
-  readonly #tails = new Map<string, Promise<void>>();
-
-  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.#tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const tail = prev.then(() => mine);
-    this.#tails.set(key, tail);
-    await prev;
-    try {
-      return await fn();
-    } finally {
-      release();
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    }
-  }
+    factory: (origin: string | URL, o: object): Dispatcher => {
+      const n = Math.max(1, hostLimit(new URL(origin).host));
+      return n === 1 ? new Client(origin, o) : new Pool(origin, { ...o, connections: n });
+    },
+    connect: guardedConnector(opts.timeoutMs, policy, opts.onConnect),
+  });
+  return { dispatcher, policy, gate: new HostGate(hostLimit) };
 }
 
 export interface Answer {
@@ -130,7 +60,7 @@ export interface Answer {
 }
 
 export interface SendOptions {
-  method: 'POST' | 'DELETE';
+  method: 'POST' | 'DELETE' | 'GET';
   headers: Record<string, string>;
   body?: string;
   timeoutMs: number;
@@ -144,22 +74,23 @@ export interface Trace {
 }
 
 /**
- * One request with its redirects, under one overall deadline. Only 307/308 are followed (they keep
- * method and body, RFC 9110 §15.4); 301/302/303 would turn our POST into a GET, so they are reported
- * (GuardError redirectNotFollowed → http_4xx). Cross-origin hops are followed — our requests carry
- * no credentials — but lose Mcp-Session-Id. Each hop is address-checked and holds its host's gate
- * while `read` consumes the body.
+ * One request with its redirects, under one overall deadline. For POST and DELETE only 307/308 are
+ * followed (they keep method and body, RFC 9110 §15.4); 301/302/303 would turn our POST into a GET, so
+ * they are reported (GuardError redirectNotFollowed → http_4xx). A GET (it has no body to lose) follows
+ * all five. Cross-origin hops are followed — our requests carry no credentials — but lose
+ * Mcp-Session-Id and MCP-Protocol-Version, which came from the first origin's answers. Each hop is
+ * address-checked before it is sent (and again by the connector) and holds its host's and its
+ * endpoint's gate while `read` consumes the body.
  */
 export async function send<T>(ctx: HttpContext, url: string, opts: SendOptions, trace: Trace, read: (a: Answer) => Promise<T>): Promise<T> {
   let current = new URL(url);
   let headers = { ...opts.headers };
   let signal: AbortSignal | null = null;
   for (let hop = 0; ; hop++) {
-    if (!ctx.allowPrivate) {
-      const why = hostRefusal(current);
-      if (why) throw refused(why);
-    }
+    const why = hostRefusal(current, ctx.policy);
+    if (why) throw refused(why);
     const target = current;
+    // The gate of the hop's host and of its endpoint URL (host-gate.ts): one request at a time per endpoint.
     const outcome = await ctx.gate.run(target.host, async (): Promise<{ next: URL } | { value: T }> => {
       signal ??= AbortSignal.timeout(opts.timeoutMs);
       const res = await request(target, {
@@ -172,7 +103,7 @@ export async function send<T>(ctx: HttpContext, url: string, opts: SendOptions, 
       const location = res.headers.location;
       if ([301, 302, 303, 307, 308].includes(res.statusCode) && typeof location === 'string') {
         await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
-        if (res.statusCode !== 307 && res.statusCode !== 308) {
+        if (opts.method !== 'GET' && res.statusCode !== 307 && res.statusCode !== 308) {
           throw new GuardError(GUARD.redirectNotFollowed, `redirect not followed: http ${res.statusCode} would turn our POST into a GET`, res.statusCode);
         }
         if (hop >= opts.maxRedirects) throw new GuardError(GUARD.redirectNotFollowed, `redirect not followed: more than ${opts.maxRedirects} redirects`, res.statusCode);
@@ -189,12 +120,14 @@ export async function send<T>(ctx: HttpContext, url: string, opts: SendOptions, 
       }
       trace.finalUrl = hop > 0 ? target.href : trace.finalUrl;
       return { value: await read({ status: res.statusCode, headers: res.headers, body: res.body, url: target.href }) };
-    });
+    }, `${target.origin}${target.pathname}${target.search}`);
     if ('value' in outcome) return outcome.value;
     trace.redirects++;
     trace.finalUrl = outcome.next.href;
     if (outcome.next.origin !== current.origin) {
-      const { 'mcp-session-id': _dropped, ...rest } = headers;
+      // What we learnt from this origin's answers stays with it: its session id, and the revision
+      // negotiated with it (the other origin never answered our initialize).
+      const { 'mcp-session-id': _session, 'mcp-protocol-version': _revision, ...rest } = headers;
       headers = rest;
     }
     current = outcome.next;

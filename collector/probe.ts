@@ -1,10 +1,10 @@
 // The v1 probe (methodology v1, "Probe"): initialize → notifications/initialized → tools/list,
 // the way an MCP client over streamable HTTP does it, and nothing more. Every failure becomes a
 // ProbeError via classify() (errors.ts); the raw tools/list body is returned verbatim.
-import { CanonicalError, INITIALIZE_REQUEST_ID, parseToolsList, TOOLS_LIST_REQUEST_ID, ToolsListError, toolsSha256, type ProbeStep, type Tool } from '../src/lib/index.ts';
+import { CanonicalError, INITIALIZE_REQUEST_ID, isObject, parseToolsList, TOOLS_LIST_REQUEST_ID, ToolsListError, toolsSha256, type ProbeStep, type Tool } from '../src/lib/index.ts';
 import { classify, type Failure, type ProbeError, type RpcError } from './errors.ts';
 import { header, MiB, readCapped, send, type Answer, type HttpContext, type Trace } from './http.ts';
-import { isObject, readAnswer, type ReadResult } from './read-answer.ts';
+import { readAnswer, type ReadResult } from './read-answer.ts';
 import { PROBER_VERSION, USER_AGENT } from './version.ts';
 
 /** What we offer: the oldest streamable-era revision every server still speaks. */

@@ -110,7 +110,3 @@ async function readSse(a: Answer, id: number, limits: ReadLimits, contentType: s
   }
   return { raw, contentType, message: found, note };
 }
-
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -8,10 +8,9 @@
 // short (a failed page, a repeated cursor, the page or time bound) leaves the roster incomplete,
 // and an incomplete roster retires nobody.
 import { request, type Dispatcher } from 'undici';
-import type { RosterPage } from '../src/lib/index.ts';
-import { clip } from './errors.ts';
+import { isObject, type RosterPage } from '../src/lib/index.ts';
+import { oneLine } from './errors.ts';
 import { MiB, readCapped } from './http.ts';
-import { isObject } from './read-answer.ts';
 import { USER_AGENT } from './version.ts';
 
 export interface RosterLimits {
@@ -61,7 +60,7 @@ export async function fetchRoster(
   const bodies: FetchedPage[] = [];
   const seen = new Set<string>();
   let cursor: string | null = null;
-  const cut = (reason: string): FetchedRoster => ({ pages, bodies, complete: false, incompleteReason: clip(reason) });
+  const cut = (reason: string): FetchedRoster => ({ pages, bodies, complete: false, incompleteReason: oneLine(reason) });
 
   for (;;) {
     if (pages.length >= limits.maxPages) return cut(`page bound reached (${limits.maxPages} pages)`);
@@ -121,12 +120,12 @@ async function fetchPage(
         }
       }
     } catch (e) {
-      last = { status: null, error: clip(`${(e as Error).name}: ${(e as Error).message}`) };
+      last = { status: null, error: oneLine(`${(e as Error).name}: ${(e as Error).message}`) };
     }
     if (attempt < limits.maxAttempts) await sleep(wait);
   }
   return {
-    record: { cursor, url: url.href, http_status: last.status, sha256: null, count: null, next_cursor: null, attempts, error: clip(last.error) },
+    record: { cursor, url: url.href, http_status: last.status, sha256: null, count: null, next_cursor: null, attempts, error: oneLine(last.error) },
     servers: null,
   };
 }

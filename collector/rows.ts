@@ -4,11 +4,15 @@ import {
   DEGRADED_BELOW,
   ERROR_CLASSES,
   METHODOLOGY_VERSION,
+  NOT_ATTEMPTED_REASONS,
   OUTCOMES,
+  servedSetHash,
   type ErrorClass,
+  type NotAttemptedReason,
   type Observation,
   type Outcome,
   type Run,
+  type RunScheduling,
   type RosterTarget,
 } from '../src/lib/index.ts';
 import type { ProbeError } from './errors.ts';
@@ -54,6 +58,8 @@ function blank(ctx: RowContext, t: RosterTarget | null, name: string): Observati
     latency_ms: null,
     prober_version: PROBER_VERSION,
     methodology_version: METHODOLOGY_VERSION,
+    // Written on every row, so a row never depends on the reader's default.
+    not_attempted_reason: null,
   };
 }
 
@@ -75,6 +81,16 @@ export function retiredRow(ctx: RowContext, previous: RosterTarget, previousFile
   };
 }
 
+const NOT_ATTEMPTED_DETAIL: Record<NotAttemptedReason, string> = {
+  host_unresponsive: 'not contacted: its host stopped answering earlier in this run',
+  run_deadline: "not contacted: the run's deadline came first",
+};
+
+/** An eligible target the run did not contact (schedule.ts decided); nothing about the server is known. */
+export function notAttemptedRow(ctx: RowContext, t: RosterTarget, reason: NotAttemptedReason): Observation {
+  return { ...blank(ctx, t, t.name), outcome: 'not_attempted', not_attempted_reason: reason, detail: NOT_ATTEMPTED_DETAIL[reason] };
+}
+
 export function probeRow(ctx: RowContext, t: RosterTarget, r: ProbeResult, bodySha256: string | null): Observation {
   const common: Observation = {
     ...blank(ctx, t, t.name),
@@ -90,7 +106,11 @@ export function probeRow(ctx: RowContext, t: RosterTarget, r: ProbeResult, bodyS
     latency_ms: r.latencyMs,
   };
   if (r.ok) {
-    return { ...common, outcome: 'ok', tools_sha256: r.toolsSha256, tool_count: r.toolCount, next_cursor: r.nextCursor, http_status: 200, detail: r.note };
+    // The interoperable set hash from the raw body (src/lib servedSetHash, the one the site uses too);
+    // a body without one (a repeated member name, a partial listing) records null: the body rule and
+    // the site say why.
+    const toolsSetHash = servedSetHash(r.body, r.bodyContentType).setHash;
+    return { ...common, outcome: 'ok', tools_sha256: r.toolsSha256, tool_count: r.toolCount, next_cursor: r.nextCursor, http_status: 200, detail: r.note, tools_set_hash: toolsSetHash };
   }
   return { ...common, outcome: 'error', ...errorFields(r.error) };
 }
@@ -132,15 +152,20 @@ export interface RunFacts {
   /** Every row of this run (earlier attempts of a resumed run included). */
   rows: Observation[];
   message: string | null;
+  /** What the schedule reported (its not_attempted counts are recomputed here from all rows). */
+  scheduling: Omit<RunScheduling, 'not_attempted'> | null;
 }
 
 export function runRow(f: RunFacts): Run {
   const outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   const classes = Object.fromEntries(ERROR_CLASSES.map((c) => [c, 0])) as Record<ErrorClass, number>;
+  const notAttempted = Object.fromEntries(NOT_ATTEMPTED_REASONS.map((c) => [c, 0])) as Record<NotAttemptedReason, number>;
   for (const r of f.rows) {
     outcomes[r.outcome]++;
     if (r.error_class) classes[r.error_class]++;
+    if (r.not_attempted_reason) notAttempted[r.not_attempted_reason]++;
   }
+  // not_attempted rows are eligible targets we did not contact: in the denominator, not the numerator.
   const attempts = outcomes.ok + outcomes.error;
   const eligible = f.eligible;
   const targets = f.rows.length;
@@ -167,5 +192,6 @@ export function runRow(f: RunFacts): Run {
     message: (failed ? (f.message ?? 'zero attempts: no target with an endpoint was probed') : f.message)?.slice(0, 1024) ?? null,
     prober_version: PROBER_VERSION,
     methodology_version: METHODOLOGY_VERSION,
+    scheduling: f.scheduling ? { ...f.scheduling, not_attempted: notAttempted } : null,
   };
 }

@@ -1,22 +1,30 @@
-// The archive on disk (DESIGN "Data contract"): content-addressed objects written once, append-only
-// JSONL rows validated on write, roster files, and the lock. Crash safety under SIGKILL:
+// The collector's writer of the archive (DESIGN "Data contract"): content-addressed objects written
+// once, append-only JSONL rows validated on write, roster files, and the lock. Paths, readers and
+// atomic writes come from src/archive/ (the one place that knows the layout). Crash safety under SIGKILL:
 //   - objects and rosters go to a temp file, are fsynced, then renamed/linked into place, so a name
 //     only ever points at complete bytes;
 //   - a row is one write() of one whole line; on open, a torn last line (no trailing newline) of
 //     runs.jsonl or of a day file is cut off and kept in quarantine/ — never silently lost. That is
 //     the only time an earlier day's file is opened for writing;
-//   - one collector at a time: `.lock` holds pid + start time; a lock whose pid is dead is recovered.
-import { randomBytes } from 'node:crypto';
+//   - one collector at a time: `.lock` names its holder (lock.ts: pid, process start time, boot id,
+//     hostname); a lock whose holder is dead, a zombie or a reused pid is recovered.
+// Every write and sync that makes the record durable goes through an FsEffects (src/archive/atomic.ts;
+// node:fs unless StoreOptions.fs says otherwise), so a test can observe the fsyncs.
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { fsyncPath, nodeFs, tempName, writeAtomicAsync, writeDurably, type FsEffects } from '../src/archive/atomic.ts';
+import { tornLastLine } from '../src/archive/day-files.ts';
+import { DAY_FILE, dayFile, LAYOUT, objectPath, rosterPath, runsPath, TEMP_MARK } from '../src/archive/layout.ts';
+import { dayFileRows } from '../src/archive/observations.ts';
+import { InvalidArchiveError, valueOrThrow } from '../src/archive/problems.ts';
+import { listRosterFiles, readRoster } from '../src/archive/rosters.ts';
+import { readRuns } from '../src/archive/runs.ts';
 import { Observation, Roster, Run, sha256Hex } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
+import { holder, linuxProc, lockFor, readLock, type Holder, type LockInfo, type ProcView } from './lock.ts';
 
-export interface LockInfo {
-  pid: number;
-  started_at: string;
-}
+export { readLock, type LockInfo } from './lock.ts';
 
 export interface StoreOptions {
   /**
@@ -25,6 +33,10 @@ export interface StoreOptions {
    * still validated and written the same way; only crash durability is given up.
    */
   durable?: boolean;
+  /** The file-system effects of writes and syncs (default node:fs); tests record them. */
+  fs?: FsEffects;
+  /** What the lock reads of the system (default: /proc, lock.ts). */
+  proc?: ProcView;
 }
 
 export class Store {
@@ -34,6 +46,7 @@ export class Store {
   #released = false;
 
   #durable = true;
+  #fx: FsEffects = nodeFs;
 
   private constructor(readonly dir: string) {}
 
@@ -41,14 +54,15 @@ export class Store {
   static open(dir: string, startedAt: string, options: StoreOptions = {}): Store {
     try {
       fs.mkdirSync(dir, { recursive: true });
-      for (const sub of ['objects', 'rosters', 'observations', 'quarantine']) fs.mkdirSync(join(dir, sub), { recursive: true });
+      for (const sub of [LAYOUT.objects, LAYOUT.rosters, LAYOUT.observations, LAYOUT.quarantine]) fs.mkdirSync(join(dir, sub), { recursive: true });
       fs.accessSync(dir, fs.constants.W_OK);
     } catch (e) {
       throw new CliError(`unusable --data ${dir}: ${(e as Error).message}`, EXIT.usage, { cause: e });
     }
     const store = new Store(dir);
     store.#durable = options.durable ?? true;
-    store.#lock(startedAt);
+    store.#fx = options.fs ?? nodeFs;
+    store.#lock(startedAt, options.proc ?? linuxProc);
     try {
       store.#repairTornTails();
       store.#sweepTempFiles();
@@ -61,29 +75,49 @@ export class Store {
   }
 
   get lockPath(): string {
-    return join(this.dir, '.lock');
+    return join(this.dir, LAYOUT.lock);
   }
 
-  #lock(startedAt: string): void {
-    const body = JSON.stringify({ pid: process.pid, started_at: startedAt } satisfies LockInfo) + '\n';
-    for (let attempt = 0; attempt < 2; attempt++) {
+  #lock(startedAt: string, proc: ProcView): void {
+    const body = JSON.stringify(lockFor(startedAt, proc)) + '\n';
+    for (let attempt = 0; attempt < 3; attempt++) {
       try {
         fs.writeFileSync(this.lockPath, body, { flag: 'wx' });
         return;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new CliError(`unusable --data ${this.dir}: ${(e as Error).message}`, EXIT.usage, { cause: e });
       }
+      const text = readText(this.lockPath);
+      if (text === null) continue; // gone meanwhile: try again
       const held = readLock(this.lockPath);
-      if (held && pidAlive(held.pid)) {
+      const state = held ? holderSettled(held, proc) : null;
+      if (held && state?.state === 'alive') {
         throw new CliError(`another collector holds ${this.lockPath} (pid ${held.pid}, since ${held.started_at})`, EXIT.locked);
       }
-      // Stale (dead pid, or unreadable because the writer died mid-write): move it aside atomically,
-      // so two recovering processes cannot both delete a fresh lock.
-      const aside = join(this.dir, 'quarantine', `lock-${Date.now()}-${process.pid}.stale`);
+      if (held && state?.state === 'elsewhere') {
+        throw new CliError(
+          `another collector holds ${this.lockPath} on host ${JSON.stringify(state.host.slice(0, 64))} (pid ${held.pid}, since ${held.started_at}); it cannot be checked from here: remove the file if no collector runs there`,
+          EXIT.locked,
+        );
+      }
+      // Stale (holder gone, or unreadable because the writer died mid-write): move it aside atomically.
+      // If what was moved is not what was judged stale, another recovering collector took the lock in
+      // between: put it back and give way.
+      const aside = join(this.dir, LAYOUT.quarantine, `lock-${Date.now()}-${process.pid}.stale`);
       try {
         fs.renameSync(this.lockPath, aside);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        continue;
+      }
+      if (readText(aside) !== text) {
+        try {
+          fs.linkSync(aside, this.lockPath);
+          fs.rmSync(aside, { force: true });
+        } catch {
+          // someone else holds it now either way
+        }
+        throw new CliError(`could not take ${this.lockPath}: another collector is starting`, EXIT.locked);
       }
     }
     throw new CliError(`could not take ${this.lockPath}: another collector is starting`, EXIT.locked);
@@ -91,23 +125,16 @@ export class Store {
 
   /** Truncate a torn last line of runs.jsonl and of every day file, keeping the torn bytes in quarantine/. */
   #repairTornTails(): void {
-    const files = [join(this.dir, 'runs.jsonl'), ...listDir(join(this.dir, 'observations')).filter((f) => f.endsWith('.jsonl')).map((f) => join(this.dir, 'observations', f))];
+    const files = [runsPath(this.dir), ...listDir(join(this.dir, LAYOUT.observations)).filter((f) => f.endsWith('.jsonl')).map((f) => join(this.dir, LAYOUT.observations, f))];
     for (const file of files) {
-      if (!fs.existsSync(file)) continue;
-      const size = fs.statSync(file).size;
-      if (size === 0) continue;
-      const fd = fs.openSync(file, 'r');
-      const last = Buffer.alloc(1);
-      fs.readSync(fd, last, 0, 1, size - 1);
-      fs.closeSync(fd);
-      if (last[0] === 0x0a) continue; // intact: never opened for writing
+      if (!fs.existsSync(file) || !tornLastLine(file)) continue; // intact: never opened for writing
       const data = fs.readFileSync(file);
       const keep = data.lastIndexOf(0x0a) + 1;
       const torn = data.subarray(keep);
       const name = `${file.slice(this.dir.length + 1).replace(/[/\\]/g, '_')}.${Date.now()}.torn`;
-      writeDurably(join(this.dir, 'quarantine', name), torn);
+      writeDurably(join(this.dir, LAYOUT.quarantine, name), torn, true, this.#fx);
       fs.truncateSync(file, keep);
-      fsyncPath(file);
+      fsyncPath(file, this.#fx);
     }
   }
 
@@ -118,14 +145,14 @@ export class Store {
    * needed. Without this sweep one crash would leave `npm run verify` failing for good.
    */
   #sweepTempFiles(): void {
-    const isTemp = (name: string) => /\.tmp-\d+/.test(name);
-    const objects = join(this.dir, 'objects');
+    const isTemp = (name: string) => TEMP_MARK.test(name);
+    const objects = join(this.dir, LAYOUT.objects);
     for (const shard of listDir(objects)) {
       const shardDir = join(objects, shard);
       if (!fs.statSync(shardDir).isDirectory()) continue;
       for (const name of listDir(shardDir)) if (isTemp(name)) fs.rmSync(join(shardDir, name), { force: true });
     }
-    for (const sub of ['rosters', 'restatements']) {
+    for (const sub of [LAYOUT.rosters, LAYOUT.restatements]) {
       for (const name of listDir(join(this.dir, sub))) if (name.startsWith('.') && isTemp(name)) fs.rmSync(join(this.dir, sub, name), { recursive: true, force: true });
     }
   }
@@ -136,14 +163,15 @@ export class Store {
    * it is that leftover: remove it. (A late run's fresh plain file beside a gz holds other rows.)
    */
   #finishCompaction(): void {
-    const obs = join(this.dir, 'observations');
+    const obs = join(this.dir, LAYOUT.observations);
     for (const name of listDir(obs)) {
-      if (!/^\d{4}-\d{2}-\d{2}\.jsonl$/.test(name) || !fs.existsSync(join(obs, `${name}.gz`))) continue;
+      const m = DAY_FILE.exec(name);
+      if (!m || m[2] || !fs.existsSync(join(obs, `${name}.gz`))) continue;
       const plain = fs.readFileSync(join(obs, name));
       const packed = gunzipSync(fs.readFileSync(join(obs, `${name}.gz`)));
       if (plain.length > 0 && packed.length >= plain.length && packed.subarray(packed.length - plain.length).equals(plain)) {
         fs.unlinkSync(join(obs, name));
-        fsyncPath(obs);
+        fsyncPath(obs, this.#fx);
       }
     }
   }
@@ -151,37 +179,28 @@ export class Store {
   /** Store bytes under objects/<aa>/<sha256> (once); returns the sha256. */
   async putObject(bytes: Uint8Array): Promise<string> {
     const sha = sha256Hex(bytes);
-    const dir = join(this.dir, 'objects', sha.slice(0, 2));
-    const path = join(dir, sha);
+    const path = objectPath(this.dir, sha);
     if (fs.existsSync(path)) return sha;
-    await fs.promises.mkdir(dir, { recursive: true });
-    const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    const fh = await fs.promises.open(tmp, 'wx');
-    try {
-      await fh.writeFile(bytes);
-      if (this.#durable) await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await fs.promises.rename(tmp, path); // same bytes under the same name: a concurrent writer is harmless
+    // Same bytes under the same name: a concurrent writer is harmless.
+    await writeAtomicAsync(path, bytes, { durable: this.#durable, fx: this.#fx });
     return sha;
   }
 
   objectPath(sha: string): string {
-    return join(this.dir, 'objects', sha.slice(0, 2), sha);
+    return objectPath(this.dir, sha);
   }
 
   /** Write rosters/<day>.json, or <day>.2.json, ... when that exists; returns the file name. */
   writeRoster(roster: Roster): string {
     const text = JSON.stringify(Roster.parse(roster), null, 1) + '\n';
-    const tmp = join(this.dir, 'rosters', `.${roster.day}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
-    writeDurably(tmp, Buffer.from(text), this.#durable);
+    const tmp = tempName(rosterPath(this.dir, `.${roster.day}`));
+    writeDurably(tmp, Buffer.from(text), this.#durable, this.#fx);
     try {
       for (let n = 1; n < 10_000; n++) {
         const name = n === 1 ? `${roster.day}.json` : `${roster.day}.${n}.json`;
         try {
-          fs.linkSync(tmp, join(this.dir, 'rosters', name)); // link fails on EEXIST: never overwrites
-          if (this.#durable) fsyncPath(join(this.dir, 'rosters'));
+          this.#fx.linkSync(tmp, rosterPath(this.dir, name)); // link fails on EEXIST: never overwrites
+          if (this.#durable) fsyncPath(join(this.dir, LAYOUT.rosters), this.#fx);
           return name;
         } catch (e) {
           if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
@@ -193,26 +212,32 @@ export class Store {
     }
   }
 
+  /** A roster this archive holds; one that does not validate throws (the collector may not go on past bad data). */
   readRoster(file: string): Roster {
-    return Roster.parse(JSON.parse(fs.readFileSync(join(this.dir, 'rosters', file), 'utf8')));
+    return valueOrThrow(readRoster(this.dir, file), `${LAYOUT.rosters}/${file}`, null);
   }
 
   /** The roster file an earlier attempt of this run wrote (a resumed run reuses it), or null. */
   findRoster(day: string, runId: string): { file: string; roster: Roster } | null {
-    for (const file of listDir(join(this.dir, 'rosters'))) {
-      if (!file.startsWith(`${day}.`) || !file.endsWith('.json')) continue;
+    for (const file of listRosterFiles(this.dir)) {
+      if (!file.startsWith(`${day}.`)) continue;
       const roster = this.readRoster(file);
       if (roster.run_id === runId) return { file, roster };
     }
     return null;
   }
 
+  /** Every run so far; a line that does not validate throws. */
   readRuns(): Run[] {
-    return readJsonl(join(this.dir, 'runs.jsonl')).map((r) => Run.parse(r));
+    const { runs, problems } = readRuns(this.dir);
+    if (problems.length > 0) throw new InvalidArchiveError(problems[0]!);
+    return runs;
   }
 
+  /** The rows of a day's open file (where a run appends); a row that does not validate throws. */
   readObservations(day: string): Observation[] {
-    return readJsonl(join(this.dir, 'observations', `${day}.jsonl`)).map((r) => Observation.parse(r));
+    const file = join(this.dir, dayFile(day));
+    return fs.existsSync(file) ? dayFileRows(dayFile(day), fs.readFileSync(file, 'utf8')) : [];
   }
 
   /** Append one validated row to observations/<day>.jsonl (one write of one whole line). */
@@ -220,34 +245,34 @@ export class Store {
     const valid = Observation.parse(row);
     if (this.#obsDay !== valid.day) {
       this.#closeObs();
-      this.#obsFd = fs.openSync(join(this.dir, 'observations', `${valid.day}.jsonl`), 'a');
+      this.#obsFd = this.#fx.openSync(join(this.dir, dayFile(valid.day)), 'a');
       this.#obsDay = valid.day;
     }
-    fs.writeSync(this.#obsFd!, JSON.stringify(valid) + '\n');
+    this.#fx.writeSync(this.#obsFd!, JSON.stringify(valid) + '\n');
     if (++this.#unsynced >= 256 && this.#durable) this.sync();
   }
 
   appendRun(row: Run): void {
     const line = JSON.stringify(Run.parse(row)) + '\n';
     this.sync();
-    const fd = fs.openSync(join(this.dir, 'runs.jsonl'), 'a');
+    const fd = this.#fx.openSync(runsPath(this.dir), 'a');
     try {
-      fs.writeSync(fd, line);
-      if (this.#durable) fs.fsyncSync(fd);
+      this.#fx.writeSync(fd, line);
+      if (this.#durable) this.#fx.fsyncSync(fd);
     } finally {
-      fs.closeSync(fd);
+      this.#fx.closeSync(fd);
     }
   }
 
   sync(): void {
-    if (this.#obsFd !== null && this.#durable) fs.fdatasyncSync(this.#obsFd);
+    if (this.#obsFd !== null && this.#durable) this.#fx.fdatasyncSync(this.#obsFd);
     this.#unsynced = 0;
   }
 
   #closeObs(): void {
     if (this.#obsFd === null) return;
-    if (this.#durable) fs.fdatasyncSync(this.#obsFd);
-    fs.closeSync(this.#obsFd);
+    if (this.#durable) this.#fx.fdatasyncSync(this.#obsFd);
+    this.#fx.closeSync(this.#obsFd);
     this.#obsFd = null;
     this.#obsDay = null;
   }
@@ -265,31 +290,31 @@ export class Store {
   }
 }
 
-export function readLock(path: string): LockInfo | null {
+/**
+ * holder(), given a moment to settle: a process just sent SIGKILL still runs (state R or D) for a few
+ * milliseconds while the kernel tears it down, so a collector started right after the kill would be
+ * refused. A holder that looks alive is looked at again for up to LOCK_SETTLE_MS; a live one is still
+ * alive then, and the only cost is that a refusal comes that much later.
+ */
+function holderSettled(lock: LockInfo, proc: ProcView): Holder {
+  let h = holder(lock, proc);
+  const until = performance.now() + LOCK_SETTLE_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (h.state === 'alive' && performance.now() < until) {
+    Atomics.wait(pause, 0, 0, 25); // a synchronous sleep: Store.open is synchronous
+    h = holder(lock, proc);
+  }
+  return h;
+}
+
+const LOCK_SETTLE_MS = 2_000;
+
+function readText(path: string): string | null {
   try {
-    const j = JSON.parse(fs.readFileSync(path, 'utf8')) as Partial<LockInfo>;
-    return typeof j.pid === 'number' ? { pid: j.pid, started_at: String(j.started_at ?? '') } : null;
+    return fs.readFileSync(path, 'utf8');
   } catch {
     return null;
   }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'; // exists, not ours
-  }
-}
-
-function readJsonl(path: string): unknown[] {
-  if (!fs.existsSync(path)) return [];
-  const text = fs.readFileSync(path, 'utf8');
-  const lines = text.split('\n');
-  // A last line without its newline is torn (the writer died): readers never see it.
-  lines.pop();
-  return lines.filter((l) => l.length > 0).map((l) => JSON.parse(l) as unknown);
 }
 
 function listDir(dir: string): string[] {
@@ -297,24 +322,5 @@ function listDir(dir: string): string[] {
     return fs.readdirSync(dir).sort();
   } catch {
     return [];
-  }
-}
-
-function writeDurably(path: string, bytes: Uint8Array, durable = true): void {
-  const fd = fs.openSync(path, 'wx');
-  try {
-    fs.writeSync(fd, bytes);
-    if (durable) fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-export function fsyncPath(path: string): void {
-  const fd = fs.openSync(path, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }

@@ -1,17 +1,16 @@
 // Stage 2: from raw roster pages to targets (methodology v1, "Roster" → "Targets").
 //   - one target per server.name, taken from the entry flagged isLatest — never by position:
 //     versions sort as strings (1.10.0 before 1.9.0), so the latest is often not last in its group;
-//   - endpoint = the first remotes[] entry of type streamable-http, scanning the whole array:
-//     real entries list an `sse` remote first;
-//   - a URL still holding {template} variables, or not an http(s) URL, is no endpoint;
+//   - endpoint = the first remotes[] entry of type streamable-http, scanning the whole array
+//     (real entries list an `sse` remote first); a URL still holding {template} variables, or not
+//     an http(s) URL, is no endpoint: src/lib probedRemote, which the descriptor's connectability
+//     block uses too;
 //   - opt-outs (optout.txt: registry names or hosts) are excluded and never contacted;
-//   - retirement: in the previous complete roster, absent from today's complete roster.
+//   - retirement: in the previous complete roster, absent from today's complete roster;
+//   - eligible (the coverage denominator): with an endpoint and not opted out.
 import fs from 'node:fs';
-import type { RosterTarget } from '../src/lib/index.ts';
+import { isObject, OFFICIAL_META, probedRemote, type Roster, type RosterTarget } from '../src/lib/index.ts';
 import type { FetchedPage } from './roster.ts';
-import { isObject } from './read-answer.ts';
-
-const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 
 export function selectTargets(pages: FetchedPage[]): { targets: RosterTarget[]; entries: number } {
   const byName = new Map<string, RosterTarget | null>(); // null: name seen, no isLatest entry yet
@@ -26,9 +25,9 @@ export function selectTargets(pages: FetchedPage[]): { targets: RosterTarget[]; 
         byName.set(name, null); // roster order = first appearance of the name
         first.set(name, { page: page.sha256, index, version: typeof entry.server.version === 'string' ? entry.server.version.slice(0, 256) : '' });
       }
-      const meta = isObject(entry._meta) && isObject(entry._meta[OFFICIAL]) ? entry._meta[OFFICIAL] : {};
+      const meta = isObject(entry._meta) && isObject(entry._meta[OFFICIAL_META]) ? entry._meta[OFFICIAL_META] : {};
       if (meta.isLatest !== true || byName.get(name)) return;
-      const { endpoint, problem } = streamableEndpoint(entry.server.remotes);
+      const { endpoint, problem } = probedRemote(entry.server.remotes);
       byName.set(name, {
         name,
         version: typeof entry.server.version === 'string' ? entry.server.version.slice(0, 256) : '',
@@ -48,22 +47,6 @@ export function selectTargets(pages: FetchedPage[]): { targets: RosterTarget[]; 
     return { name, version: f.version, status: null, endpoint: null, endpoint_problem: 'no_latest_entry', page_sha256: f.page, page_index: f.index };
   });
   return { targets, entries };
-}
-
-export function streamableEndpoint(remotes: unknown): { endpoint: string | null; problem: string | null } {
-  if (!Array.isArray(remotes)) return { endpoint: null, problem: 'no_streamable_http' };
-  const remote = remotes.find((r) => isObject(r) && r.type === 'streamable-http');
-  if (!isObject(remote) || typeof remote.url !== 'string') return { endpoint: null, problem: 'no_streamable_http' };
-  const url = remote.url.trim();
-  if (/\{[^}]*\}/.test(url)) return { endpoint: null, problem: 'templated_url' };
-  if (url.length > 4096) return { endpoint: null, problem: 'invalid_url' };
-  try {
-    const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return { endpoint: null, problem: 'invalid_url' };
-  } catch {
-    return { endpoint: null, problem: 'invalid_url' };
-  }
-  return { endpoint: url, problem: null };
 }
 
 /** Targets of `previous` that are absent from `today`; none unless both rosters are complete. */
@@ -97,4 +80,19 @@ export function isOptedOut(t: RosterTarget, optOut: OptOut): boolean {
   const u = new URL(t.endpoint);
   const hostname = u.hostname.toLowerCase().replace(/\.$/, '');
   return optOut.hosts.has(hostname) || optOut.hosts.has(u.host.toLowerCase());
+}
+
+/**
+ * Targets meant to be contacted (methodology v1, "Coverage"): of `selected` (today's roster after
+ * --limit), those with an endpoint that are not opted out; and, when today's roster was cut short
+ * (and the run is not limited), the previous complete roster's such targets it could not list.
+ */
+export function eligibleCount(selected: readonly RosterTarget[], today: Roster, previous: Roster | null, optOut: OptOut, limited: boolean): number {
+  const contactable = (t: RosterTarget) => t.endpoint !== null && !isOptedOut(t, optOut);
+  let eligible = selected.filter(contactable).length;
+  if (!today.complete && previous && !limited) {
+    const listed = new Set(today.targets.map((t) => t.name));
+    eligible += previous.targets.filter((t) => !listed.has(t.name) && contactable(t)).length;
+  }
+  return eligible;
 }

@@ -166,6 +166,9 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
       probeLimits: { sseGraceMs: Math.min(500, o.timeoutMs) },
       // The world's registry has bad days (429, 502, an outage): retry quickly, it is all local.
       rosterLimits: { backoffMs: 200 },
+      // Hundreds of simulated servers share a few loopback hosts: a host's Retry-After (up to an hour
+      // in the world) is honoured on the demo's own time scale.
+      scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 },
     });
     const run = summary.run;
     let changes = 0;

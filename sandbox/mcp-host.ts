@@ -1,25 +1,81 @@
 // One node:http server hosting many MCP endpoints, routed by URL path, for tests, the demo world and
-// benchmarks. Well-behaved endpoints are real MCP servers built with the official SDK (low-level
-// `Server` + `StreamableHTTPServerTransport`, so real tool lists are served verbatim, raw JSON Schemas
-// and all). Misbehaving endpoints are raw node:http handlers, for failures the SDK will not produce.
+// benchmarks. Well-behaved endpoints are real MCP servers built with the official SDKs: SDK v1's
+// low-level `Server` + `StreamableHTTPServerTransport` for the legacy era (real tool lists served
+// verbatim, raw JSON Schemas and all), SDK v2's low-level `Server` behind `createMcpHandler` for
+// modern-only and dual-era endpoints, SDK v1's SSEServerTransport for the deprecated HTTP+SSE
+// transport (building blocks shared with the era zoo: era-sdk.ts). Misbehaving endpoints are raw
+// node:http handlers, for failures the SDKs will not produce.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { httpSse, lowLevelV1, pagesOf, sdkV2, type CanaryAnswer, type Pager, type SdkEndpoint, type ToolDef as SdkToolDef } from './era-sdk.ts';
 
 export type ToolDef = { name: string; [k: string]: unknown };
 
+/** Which SDK serves an `mcp` behaviour: SDK v1 (legacy, `initialize`), SDK v2 dual-era, SDK v2 modern-only. */
+export type Era = 'legacy' | 'dual' | 'modern';
+
+/**
+ * A member served twice in one tool object of a tools/list answer: `"member":<first>` right before the
+ * tool's own `"member":…` (JSON.parse keeps the last copy, the tool's value; other parsers the first).
+ */
+export interface RepeatedMember {
+  tool: string;
+  member: string;
+  first: unknown;
+}
+
+/** A document an `auth` behaviour serves on GET; `{origin}` in the body is the origin the client used. */
+export interface AuthDoc {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
 export type Behaviour =
-  /** A real SDK server. stateful: issues Mcp-Session-Id; json: application/json answers instead of SSE. */
-  | { kind: 'mcp'; tools: ToolDef[] | (() => ToolDef[]); stateful?: boolean; json?: boolean; name?: string; version?: string }
+  /**
+   * A real SDK server. era: 'legacy' (default, SDK v1), 'dual' (SDK v2, both eras), 'modern' (SDK v2,
+   * legacy: 'reject'). stateful (legacy only): issues Mcp-Session-Id; json (legacy only): application/json
+   * answers instead of SSE. instructions: in the initialize / discover result. pageSize: tools/list in
+   * pages of that many tools. repeat (legacy only): tools/list answered as raw text with a member repeated.
+   * canary: how tools/call of an unknown tool is answered (default: result.isError on legacy, -32602 on SDK v2).
+   */
+  | {
+      kind: 'mcp';
+      tools: ToolDef[] | (() => ToolDef[]);
+      stateful?: boolean;
+      json?: boolean;
+      name?: string;
+      version?: string;
+      era?: Era;
+      instructions?: string | null;
+      pageSize?: number | null;
+      repeat?: RepeatedMember | null;
+      canary?: CanaryAnswer;
+    }
+  /**
+   * The deprecated HTTP+SSE transport (SDK v1 SSEServerTransport): GET anywhere under the endpoint opens
+   * the stream (`event: endpoint`, `data: <messagesPath>?sessionId=…`); POST messagesPath carries
+   * messages; any other request is express's 404 page ("Cannot POST …").
+   */
+  | { kind: 'http-sse'; tools: ToolDef[] | (() => ToolDef[]); messagesPath: string; name?: string; version?: string; instructions?: string | null }
+  /**
+   * An auth wall: every request but a GET of one of `docs` answers `status` with `WWW-Authenticate:
+   * challenge` and `body`; `docs` (by pathname) are protected-resource metadata documents. `{origin}` in
+   * the challenge and documents is replaced by the origin the client used (`http://<Host>`).
+   */
+  | { kind: 'auth'; status: number; challenge: string; contentType: string; body: string; docs: Readonly<Record<string, AuthDoc>> }
   /** Accepts the connection, reads the request, never answers. */
   | { kind: 'hang' }
   /** Answers every POST with this status, headers and body (401/403 with WWW-Authenticate, 404, 429, 5xx, HTML, broken JSON, ...). */
   | { kind: 'status'; status: number; headers?: Record<string, string>; body?: string }
-  /** A 2026-07-28 modern-only server: initialize is answered 400 with JSON-RPC error `code` (-32022 by default). */
-  | { kind: 'modern-only'; code?: number }
+  /**
+   * A modern-only server of its own making: every request is answered 400 with JSON-RPC error `code`
+   * (-32022 by default) whose data names `supported` (default ['2026-07-28']).
+   */
+  | { kind: 'modern-only'; code?: number; supported?: readonly string[] }
   /** Redirects every request to `location`. */
   | { kind: 'redirect'; location: string; status?: number }
   /** initialize issues a session, then every later request answers 404 -32001 (the session was lost). */
@@ -58,6 +114,8 @@ export interface McpHandler {
 
 /** Stateful sessions kept per path; older ones are closed (a collector never ends its sessions). */
 export const MAX_SESSIONS_PER_PATH = 4;
+/** HTTP+SSE endpoints kept (each holds its open streams); the least recently used is closed beyond. */
+export const MAX_SSE_ENDPOINTS = 256;
 
 /** The routing and serving logic of an MCP host, without a listener: share it between many servers. */
 export function createMcpHandler(): McpHandler {
@@ -66,6 +124,10 @@ export function createMcpHandler(): McpHandler {
   // Stateful sessions, per path: session id -> transport (insertion order = age).
   const sessions = new Map<string, Map<string, StreamableHTTPServerTransport>>();
   const timers = new Set<NodeJS.Timeout>();
+  // SDK v2 handlers per behaviour object (stateless: a fresh server per request, so sharing is safe).
+  let v2Handlers = new WeakMap<object, SdkEndpoint>();
+  // HTTP+SSE endpoints by messages path: a stream opened by one request is posted to by the next.
+  const sseEndpoints = new Map<string, { ep: SdkEndpoint; b: Extract<Behaviour, { kind: 'http-sse' }> }>();
   let requests = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -107,9 +169,46 @@ export function createMcpHandler(): McpHandler {
           JSON.stringify({
             jsonrpc: '2.0',
             id: msg?.id ?? null,
-            error: { code: b.code ?? -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'] } },
+            error: { code: b.code ?? -32022, message: 'Unsupported protocol version', data: { supported: b.supported ?? ['2026-07-28'] } },
           }),
         );
+        return;
+      }
+      case 'http-sse': {
+        // One endpoint per messages path, holding its streams; it serves whatever the latest behaviour
+        // for that path says (the world's tool list moves with the day).
+        let entry = sseEndpoints.get(b.messagesPath);
+        if (entry) sseEndpoints.delete(b.messagesPath);
+        else {
+          const e: { ep: SdkEndpoint; b: typeof b } = { ep: undefined as never, b };
+          const listTools = () => (typeof e.b.tools === 'function' ? e.b.tools() : e.b.tools) as SdkToolDef[];
+          e.ep = httpSse({
+            isStream: (p) => p !== b.messagesPath,
+            messagesPath: b.messagesPath,
+            server: () => lowLevelV1(pagesOf(listTools), 'is-error', { info: { name: e.b.name ?? 'sandbox', version: e.b.version ?? '1.0.0' }, instructions: e.b.instructions ?? null }),
+          });
+          entry = e;
+        }
+        entry.b = b;
+        sseEndpoints.set(b.messagesPath, entry);
+        for (const [old, e] of sseEndpoints) {
+          if (sseEndpoints.size <= MAX_SSE_ENDPOINTS) break;
+          sseEndpoints.delete(old);
+          void e.ep.close();
+        }
+        return entry.ep.serve(req, res, raw);
+      }
+      case 'auth': {
+        const host = String(req.headers.host ?? '');
+        const origin = `http://${/^[A-Za-z0-9.:[\]-]{1,255}$/.test(host) ? host : 'invalid.invalid'}`;
+        const doc = req.method === 'GET' ? b.docs[path] : undefined;
+        if (doc) {
+          res.writeHead(doc.status, { 'content-type': doc.contentType });
+          res.end(doc.body.replaceAll('{origin}', origin));
+          return;
+        }
+        res.writeHead(b.status, { 'content-type': b.contentType, 'www-authenticate': b.challenge.replaceAll('{origin}', origin) });
+        res.end(b.body);
         return;
       }
       case 'redirect':
@@ -148,6 +247,30 @@ export function createMcpHandler(): McpHandler {
   async function serveMcp(path: string, b: Extract<Behaviour, { kind: 'mcp' }>, req: IncomingMessage, res: ServerResponse, raw: Buffer) {
     const parsed = parseJson(raw);
     const listTools = () => (typeof b.tools === 'function' ? b.tools() : b.tools);
+    const era = b.era ?? 'legacy';
+    if (era !== 'legacy') {
+      let ep = v2Handlers.get(b);
+      if (!ep) {
+        const id = { info: { name: b.name ?? 'sandbox', version: b.version ?? '1.0.0' }, instructions: b.instructions ?? null };
+        ep = sdkV2({ legacy: era === 'modern' ? 'reject' : 'stateless', pager: pagesOf(listTools as () => SdkToolDef[], b.pageSize), canary: b.canary ?? 'jsonrpc-error', ...id });
+        v2Handlers.set(b, ep);
+      }
+      return ep.serve(req, res, raw);
+    }
+    const msg = parsed as { method?: unknown; id?: unknown; params?: { cursor?: unknown } } | undefined;
+    if (b.repeat && msg?.method === 'tools/list' && req.method === 'POST') {
+      // Raw text: no serialiser writes a member twice. Shaped as SDK v1 answers (result, jsonrpc, id).
+      const page = pagesOf(listTools as () => SdkToolDef[], b.pageSize)(typeof msg.params?.cursor === 'string' ? msg.params.cursor : undefined);
+      const id = JSON.stringify(msg.id ?? null);
+      const text = page
+        ? `{"result":{"tools":${toolsArrayText(page.tools, b.repeat)}${page.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(page.nextCursor)}`}},"jsonrpc":"2.0","id":${id}}`
+        : `{"jsonrpc":"2.0","id":${id},"error":{"code":-32602,"message":"Invalid cursor"}}`;
+      const sid = req.headers['mcp-session-id'];
+      const headers: Record<string, string> = typeof sid === 'string' ? { 'mcp-session-id': sid } : {};
+      if (b.json) res.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(text);
+      else res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' }).end(`event: message\ndata: ${text}\n\n`);
+      return;
+    }
     if (!b.stateful) {
       // Stateless: a fresh server and transport per request, as the SDK's own stateless examples do.
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: b.json ?? false });
@@ -213,6 +336,9 @@ export function createMcpHandler(): McpHandler {
     async close() {
       for (const t of timers) clearInterval(t);
       timers.clear();
+      for (const e of sseEndpoints.values()) await e.ep.close().catch(() => {});
+      sseEndpoints.clear();
+      v2Handlers = new WeakMap();
       for (const byId of sessions.values()) for (const t of byId.values()) await t.close().catch(() => {});
       sessions.clear();
     },
@@ -251,10 +377,26 @@ export async function startMcpHost(opts: { port?: number; host?: string } = {}):
 }
 
 function makeServer(b: Extract<Behaviour, { kind: 'mcp' }>, listTools: () => ToolDef[]): Server {
-  const server = new Server({ name: b.name ?? 'sandbox', version: b.version ?? '1.0.0' }, { capabilities: { tools: {} } });
-  // Served verbatim: the result is the real tool list, not one rebuilt from zod.
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools() as never }));
-  return server;
+  // Served verbatim: the result is the real tool list (paged when asked), not one rebuilt from zod.
+  const pager: Pager = pagesOf(listTools as () => SdkToolDef[], b.pageSize);
+  return lowLevelV1(pager, b.canary ?? 'is-error', { info: { name: b.name ?? 'sandbox', version: b.version ?? '1.0.0' }, instructions: b.instructions ?? null });
+}
+
+/**
+ * The JSON text of a tools array as served: JSON.stringify of each tool, except that the tool named
+ * `repeat.tool` carries `"<member>":<first>` immediately before its own `"<member>":…` (the member is
+ * added at the end when the tool lacks it). Pure: the world uses it to say what the fleet serves.
+ */
+export function toolsArrayText(tools: readonly ToolDef[], repeat: RepeatedMember | null | undefined): string {
+  const parts = tools.map((t) => {
+    if (!repeat || t.name !== repeat.tool) return JSON.stringify(t);
+    const members = Object.entries(t).filter(([, v]) => v !== undefined);
+    const first = `${JSON.stringify(repeat.member)}:${JSON.stringify(repeat.first ?? null)}`;
+    const out = members.flatMap(([k, v]) => (k === repeat.member ? [first, `${JSON.stringify(k)}:${JSON.stringify(v)}`] : [`${JSON.stringify(k)}:${JSON.stringify(v)}`]));
+    if (!members.some(([k]) => k === repeat.member)) out.push(first);
+    return `{${out.join(',')}}`;
+  });
+  return `[${parts.join(',')}]`;
 }
 
 function parseJson(raw: Buffer): unknown {

@@ -11,8 +11,9 @@
 //   - 429 with Retry-After when the test asks for it (throttle()).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { OFFICIAL_META } from '../src/lib/index.ts';
 
-export const OFFICIAL_META = 'io.modelcontextprotocol.registry/official';
+export { OFFICIAL_META };
 
 export interface RegistryEntry {
   server: { name: string; version: string; [k: string]: unknown };

@@ -11,6 +11,8 @@ const methodology = defineCollection({
     effective: z.coerce.date(),
     frozen: z.boolean(),
     summary: z.string(),
+    /** Written but not yet in force (v2 before it ships): never listed or rendered. */
+    draft: z.boolean().default(false),
   }),
 });
 

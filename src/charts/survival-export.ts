@@ -1,7 +1,7 @@
-// The survival chart's downloadable forms, shared by the chart page, its endpoints and /data/:
-// the standalone SVG, the CSV of the Kaplan–Meier table, and the suggested citation.
-import type { Archive } from '../archive.ts';
-import { permalink } from '../settings.ts';
+// The survival chart's forms for its page and endpoints: the standalone SVG and the suggested
+// citation (the CSV of the Kaplan–Meier table is an output: src/outputs/survival-csv.ts).
+import type { Archive } from '../loader/views.ts';
+import { permalink } from '../site/settings.ts';
 import { survivalChart, survivalText } from './survival.ts';
 
 export const CHART_SIZE = { width: 720, height: 380 };
@@ -9,13 +9,6 @@ export const CHART_PATH = '/charts/schema-survival/';
 
 export function survivalSvg(a: Archive): string | null {
   return survivalChart(a.km, { ...CHART_SIZE, ...survivalText(a.km, a.asOfDay), median: a.halfLife?.median ?? null });
-}
-
-/** One row per distinct time, as kaplanMeier returns it, plus the (0, 1) start the chart draws. */
-export function survivalCsv(a: Archive): string {
-  const head = 'time_days,at_risk,events,censored,survival,std_err,lower_95,upper_95';
-  const rows = a.km.map((r) => [r.time, r.atRisk, r.events, r.censored, r.survival, Number.isNaN(r.stdErr) ? 'NA' : r.stdErr, r.lower, r.upper].join(','));
-  return [head, ...rows].join('\n') + '\n';
 }
 
 export interface Citation {

@@ -22,6 +22,19 @@ export class AnswerBodyError extends Error {
  * the body holds no such message (not JSON, or an event stream without an event carrying that id).
  */
 export function answerFromBody(body: string | Uint8Array, contentType: string | null, id: number = TOOLS_LIST_REQUEST_ID): Record<string, unknown> {
+  return findAnswer(body, contentType, id).message;
+}
+
+/**
+ * The JSON text of that same message, exactly as served (the whole body, or the data of the answering
+ * event): what the tool definition hash and the repeated-member check read, since JSON.parse has
+ * already dropped every copy of a repeated member name but the last.
+ */
+export function answerTextFromBody(body: string | Uint8Array, contentType: string | null, id: number = TOOLS_LIST_REQUEST_ID): string {
+  return findAnswer(body, contentType, id).text;
+}
+
+function findAnswer(body: string | Uint8Array, contentType: string | null, id: number): { text: string; message: Record<string, unknown> } {
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
   const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (media !== 'text/event-stream') {
@@ -32,15 +45,15 @@ export function answerFromBody(body: string | Uint8Array, contentType: string | 
       throw new AnswerBodyError(`body is not json (content-type ${contentType ?? 'absent'})`);
     }
     if (!isAnswer(msg, id)) throw new AnswerBodyError(`json is not the json-rpc answer with id ${id}`);
-    return msg;
+    return { text, message: msg };
   }
-  let found: Record<string, unknown> | undefined;
+  let found: { text: string; message: Record<string, unknown> } | undefined;
   const parser = createParser({
     onEvent(ev) {
       if (found !== undefined || ev.data === '') return;
       try {
         const msg: unknown = JSON.parse(ev.data);
-        if (isAnswer(msg, id)) found = msg;
+        if (isAnswer(msg, id)) found = { text: ev.data, message: msg };
       } catch {
         // Not every event is our answer (notifications, keep-alive junk); keep looking.
       }

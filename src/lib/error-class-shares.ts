@@ -6,11 +6,16 @@
 //   listed    — rows for registry targets in today's roster (ok, error or no_endpoint): "of everything
 //               listed, what share is reachable at all"; no_endpoint is a class of its own here.
 // retired rows (gone from the roster) and excluded rows (opted out, never contacted) are in neither.
+// Nor are not_attempted rows (eligible, but the run did not contact them: their host stopped answering,
+// or the deadline came): not an error class — we do not know how they would have fared, and counting
+// them as failures would blame servers for our schedule. They lower the run's coverage instead, and
+// their number is published beside the shares (`notAttempted`), so a reader sees what is missing.
 // Host-weighted view (attempted only, since only contacted rows have a host): each endpoint hostname
 // counts once, as the mean of within-host shares, so one host serving hundreds of names cannot dominate.
 // Partial runs never feed these figures: pass the Run and a partial one is refused.
 import { fsum, max } from 'd3-array';
 import { ERROR_CLASSES, type Observation, type Run } from './contract/index.ts';
+import { endpointHost as hostOf } from './endpoint-host.ts';
 import { wilson, type WilsonInterval } from './wilson.ts';
 
 export const SHARE_CLASSES = ['ok', ...ERROR_CLASSES] as const;
@@ -37,6 +42,8 @@ export interface ErrorClassShares {
   listed: ShareView;
   retired: number;
   excluded: number;
+  /** Eligible targets the run did not contact (in neither denominator; see the header). */
+  notAttempted: number;
 }
 
 export class PartialRunError extends Error {
@@ -73,6 +80,7 @@ export function errorClassShares(rows: readonly Observation[], opts: { run?: Run
     listed: view(listed),
     retired: rows.filter((r) => r.outcome === 'retired').length,
     excluded: rows.filter((r) => r.outcome === 'excluded').length,
+    notAttempted: rows.filter((r) => r.outcome === 'not_attempted').length,
   };
 }
 
@@ -87,15 +95,4 @@ function view(rows: readonly Observation[]): ShareView {
 
 function classOf(row: Observation): ShareClass | null {
   return row.outcome === 'ok' ? 'ok' : row.error_class;
-}
-
-/** Lowercased hostname of the endpoint (port ignored); an unparseable endpoint stands for itself. */
-function hostOf(endpoint: string | null): string {
-  if (endpoint === null) return '';
-  try {
-    return new URL(endpoint).hostname;
-  } catch (cause) {
-    void cause; // an endpoint URL.parse rejects still names one server: group it by its own text
-    return endpoint;
-  }
 }

@@ -2,12 +2,18 @@
 // v1 is what the collector applies live. Other series are restatements, re-derived from the same raw
 // objects by `npm run restate` into data/restatements/<id>/ and never written over v1's rows
 // (methodology v1, "Restatements"). Each series has a note in content/changelog/ (`note`).
+// v2 is a second collector series (the dual-era probe, methodology v2) with rows of its own
+// (ObservationV2); its contract hash is v1's recipe over every page. V1_SERIES are the series whose
+// rows are v1 Observation rows: v1 itself and its restatements.
 import { toolsSha256 } from './canonical.ts';
 import { contractSha256 } from './surface-hashes.ts';
 import type { Tool } from './tool.ts';
 
-export const METHODOLOGY_SERIES = ['v1', 'v1-contract'] as const;
+export const METHODOLOGY_SERIES = ['v1', 'v1-contract', 'v2'] as const;
 export type MethodologySeriesId = (typeof METHODOLOGY_SERIES)[number];
+/** Series whose rows are v1 Observation rows (what a v1 row's methodology_version and `npm run restate` accept). */
+export const V1_SERIES = ['v1', 'v1-contract'] as const satisfies readonly MethodologySeriesId[];
+export type V1SeriesId = (typeof V1_SERIES)[number];
 
 export interface MethodologySeries {
   id: MethodologySeriesId;
@@ -34,5 +40,13 @@ export const SERIES: Readonly<Record<MethodologySeriesId, MethodologySeries>> = 
     summary: 'Only names, input and output schemas and annotations count; edits to tool descriptions and titles do not.',
     note: '2026-11-30-restatement-v1-contract',
     hash: contractSha256,
+  },
+  v2: {
+    id: 'v2',
+    title: 'v2 (dual-era probe)',
+    summary: 'Any change to the canonical tools array of every page counts, descriptions included; modern (2026-07-28) servers are observed too.',
+    // The changelog entry is written when v2 ships (issue 13, phase 2).
+    note: 'methodology-v2',
+    hash: toolsSha256,
   },
 };

@@ -2,7 +2,7 @@
 // inputSchema/outputSchema. Objects are walked key by key; arrays are compared whole, after
 // canonicalisation, so a reordered array of objects (a set under methodology v1) is no change,
 // and a changed `enum`/`required` list is one change at its pointer.
-import { canonicalJson, MAX_CANONICAL_DEPTH } from './canonical.ts';
+import { canonicalJson, isObject, MAX_CANONICAL_DEPTH } from './canonical.ts';
 
 export interface PointerChange {
   /** RFC 6901 pointer into the compared value ('' is the whole value). */
@@ -24,6 +24,11 @@ export function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/** One reference token read back: `~1` → `/`, then `~0` → `~` (RFC 6901 §4, in that order). */
+export function unescapePointerToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
 function walk(a: unknown, b: unknown, path: string, depth: number, out: PointerChange[]): void {
   if (a === undefined && b === undefined) return;
   if (a === undefined) return void out.push({ path, kind: 'added', after: b });
@@ -34,8 +39,4 @@ function walk(a: unknown, b: unknown, path: string, depth: number, out: PointerC
     return;
   }
   if (canonicalJson(a) !== canonicalJson(b)) out.push({ path, kind: 'changed', before: a, after: b });
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,7 +1,7 @@
 // schemaHygiene: how well the observed tools describe themselves (methodology v1, "Population figures").
 // Pooled over tools of the catalogues given (each target's latest ok tool list), each share with its
 // Wilson interval and n.
-import { toolsSha256 } from './canonical.ts';
+import { isObject, toolsSha256 } from './canonical.ts';
 import type { Tool } from './tool.ts';
 import { byCodeUnits } from './tool-map.ts';
 import { wilson, type WilsonInterval } from './wilson.ts';
@@ -73,8 +73,4 @@ function isStrict(tool: Tool): boolean {
 
 function annotation(tool: Tool, key: string): unknown {
   return isObject(tool.annotations) ? tool.annotations[key] : undefined;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,5 +1,7 @@
 // A tool as served in tools/list (MCP spec 2025-06-18, "Tool"), and the one place that pulls
 // `result.tools` out of a JSON-RPC response. Methodology v1, "Canonicalisation" hashes exactly this array.
+import { isObject } from './canonical.ts';
+import { clip } from './clip.ts';
 
 /**
  * Deliberately loose: servers are unvetted and the record keeps what they sent, so unknown keys
@@ -29,7 +31,7 @@ export function parseToolsList(json: unknown): Tool[] {
   if ('error' in json && json.error !== undefined && json.error !== null) {
     const error = isObject(json.error) ? json.error : {};
     const code = typeof error.code === 'number' ? error.code : 'unknown';
-    const message = typeof error.message === 'string' ? truncate(error.message) : '';
+    const message = typeof error.message === 'string' ? clip(error.message, 120) : '';
     throw new ToolsListError(`tools/list answered json-rpc error ${code}${message ? `: ${message}` : ''}`);
   }
   if (!isObject(json.result)) throw new ToolsListError('tools/list response has no result object');
@@ -41,13 +43,4 @@ export function parseToolsList(json: unknown): Tool[] {
     }
   });
   return tools as Tool[];
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Server text in our messages is cut short: it is unvetted and may be huge. */
-function truncate(s: string): string {
-  return s.length > 120 ? `${s.slice(0, 120)}…` : s;
 }

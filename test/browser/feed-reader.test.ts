@@ -4,11 +4,12 @@
 import fc from 'fast-check';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ChangeView } from '../../src/archive.ts';
-import { changeSummary, rssFeed, serverChannel } from '../../src/feeds.ts';
-import { xmlText } from '../../src/xml-text.ts';
-import { hostileChange, PAYLOADS } from '../site/hostile-text.ts';
-import { parseRss } from '../site/strict-rss.ts';
+import type { ChangeView } from '../../src/loader/load-archive.ts';
+import { changeSummary, rssFeed, serverChannel } from '../../src/outputs/feeds.ts';
+import { TEST_PUBLICATION } from '../helpers/publication.ts';
+import { xmlText } from '../../src/outputs/xml-text.ts';
+import { hostileChange, PAYLOADS } from '../helpers/hostile-text.ts';
+import { parseRss } from '../helpers/strict-rss.ts';
 import { browserSuite, launchChromium } from './chromium.ts';
 
 interface Reading {
@@ -79,7 +80,7 @@ browserSuite('a naive feed reader in Chromium (each description into innerHTML)'
       findings: [{ rule: p, axis: 'security', level: 'HIGH', tool: p, path: p, before: null, after: null, fingerprint: '0123456789ab', message: `${p}${p}` }],
     }));
     const changes = [...known, ...fc.sample(hostileChange(), { numRuns: 150, seed: 20261130 })];
-    const feed = parseRss(await rssFeed(changes, serverChannel(PAYLOADS.join(''), 'io.github.evil_x')));
+    const feed = parseRss(await rssFeed(changes, serverChannel(PAYLOADS.join(''), 'io.github.evil_x'), TEST_PUBLICATION));
     expect(feed.items).toHaveLength(changes.length);
     dialogs = 0;
     const reading = await naiveReader(page, feed.items.map((i) => i.description));

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { slugFor } from '../../src/lib/slug.ts';
 import { builtSite, ROOT, TMP } from '../site/shared.ts';
-import { CONTROL_NAME, HOSTILE_NAME, LONG_NAME, SITE_FILE_NAMES } from '../site/fixture-archive.ts';
+import { CONTROL_NAME, HOSTILE_NAME, LONG_NAME, SITE_FILE_NAMES } from '../helpers/archive.ts';
 import { browserSuite, launchChromium } from './chromium.ts';
 import { serveStatic, type StaticSite } from './serve.ts';
 
@@ -159,7 +159,7 @@ browserSuite('the fixture site in Chromium', () => {
     await page.close();
   });
 
-  it.each(['/', '/servers/', `/servers/${slugFor(HOSTILE_NAME)}/`, `/servers/${slugFor('io.github.github/github-mcp-server')}/`, '/drift/', '/methodology/', '/methodology/rules/', '/data/', '/charts/schema-survival/', '/search/'])(
+  it.each(['/', '/servers/', `/servers/${slugFor(HOSTILE_NAME)}/`, `/servers/${slugFor('io.github.github/github-mcp-server')}/`, '/drift/', '/methodology/', '/methodology/rules/', '/data/', '/charts/schema-survival/', '/search/', '/lookup/'])(
     'axe-core finds no serious or critical violation on %s',
     async (pathname) => {
       const page = await open(pathname);
@@ -192,6 +192,37 @@ browserSuite('static search', () => {
       await page.waitForFunction(() => /result/.test(document.getElementById('search-status')?.textContent ?? ''));
       expect(await page.locator('#search-results li').count()).toBeGreaterThan(0);
       await expect(page.locator('#search-results a').first().getAttribute('href')).resolves.toMatch(/^\/servers\//);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+      await site.close();
+    }
+  }, 600_000);
+});
+
+browserSuite('set hash lookup', () => {
+  it('takes a pasted set hash to its file, and says so when the archive has not seen one', async () => {
+    const built = await builtSite('fixture', { MCP_SCHEMA_SIMULATED: '1' });
+    const site = await serveStatic(built.out);
+    const browser = await launchChromium();
+    try {
+      const bulk = JSON.parse(await readFile(path.join(built.out, 'api', 'servers.json'), 'utf8')) as { servers: { _meta: Record<string, { set_sha256?: string | null }> }[] };
+      const known = bulk.servers.map((d) => d._meta['org.mcp-schema/schema-history']!.set_sha256).find((h): h is string => typeof h === 'string')!;
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      // An unknown hash is a 404 the browser logs as a console error: that one is the answer, not a fault.
+      page.on('console', (m) => { if (m.type() === 'error' && !/status of 404/.test(m.text())) errors.push(m.text()); });
+      await page.goto(`${site.origin}/lookup/`);
+      await page.fill('#lookup-hash', 'not a hash');
+      await page.click('#lookup-form button[type=submit]');
+      await expect(page.locator('#lookup-status').textContent()).resolves.toContain('64 hexadecimal characters');
+      await page.fill('#lookup-hash', '0'.repeat(64));
+      await page.click('#lookup-form button[type=submit]');
+      await page.waitForFunction(() => /has not seen/.test(document.getElementById('lookup-status')?.textContent ?? ''));
+      await page.fill('#lookup-hash', `  ${known.toUpperCase()} `);
+      await Promise.all([page.waitForURL(`**/api/sets/${known}.json`), page.click('#lookup-form button[type=submit]')]);
+      expect((JSON.parse((await page.locator('body').textContent())!) as { set_sha256: string }).set_sha256).toBe(known);
       expect(errors).toEqual([]);
     } finally {
       await browser.close();

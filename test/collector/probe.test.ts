@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCollector, type CollectorSummary } from '../../collector/run.ts';
 import { Store } from '../../collector/store.ts';
-import { ERROR_CLASSES, Observation, toolsSha256 } from '../../src/lib/index.ts';
+import { ERROR_CLASSES, Observation, toolSetHash, toolsSha256 } from '../../src/lib/index.ts';
 import type { Behaviour } from '../../sandbox/mcp-host.ts';
 import { realTools, startWorld, tmpData, type World } from './world.ts';
 
@@ -114,6 +114,11 @@ const CASES: Case[] = [
     expect: { outcome: 'ok' },
     detail: /left open after the answer/,
   },
+  {
+    label: 'repeated-member',
+    behaviour: { kind: 'mcp', tools: realTools(9), json: true, repeat: { tool: realTools(9)[0]!.name, member: 'description', first: 'The approved description.' } },
+    expect: { outcome: 'ok', tools_set_hash: null },
+  },
   { label: 'redirect-307', url: (_, c) => c.urlOf('redirect-307-target'), behaviour: { kind: 'mcp', tools: realTools(6), stateful: true }, expect: { outcome: 'ok', redirects: 1 } },
   { label: 'redirect-307-target', behaviour: { kind: 'mcp', tools: realTools(6), stateful: true }, expect: { outcome: 'ok', redirects: 0, final_url: null } },
   { label: 'redirect-302', behaviour: { kind: 'redirect', location: '/elsewhere', status: 302 }, expect: { outcome: 'error', error_class: 'http_4xx', http_status: 302 }, detail: /redirect not followed/ },
@@ -168,7 +173,7 @@ beforeAll(async () => {
   world.hosts.find((h) => h.port === Number(loopFrom.port))!.mount(loopFrom.pathname, { kind: 'redirect', location: loopFrom.pathname.replace(/mcp$/, 'loop'), status: 308 });
 
   data = tmpData();
-  summary = await runCollector({ registry: world.registry.url, data, allowPrivate: true, now: NOW, timeoutMs: 600, optout: null, concurrency: 8, probeLimits: { sseGraceMs: 200 } });
+  summary = await runCollector({ registry: world.registry.url, data, allowPrivate: true, now: NOW, timeoutMs: 600, optout: null, concurrency: 8, probeLimits: { sseGraceMs: 200 }, scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 } });
   rows = readFileSync(`${data}/observations/2026-02-01.jsonl`, 'utf8').trimEnd().split('\n').map((l) => Observation.parse(JSON.parse(l)));
 }, 60_000);
 
@@ -219,6 +224,16 @@ describe('probe(endpoint) against real loopback servers', () => {
     } finally {
       store.close();
     }
+  });
+
+  it('records the interoperable set hash of the served page on ok rows, and null where the page has none', () => {
+    for (const label of ['sdk-stateful-sse', 'sdk-stateless-json', 'sdk-stateful-json', 'sdk-stateless-sse']) {
+      const served = realTools(CASES.findIndex((c) => c.label === label));
+      expect(rowOf(label).tools_set_hash, label).toBe(toolSetHash([JSON.stringify(served)]));
+    }
+    // A first page that offers a next one, and a body repeating a member name: no set hash.
+    expect([rowOf('next-cursor').tools_set_hash, rowOf('repeated-member').tools_set_hash]).toEqual([null, null]);
+    for (const r of rows) if (r.outcome !== 'ok') expect(r.tools_set_hash ?? null, r.target).toBeNull();
   });
 
   it('uses the same raw body for identical servers (constant JSON-RPC ids)', () => {

@@ -7,8 +7,7 @@ import { DEFAULT_ROSTER_LIMITS, fetchRoster, type RosterLimits } from '../../col
 import { selectTargets } from '../../collector/targets.ts';
 import { sha256Hex } from '../../src/lib/index.ts';
 import { loadRealListing } from '../../sandbox/fixtures.ts';
-import { compareEntries, startRegistry, type RegistryEntry } from '../../sandbox/registry-server.ts';
-import { OFFICIAL } from './world.ts';
+import { compareEntries, OFFICIAL_META, startRegistry, type RegistryEntry } from '../../sandbox/registry-server.ts';
 
 const agent = new Agent();
 afterAll(() => agent.close());
@@ -145,7 +144,7 @@ describe('selectTargets(pages)', () => {
     for (const t of targets) {
       const e = listing[t.page_index]!;
       expect(e.server.name).toBe(t.name);
-      expect(e._meta?.[OFFICIAL]?.isLatest).toBe(true);
+      expect(e._meta?.[OFFICIAL_META]?.isLatest).toBe(true);
     }
     // A real name whose latest version is not the last of its group (versions sort as strings).
     const multi = targets.find((t) => {
@@ -156,7 +155,7 @@ describe('selectTargets(pages)', () => {
   });
 
   it('takes the first streamable-http remote even when sse is listed first', () => {
-    const sseFirst = listing.find((e) => e._meta?.[OFFICIAL]?.isLatest && (e.server.remotes as Array<{ type: string }> | undefined)?.[0]?.type === 'sse' && (e.server.remotes as Array<{ type: string }>).some((r) => r.type === 'streamable-http'));
+    const sseFirst = listing.find((e) => e._meta?.[OFFICIAL_META]?.isLatest && (e.server.remotes as Array<{ type: string }> | undefined)?.[0]?.type === 'sse' && (e.server.remotes as Array<{ type: string }>).some((r) => r.type === 'streamable-http'));
     expect(sseFirst).toBeDefined();
     const t = targets.find((x) => x.name === sseFirst!.server.name)!;
     expect(t.endpoint).toBe((sseFirst!.server.remotes as Array<{ type: string; url: string }>).find((r) => r.type === 'streamable-http')!.url);
@@ -164,7 +163,7 @@ describe('selectTargets(pages)', () => {
 
   it('gives no endpoint for sse-only entries, templated URLs and non-http URLs', () => {
     let n = 0;
-    const mk = (remotes: unknown): RegistryEntry => ({ server: { name: `x/${n++}`, version: '1', remotes }, _meta: { [OFFICIAL]: { isLatest: true, status: 'active' } } });
+    const mk = (remotes: unknown): RegistryEntry => ({ server: { name: `x/${n++}`, version: '1', remotes }, _meta: { [OFFICIAL_META]: { isLatest: true, status: 'active' } } });
     const { targets: ts } = selectTargets([
       {
         sha256: 'b'.repeat(64),

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../collector/cli-error.ts';
 import { runCollector, type CollectorOptions } from '../../collector/run.ts';
 import { Store } from '../../collector/store.ts';
-import { verifyArchive } from '../../collector/verify.ts';
+import { verifyArchive } from '../../collector/ops/verify.ts';
 import { Observation, Run } from '../../src/lib/index.ts';
 import { startRegistry, type RegistryEntry, type RegistryServer } from '../../sandbox/registry-server.ts';
 import { startWorld, tmpData, type World } from './world.ts';

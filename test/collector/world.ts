@@ -7,9 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadRealListing, loadRealToolLists } from '../../sandbox/fixtures.ts';
 import { startMcpHost, type Behaviour, type McpHost } from '../../sandbox/mcp-host.ts';
-import { startRegistry, type RegistryEntry, type RegistryServer } from '../../sandbox/registry-server.ts';
-
-export const OFFICIAL = 'io.modelcontextprotocol.registry/official';
+import { OFFICIAL_META, startRegistry, type RegistryEntry, type RegistryServer } from '../../sandbox/registry-server.ts';
 
 export interface World {
   registry: RegistryServer;
@@ -55,7 +53,7 @@ export async function startWorld(
   const listing = loadRealListing(opts.date ?? '2025-12-12');
   const allNames = [...new Set(listing.map((e) => e.server.name))];
   const isLatestWithEndpoint = (name: string) =>
-    listing.some((x) => x.server.name === name && x._meta?.[OFFICIAL]?.isLatest === true && ((x.server.remotes ?? []) as Array<{ type: string }>).some((r) => r.type === 'streamable-http'));
+    listing.some((x) => x.server.name === name && x._meta?.[OFFICIAL_META]?.isLatest === true && ((x.server.remotes ?? []) as Array<{ type: string }>).some((r) => r.type === 'streamable-http'));
   let take = opts.names ?? allNames.length;
   if (opts.endpoints !== undefined) {
     let n = 0;
@@ -72,7 +70,7 @@ export async function startWorld(
   for (const e of listing) {
     const name = e.server.name;
     if (!keep.has(name) || urlOf.has(name)) continue;
-    const latest = listing.find((x) => x.server.name === name && x._meta?.[OFFICIAL]?.isLatest === true);
+    const latest = listing.find((x) => x.server.name === name && x._meta?.[OFFICIAL_META]?.isLatest === true);
     const remotes = (latest?.server.remotes ?? []) as Array<{ type: string; url: string }>;
     if (!remotes.some((r) => r.type === 'streamable-http')) continue;
     const h = i % hostCount;

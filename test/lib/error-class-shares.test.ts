@@ -12,6 +12,8 @@ const rows = [
   row(day, 'no_endpoint', { target: 't6' }),
   row(day, 'retired', { target: 't7' }),
   row(day, 'excluded', { target: 't8' }),
+  row(day, { notAttempted: 'host_unresponsive' }, { target: 't9', endpoint: 'https://a.example/y' }),
+  row(day, { notAttempted: 'run_deadline' }, { target: 't10', endpoint: 'https://c.example/mcp' }),
 ];
 
 function run(partial: boolean): Run {
@@ -53,6 +55,11 @@ describe('errorClassShares(rows)', () => {
   it('keeps retired and excluded rows out of both denominators, and counts them', () => {
     const s = shares();
     expect([s.retired, s.excluded]).toEqual([1, 1]);
+  });
+  it('keeps not_attempted rows out of both denominators and the host view, and counts them', () => {
+    const s = shares();
+    expect(s.notAttempted).toBe(2);
+    expect([s.attempted.n, s.listed.n, s.attempted.hosts, s.attempted.largestHostCount]).toEqual([4, 6, 2, 3]);
   });
   it('refuses a partial run, rows of several runs and rows of another run than the one given', () => {
     expect(() => errorClassShares(rows, { run: run(true) })).toThrow(PartialRunError);

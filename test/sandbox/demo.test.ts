@@ -21,7 +21,7 @@ function contentOf(archive: string): Map<string, string> {
     for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
       if (!line.trim()) continue;
       const r = JSON.parse(line) as Record<string, unknown>;
-      out.set(`${String(r.target)}|${String(r.day)}`, [r.outcome, r.error_class, r.http_status, r.tools_sha256, r.body_sha256, r.tool_count, r.registry_version].join(' '));
+      out.set(`${String(r.target)}|${String(r.day)}`, [r.outcome, r.error_class, r.http_status, r.tools_sha256, r.body_sha256, r.tool_count, r.registry_version, r.tools_set_hash].join(' '));
     }
   }
   return out;

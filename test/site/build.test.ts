@@ -5,12 +5,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CSV_NOTE } from '../../src/data-catalogue.ts';
+import { CSV_NOTE } from '../../src/outputs/catalogue.ts';
 import { slugFor } from '../../src/lib/slug.ts';
-import { xmlText } from '../../src/xml-text.ts';
-import { CONTROL_NAME, CONTROL_TOOLS, SITE_FILE_NAMES } from './fixture-archive.ts';
+import { xmlText } from '../../src/outputs/xml-text.ts';
+import { CONTROL_NAME, CONTROL_TOOLS, SITE_FILE_NAMES } from '../helpers/archive.ts';
 import { builtSite, fixtureArchive, type BuiltSite } from './shared.ts';
-import { parseRss } from './strict-rss.ts';
+import { parseRss } from '../helpers/strict-rss.ts';
 
 const read = (site: BuiltSite, p: string) => readFile(path.join(site.out, p), 'utf8');
 
@@ -72,9 +72,12 @@ describe('npm run build on the fixture archive', () => {
       if (slugs.has(e.name)) expect(e.isDirectory(), e.name).toBe(true);
       else expect(e.name, `site file servers/${e.name}`).not.toMatch(/[_~]/);
     }
-    for (const e of await readdir(path.join(site.out, 'api', 'servers'))) {
-      const slug = e.replace(/\.json$/, '');
-      if (!slugs.has(slug)) expect(e, `site file api/servers/${e}`).not.toMatch(/[_~]/);
+    for (const dir of ['servers', 'tools']) {
+      for (const e of await readdir(path.join(site.out, 'api', dir), { withFileTypes: true })) {
+        expect(e.isFile(), `api/${dir}/${e.name} is a file`).toBe(true);
+        const slug = e.name.replace(/\.json$/, '');
+        if (!slugs.has(slug)) expect(e.name, `site file api/${dir}/${e.name}`).not.toMatch(/[_~]/);
+      }
     }
     for (const name of [...SITE_FILE_NAMES, CONTROL_NAME]) {
       const slug = slugFor(name);
@@ -113,9 +116,35 @@ describe('npm run build on the fixture archive', () => {
     const page = (await read(site, 'data/index.html')).replace(/&#34;|&quot;/g, '"').replace(/&#39;/g, "'");
     expect(page).toContain(`<h2 id="csv">CSV and spreadsheets</h2> <p>${CSV_NOTE}</p>`);
     for (const r of pkg.resources) {
-      expect(r.hash).toBe(`sha256:${s.get(r.path)}`);
+      // Files outside /data/ (the bulk descriptors under /api/) are listed by URL, hashed as the site serves them.
+      const served = r.path.startsWith('https://') ? createHash('sha256').update(await readFile(path.join(site.out, new URL(r.path).pathname))).digest('hex') : s.get(r.path);
+      expect(r.hash).toBe(`sha256:${served}`);
       for (const f of r.schema.fields) expect(f.description.length).toBeGreaterThan(5);
     }
+  });
+
+  it('answers for every name the archive has seen, retired and opted-out ones included, in one bulk file too, and looks up every set hash', async () => {
+    const targets = await archiveTargets(archive);
+    const bulk = JSON.parse(await read(site, 'api/servers.json')) as { servers: { server: { name: string }; _meta: Record<string, { status?: string; set_sha256?: string | null }> }[]; metadata: { count: number } };
+    expect(bulk.metadata.count).toBe(targets.size);
+    expect(new Set(bulk.servers.map((d) => d.server.name))).toEqual(targets);
+    const statuses = new Set(bulk.servers.map((d) => d._meta['org.mcp-schema/schema-history']!.status));
+    for (const st of ['ok', 'error', 'no_endpoint', 'retired', 'excluded']) expect(statuses, st).toContain(st);
+    const s = await sums(site);
+    expect(s.get('servers.jsonl.gz')).toBe(createHash('sha256').update(await readFile(path.join(site.out, 'data/servers.jsonl.gz'))).digest('hex'));
+    const setHashes = new Set(bulk.servers.map((d) => d._meta['org.mcp-schema/schema-history']!.set_sha256).filter((h): h is string => typeof h === 'string'));
+    expect(setHashes.size).toBeGreaterThan(0);
+    for (const h of setHashes) {
+      expect(existsSync(path.join(site.out, 'api', 'sets', `${h}.json`)), h).toBe(true);
+      expect(await read(site, `lookup/${h.slice(0, 2)}/index.html`)).toContain(h);
+    }
+    // The lookup form works without inline script (the CSP), and says what to do without JavaScript.
+    const lookup = await read(site, 'lookup/index.html');
+    expect(lookup).toMatch(/<script type="module" src="[^"]+\.js"><\/script>/);
+    expect(lookup).not.toMatch(/<script(?![^>]*(src=|application\/ld\+json))[^>]*>/);
+    expect(lookup).toContain('Without JavaScript');
+    expect(JSON.parse(await read(site, 'api/schema/descriptor.json'))).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' });
+    expect(await read(site, 'data/index.html')).toContain('id="descriptors"');
   });
 
   it('shows the simulated-data banner and never emits registry markup as HTML', async () => {

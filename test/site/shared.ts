@@ -1,5 +1,5 @@
 // Shared artefacts for the site tests: the fixture archive (made by the collector, see
-// fixture-archive.ts) and built sites. Test files run in separate processes, so each artefact is
+// test/helpers/archive.ts) and built sites. Test files run in separate processes, so each artefact is
 // guarded by a lock directory and a completion marker: the first caller builds, the others wait.
 //
 // Every artefact is keyed by a hash of everything it is made from (the sources the collector, the
@@ -14,7 +14,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { makeFixtureArchive } from './fixture-archive.ts';
+import { collectArchive, SITE_FIXTURE } from '../helpers/archive.ts';
 
 const run = promisify(execFile);
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -22,7 +22,7 @@ export const TMP = path.join(ROOT, '.tmp', 'site-tests');
 export const EMPTY_DIR = path.join(TMP, 'empty-archive');
 
 /** What the fixture archive is made from: the collector, the world it runs against, and this recipe. */
-const ARCHIVE_INPUTS = ['collector', 'sandbox', 'src/lib', 'fixtures', 'optout.txt', 'package-lock.json', 'test/site/fixture-archive.ts', 'test/site/shared.ts'];
+const ARCHIVE_INPUTS = ['collector', 'sandbox', 'src/lib', 'src/archive', 'fixtures', 'package-lock.json', 'test/helpers/archive.ts', 'test/site/shared.ts'];
 /** What `npm run build` reads besides the archive. */
 const BUILD_INPUTS = ['src', 'content', 'public', 'astro.config.mjs', 'tsconfig.json', 'package.json', 'package-lock.json', 'test/site/shared.ts'];
 const SKIP = new Set(['node_modules', '.astro', 'dist', '.tmp', '.cache']);
@@ -87,7 +87,7 @@ export async function fixtureArchive(): Promise<string> {
   await once(path.basename(dir), async () => {
     await sweep('archive-', path.basename(dir));
     await rm(dir, { recursive: true, force: true });
-    await makeFixtureArchive(dir, { days: 12, size: 50 });
+    await collectArchive(SITE_FIXTURE, dir);
   });
   return dir;
 }

@@ -1,3 +1,4 @@
 export * from './observation.ts';
 export * from './run.ts';
 export * from './roster.ts';
+export * from './observation-v2.ts';

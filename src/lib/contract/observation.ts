@@ -1,7 +1,8 @@
 // Data contract: one observation row per target per run (data/observations/<day>.jsonl).
 // Methodology v1, "Rows". Fields are snake_case and are never dropped; new ones are added as optional.
 import { z } from 'zod';
-import { METHODOLOGY_SERIES } from '../methodology-series.ts';
+import { SHA256_HEX } from '../canonical.ts';
+import { V1_SERIES } from '../methodology-series.ts';
 
 export const METHODOLOGY_VERSION = 'v1' as const;
 
@@ -24,17 +25,28 @@ export type ErrorClass = z.infer<typeof ErrorClass>;
  * no_endpoint: the registry entry has no usable streamable-http remote, so nothing was contacted.
  * retired: in the previous complete roster, absent from today's complete roster (one row, once).
  * excluded: opted out by its operator; never contacted.
+ * not_attempted: eligible, but the run did not contact it (`not_attempted_reason` says why; changelog
+ * "Deviation from v1: scheduling"). It counts in eligible, not in attempts, so it lowers coverage.
  */
-export const OUTCOMES = ['ok', 'error', 'no_endpoint', 'retired', 'excluded'] as const;
+export const OUTCOMES = ['ok', 'error', 'no_endpoint', 'retired', 'excluded', 'not_attempted'] as const;
 export const Outcome = z.enum(OUTCOMES);
 export type Outcome = z.infer<typeof Outcome>;
+
+/**
+ * Why an eligible target was not contacted. host_unresponsive: its host failed the collector's
+ * unresponsive rule earlier in the run (K consecutive timeouts or connection failures); run_deadline:
+ * the run's deadline came before its turn.
+ */
+export const NOT_ATTEMPTED_REASONS = ['host_unresponsive', 'run_deadline'] as const;
+export const NotAttemptedReason = z.enum(NOT_ATTEMPTED_REASONS);
+export type NotAttemptedReason = z.infer<typeof NotAttemptedReason>;
 
 /** The probe step that failed (or `roster`/`address` for failures before any request). */
 export const PROBE_STEPS = ['roster', 'address', 'initialize', 'initialized', 'tools/list'] as const;
 export const ProbeStep = z.enum(PROBE_STEPS);
 export type ProbeStep = z.infer<typeof ProbeStep>;
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+const sha256 = z.string().regex(SHA256_HEX);
 const isoInstant = z.string().datetime({ offset: true });
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
@@ -83,7 +95,20 @@ export const Observation = z
     latency_ms: z.number().nonnegative().nullable(),
     prober_version: z.string().min(1).max(64),
     /** 'v1' on every row the collector writes; a restatement's rows name their series (see methodology-series.ts). */
-    methodology_version: z.enum(METHODOLOGY_SERIES),
+    methodology_version: z.enum(V1_SERIES),
+    /**
+     * The tool definition hash, version 1 set hash of the served page (servedSetHash), on ok rows; null
+     * when the page has none (a repeated member name, a partial listing). Absent on rows written before
+     * the collector recorded it and on rows that are not ok: readers derive it again from the raw body.
+     */
+    tools_set_hash: sha256.nullable().optional(),
+    /**
+     * Set on not_attempted rows only. Added after v1 shipped: the collector always writes it (null on
+     * every other row); rows written before it lack it, which reads as null. Optional rather than
+     * defaulted, so a row parses back to exactly what was written. After every earlier field, so CSV
+     * columns keep their positions.
+     */
+    not_attempted_reason: NotAttemptedReason.nullable().optional(),
   })
   .strict()
   .superRefine((row, ctx) => {
@@ -96,14 +121,20 @@ export const Observation = z
       case 'error':
         if (row.error_class === null || row.error_class === 'no_endpoint') fail('error row needs a probe error_class');
         if (row.tools_sha256 !== null) fail('error row carries tools_sha256');
+        if (row.tools_set_hash) fail('error row carries tools_set_hash');
         break;
       case 'no_endpoint':
         if (row.error_class !== 'no_endpoint') fail('no_endpoint row must have error_class no_endpoint');
         break;
       case 'retired':
       case 'excluded':
-        if (row.error_class !== null || row.tools_sha256 !== null) fail(`${row.outcome} row carries probe results`);
+        if (row.error_class !== null || row.tools_sha256 !== null || row.tools_set_hash) fail(`${row.outcome} row carries probe results`);
+        break;
+      case 'not_attempted':
+        if (row.not_attempted_reason == null) fail('not_attempted row needs a not_attempted_reason');
+        if (row.error_class !== null || row.tools_sha256 !== null || row.body_sha256 !== null || row.http_status !== null || row.tools_set_hash) fail('not_attempted row carries probe results');
         break;
     }
+    if (row.outcome !== 'not_attempted' && row.not_attempted_reason != null) fail(`${row.outcome} row carries a not_attempted_reason`);
   });
 export type Observation = z.infer<typeof Observation>;

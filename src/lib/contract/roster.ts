@@ -1,7 +1,11 @@
 // Data contract: the registry roster fetched by a run (data/rosters/<day>.json). Methodology v1, "Roster".
 import { z } from 'zod';
+import { SHA256_HEX } from '../canonical.ts';
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+/** The registry's own `_meta` key on every listed entry (`isLatest`, `status`, `publishedAt`, …). */
+export const OFFICIAL_META = 'io.modelcontextprotocol.registry/official';
+
+const sha256 = z.string().regex(SHA256_HEX);
 
 export const RosterPage = z
   .object({

@@ -1,12 +1,63 @@
 // Data contract: one row per collector run (data/runs.jsonl). Methodology v1, "Runs".
 import { z } from 'zod';
-import { ERROR_CLASSES, METHODOLOGY_VERSION, OUTCOMES } from './observation.ts';
+import { ERROR_CLASSES, METHODOLOGY_VERSION, NOT_ATTEMPTED_REASONS, OUTCOMES } from './observation.ts';
 
 /** Below this share of eligible targets attempted, a run is published with a "degraded" badge. */
 export const DEGRADED_BELOW = 0.9;
 
-const counts = <T extends readonly [string, ...string[]]>(keys: T) =>
-  z.object(Object.fromEntries(keys.map((k) => [k, z.number().int().nonnegative()])) as Record<T[number], z.ZodNumber>).strict();
+const count = z.number().int().nonnegative();
+const counts = <T extends readonly [string, ...string[]]>(keys: T) => z.object(Object.fromEntries(keys.map((k) => [k, count])) as Record<T[number], z.ZodNumber>).strict();
+
+/**
+ * Outcome counts. not_attempted came after v1 shipped: the collector always writes it; older rows lack
+ * it, which reads as 0 (optional rather than defaulted, so a run row parses back to what was written).
+ */
+const OutcomeCounts = counts(OUTCOMES).extend({ not_attempted: count.optional() });
+
+/** One of the slowest hosts of a run (collector/schedule.ts). Host names are registry-derived text, clipped. */
+export const HostScheduling = z
+  .object({
+    host: z.string().max(256),
+    targets: count,
+    /** Per-host limit the rule gave (before any halving on 429/503). */
+    limit: z.number().int().positive(),
+    max_in_flight: count,
+    /** Times the host answered 429/503 and was paused (each halved its limit, to at least 1). */
+    backoffs: count,
+    /** First probe started to last probe finished (0 when nothing was probed). */
+    wall_ms: count,
+    not_attempted: count,
+  })
+  .strict();
+export type HostScheduling = z.infer<typeof HostScheduling>;
+
+/**
+ * How the probe stage was scheduled (changelog "Deviation from v1: scheduling"). Figures are those of
+ * the process that finished the run (a resumed run's earlier attempt is not in them), except
+ * not_attempted, which counts every row of the run.
+ */
+export const RunScheduling = z
+  .object({
+    /** Schedule used: `lpt` (per-host limits, longest queue first) or `host-queues` (one probe per host, FIFO). */
+    scheduler: z.string().min(1).max(64),
+    /** Distinct endpoint hosts (URL host, port included) among the run's targets with an endpoint. */
+    hosts: count,
+    max_targets_per_host: count,
+    /** The rule's parameters: per host at most clamp(ceil(targets / divisor), 1, max) probes in flight. */
+    per_host_limit: z.object({ divisor: z.number().int().positive(), max: z.number().int().positive() }).strict(),
+    global_concurrency: z.number().int().positive(),
+    /** Highest number of probes in flight reached on any one host. */
+    max_in_flight_per_host: count,
+    /** K: consecutive timeouts or connection failures after which a host is unresponsive (0: rule off). */
+    unresponsive_after: count,
+    /** When the run stops starting probes (observed_at's clock); null without a deadline. */
+    deadline_at: z.string().datetime({ offset: true }).nullable(),
+    not_attempted: counts(NOT_ATTEMPTED_REASONS),
+    /** The hosts whose probing took longest, slowest first (at most 10). */
+    slowest_hosts: z.array(HostScheduling).max(10),
+  })
+  .strict();
+export type RunScheduling = z.infer<typeof RunScheduling>;
 
 export const Run = z
   .object({
@@ -22,7 +73,7 @@ export const Run = z
     targets: z.number().int().nonnegative(),
     /** Targets that were meant to be contacted: in the roster, with an endpoint, not excluded. */
     eligible: z.number().int().nonnegative(),
-    /** Targets actually contacted (ok + error rows). */
+    /** Targets actually contacted (ok + error rows); not_attempted rows are eligible but not attempts. */
     attempts: z.number().int().nonnegative(),
     /** attempts / eligible (1 when nothing was eligible and nothing was attempted: see degraded). */
     coverage: z.number().min(0).max(1),
@@ -30,13 +81,15 @@ export const Run = z
     /** True when --limit restricted the run; partial runs never feed published shares. */
     partial: z.boolean(),
     limit: z.number().int().positive().nullable(),
-    outcomes: counts(OUTCOMES),
+    outcomes: OutcomeCounts,
     error_classes: counts(ERROR_CLASSES),
     /** finished: rows written for every selected target. failed: the run could not do its job (e.g. zero attempts). */
     status: z.enum(['finished', 'failed']),
     message: z.string().max(1024).nullable(),
     prober_version: z.string().min(1).max(64),
     methodology_version: z.literal(METHODOLOGY_VERSION),
+    /** Added after v1 shipped: the collector always writes it; older rows lack it (read: null). */
+    scheduling: RunScheduling.nullable().optional(),
   })
   .strict();
 export type Run = z.infer<typeof Run>;

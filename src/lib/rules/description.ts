@@ -1,5 +1,7 @@
 // Rule family: tool-level descriptions. The description is what a model reads to choose and use a tool,
-// so a rewrite over an unchanged schema is worth a look on the security axis even when no call breaks.
+// so a rewrite over an unchanged schema is worth a look on the security axis even when no call breaks;
+// and the reverse, a schema or annotations change under an untouched description, is the change a
+// reviewer who reads descriptions misses.
 import { canonicalJson } from '../canonical.ts';
 import type { Tool } from '../tool.ts';
 import { finding, quote, type Rule } from './finding.ts';
@@ -47,6 +49,30 @@ export const toolDescriptionChangedSchemaIdentical: Rule = {
         }),
       ),
 };
+
+export const toolContractChangedDescriptionIdentical: Rule = {
+  id: 'tool-contract-changed-description-identical',
+  axis: 'security',
+  level: 'WARN',
+  rationale: 'A schema or annotations changed under a byte-identical description: what the tool takes, returns or claims about itself moved while the text a reviewer reads says nothing new.',
+  check: (before, after) =>
+    toolPairs(before, after)
+      .filter((p) => same(p.before.description, p.after.description))
+      .flatMap((p) =>
+        CONTRACT.filter((s) => !same(p.before[s], p.after[s])).map((s) =>
+          finding(toolContractChangedDescriptionIdentical, {
+            tool: p.name,
+            path: `/${s}`,
+            before: p.before[s],
+            after: p.after[s],
+            message: `The ${s} of tool ${quote(p.name)} changed while its description stayed byte-identical: the change is invisible to anyone reading the description.`,
+          }),
+        ),
+      ),
+};
+
+/** The surfaces of the contract tier (contractSha256) other than the name. */
+const CONTRACT = ['inputSchema', 'outputSchema', 'annotations'] as const;
 
 function same(x: unknown, y: unknown): boolean {
   if (x === undefined || y === undefined) return x === y;

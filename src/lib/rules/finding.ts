@@ -2,6 +2,8 @@
 // After oasdiff's checker: a rule is an id, an axis, a default level, a one-line rationale and a pure
 // check. Levels are spelled only in the rule definitions; the registry and the rules page read them.
 import { sha256Hex } from '../canonical.ts';
+import { clip } from '../clip.ts';
+import { showHidden } from '../hidden-characters.ts';
 import type { Tool } from '../tool.ts';
 
 export type Axis = 'compatibility' | 'security';
@@ -24,12 +26,26 @@ export interface Finding {
   message: string;
 }
 
+/** A rule on a change: compares two tool lists (classifyChange runs these). */
 export interface Rule {
   id: string;
   axis: Axis;
   level: Level;
   rationale: string;
   check: (before: readonly Tool[], after: readonly Tool[]) => Finding[];
+}
+
+/**
+ * A rule on one served body rather than on a change: what it finds (a repeated member name) is gone
+ * once the body is parsed into tools, so it reads the JSON text of the tools/list answer itself
+ * (answerTextFromBody). Listed in RULES with the others so the rules page and downloads show it.
+ */
+export interface BodyRule {
+  id: string;
+  axis: Axis;
+  level: Level;
+  rationale: string;
+  checkBody: (answerText: string) => Finding[];
 }
 
 type RuleMeta = Pick<Rule, 'id' | 'axis' | 'level'>;
@@ -55,9 +71,12 @@ export function finding(
   };
 }
 
-/** Registry text quoted for a message: JSON-quoted and cut at 80 characters (it is unvetted). */
+/**
+ * Registry text quoted for a message: JSON-quoted, cut at 80 characters, and with hidden characters
+ * written as visible escapes (it is unvetted: a bidi override in a tool name would reorder the sentence).
+ */
 export function quote(value: unknown): string {
   const s = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
-  const cut = s.length > 80 ? `${s.slice(0, 80)}…` : s;
+  const cut = showHidden(clip(s, 80));
   return typeof value === 'string' ? `"${cut}"` : cut;
 }

@@ -1,18 +1,22 @@
 // The rule list (methodology v1, "Classification"): each rule once, in the order the rules page shows
 // them. Levels live in the rule files only; the site and the downloads render from RULES.
+// Most rules compare two tool lists (Rule.check, run by classifyChange); one reads a served body
+// (BodyRule.checkBody: a repeated member name does not survive parsing) and is listed here all the same.
 import type { Tool } from '../tool.ts';
-import { toolMap } from '../tool-map.ts';
+import { byCodeUnits, toolMap } from '../tool-map.ts';
 import { annotationsRemoved, destructiveHintRaised, readOnlyHintDropped } from './annotations.ts';
 import { inputConstraintLoosened, inputConstraintTightened } from './constraint.ts';
-import { toolDescriptionChanged, toolDescriptionChangedSchemaIdentical } from './description.ts';
+import { toolDescriptionSecretMentioned, toolHiddenCharactersAdded, toolProseLinkAdded } from './content.ts';
+import { toolContractChangedDescriptionIdentical, toolDescriptionChanged, toolDescriptionChangedSchemaIdentical } from './description.ts';
 import { inputEnumValueAdded, inputEnumValueRemoved, outputEnumValueAdded } from './enum.ts';
-import type { Finding, Rule } from './finding.ts';
+import type { BodyRule, Finding, Rule } from './finding.ts';
 import { inputOptionalPropertyAdded, inputPropertyRemoved } from './property.ts';
 import { inputPropertyBecameRequired, inputRequiredPropertyAdded, outputRequiredPropertyRemoved } from './required.ts';
-import { toolAdded, toolCapabilityAdded, toolRemoved } from './tool.ts';
+import { toolsRepeatedMemberName } from './repeated-member-name.ts';
+import { toolAdded, toolCapabilityAdded, toolRemoved, toolRenamed } from './tool.ts';
 import { inputPropertyTypeChanged, inputPropertyTypeWidened } from './type.ts';
 
-export const RULES: readonly Rule[] = [
+export const RULES: readonly (Rule | BodyRule)[] = [
   // compatibility: for callers
   toolRemoved,
   inputRequiredPropertyAdded,
@@ -32,10 +36,19 @@ export const RULES: readonly Rule[] = [
   // security: for the people whose agents call these tools
   readOnlyHintDropped,
   destructiveHintRaised,
+  toolsRepeatedMemberName,
+  toolHiddenCharactersAdded,
   toolCapabilityAdded,
+  toolRenamed,
   toolDescriptionChangedSchemaIdentical,
+  toolContractChangedDescriptionIdentical,
+  toolProseLinkAdded,
+  toolDescriptionSecretMentioned,
   annotationsRemoved,
 ];
+
+/** The rules classifyChange runs: every rule of RULES that compares two tool lists. */
+const CHANGE_RULES: readonly Rule[] = RULES.filter((r): r is Rule => 'check' in r);
 
 export interface Classification {
   compatibility: Finding[];
@@ -45,7 +58,7 @@ export interface Classification {
 export interface ClassifyOptions {
   /** Last known definitions of tools absent from `before` (trackTombstones): a returning tool is compared with them, not reported as added. */
   tombstones?: ReadonlyMap<string, Tool>;
-  /** Run only these rules (default RULES), e.g. one rule alone in its test. */
+  /** Run only these rules (default: every change rule of RULES), e.g. one rule alone in its test. */
   rules?: readonly Rule[];
 }
 
@@ -53,9 +66,18 @@ export interface ClassifyOptions {
 export function classifyChange(before: readonly Tool[], after: readonly Tool[], opts: ClassifyOptions = {}): Classification {
   const base = withReturned(before, after, opts.tombstones);
   const out: Classification = { compatibility: [], security: [] };
-  for (const rule of opts.rules ?? RULES) {
-    const found = rule.check(base, after).sort((x, y) => cmp(x.tool, y.tool) || cmp(x.path, y.path));
+  for (const rule of opts.rules ?? CHANGE_RULES) {
+    const found = rule.check(base, after).sort((x, y) => byCodeUnits(x.tool, y.tool) || byCodeUnits(x.path, y.path));
     out[rule.axis].push(...found);
+  }
+  return out;
+}
+
+/** The findings of the body rules on one served tools/list answer (its JSON text, answerTextFromBody). */
+export function classifyBody(answerText: string): Classification {
+  const out: Classification = { compatibility: [], security: [] };
+  for (const rule of RULES) {
+    if ('checkBody' in rule) out[rule.axis].push(...rule.checkBody(answerText).sort((x, y) => byCodeUnits(x.tool, y.tool) || byCodeUnits(x.path, y.path)));
   }
   return out;
 }
@@ -65,8 +87,4 @@ function withReturned(before: readonly Tool[], after: readonly Tool[], tombstone
   const present = toolMap(before);
   const returned = [...toolMap(after).keys()].filter((name) => !present.has(name) && tombstones.has(name)).map((name) => tombstones.get(name)!);
   return [...before, ...returned];
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -2,7 +2,7 @@
 // object-valued `items`, starting at the root inputSchema/outputSchema. Combinators (anyOf, oneOf,
 // allOf) and $ref are not entered: their branches have no stable identity across versions, so a change
 // there shows in the pointer diff and in the hash but fires no per-keyword rule.
-import { MAX_CANONICAL_DEPTH } from '../canonical.ts';
+import { isObject, MAX_CANONICAL_DEPTH } from '../canonical.ts';
 import { escapePointerToken } from '../pointer-diff.ts';
 import type { Tool } from '../tool.ts';
 import { toolMap, byCodeUnits } from '../tool-map.ts';
@@ -46,7 +46,7 @@ export function schemaPairs(before: readonly Tool[], after: readonly Tool[], sid
 }
 
 export function isSchema(v: unknown): v is Schema {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  return isObject(v);
 }
 
 /** Property names declared in `properties` (own keys of an object value only). */

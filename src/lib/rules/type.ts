@@ -1,6 +1,7 @@
 // Rule family: the JSON Schema `type` of input nodes. A type set accepts a value if it names the
 // value's type; `integer` values are also accepted by `number`; an absent `type` accepts every type.
 import { canonicalJson } from '../canonical.ts';
+import { unescapePointerToken } from '../pointer-diff.ts';
 import { finding, quote, type Rule } from './finding.ts';
 import { schemaPairs, type NodePair } from './schema-pairs.ts';
 
@@ -75,5 +76,5 @@ function label(path: string): string {
   const last = parts[parts.length - 1]!;
   if (parts.length <= 2) return 'schema';
   if (last === 'items') return `items of ${label(parts.slice(0, -1).join('/'))}`;
-  return `property ${quote(last.replace(/~1/g, '/').replace(/~0/g, '~'))}`;
+  return `property ${quote(unescapePointerToken(last))}`;
 }

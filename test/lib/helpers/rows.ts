@@ -2,14 +2,21 @@
 // cannot use a row the collector could not write.
 import { Observation, sha256Hex } from '../../../src/lib/index.ts';
 
-type Kind = { ok: string } | { error: 'timeout' | 'tls' | 'http_4xx' | 'http_5xx' | 'auth' | 'rate_limited' | 'parse' } | 'no_endpoint' | 'retired' | 'excluded';
+type Kind =
+  | { ok: string }
+  | { error: 'timeout' | 'tls' | 'http_4xx' | 'http_5xx' | 'auth' | 'rate_limited' | 'parse' }
+  | { notAttempted: 'host_unresponsive' | 'run_deadline' }
+  | 'no_endpoint'
+  | 'retired'
+  | 'excluded';
 
 /** A valid observation row. `ok` carries a label standing for the tool list; its hash is sha256(label). */
 export function row(day: string, kind: Kind, opts: { target?: string; run?: string; at?: string; endpoint?: string | null; body?: string } = {}): Observation {
   const target = opts.target ?? 'io.example/server';
   const ok = typeof kind === 'object' && 'ok' in kind;
   const error = typeof kind === 'object' && 'error' in kind ? kind.error : null;
-  const outcome = ok ? 'ok' : error ? 'error' : (kind as 'no_endpoint' | 'retired' | 'excluded');
+  const reason = typeof kind === 'object' && 'notAttempted' in kind ? kind.notAttempted : null;
+  const outcome = ok ? 'ok' : error ? 'error' : reason ? 'not_attempted' : (kind as 'no_endpoint' | 'retired' | 'excluded');
   const endpoint = opts.endpoint !== undefined ? opts.endpoint : outcome === 'no_endpoint' || outcome === 'retired' ? null : 'https://mcp.example.com/mcp';
   return Observation.parse({
     run_id: opts.run ?? `${day}-r1`,
@@ -43,6 +50,7 @@ export function row(day: string, kind: Kind, opts: { target?: string; run?: stri
     latency_ms: ok ? 120 : null,
     prober_version: 'test',
     methodology_version: 'v1',
+    not_attempted_reason: reason,
   });
 }
 

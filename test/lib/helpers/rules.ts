@@ -1,7 +1,8 @@
 import { classifyChange, RULES, type Finding, type Rule, type Tool } from '../../../src/lib/index.ts';
 
+/** A change rule by id (body rules have no `check`: run them with classifyBody). */
 export function rule(id: string): Rule {
-  const r = RULES.find((x) => x.id === id);
+  const r = RULES.find((x): x is Rule => x.id === id && 'check' in x);
   if (!r) throw new Error(`no rule ${id}`);
   return r;
 }

@@ -61,3 +61,30 @@ describe('tool-description-changed-schema-identical', () => {
     expect(alone('tool-description-changed-schema-identical', base, rewordedAndRequired)).toEqual([]);
   });
 });
+
+describe('tool-contract-changed-description-identical', () => {
+  const bounded = mutated(base, 'list_issues', (t) => (t.inputSchema.properties.after.maxLength = 64));
+  it('fires once, WARN (security), when the input schema changes under a byte-identical description', () => {
+    expect(alone('tool-contract-changed-description-identical', base, bounded)).toEqual([
+      {
+        rule: 'tool-contract-changed-description-identical',
+        axis: 'security',
+        level: 'WARN',
+        tool: 'list_issues',
+        path: '/inputSchema',
+        before: tool(base, 'list_issues').inputSchema,
+        after: tool(bounded, 'list_issues').inputSchema,
+        fingerprint: fingerprint('tool-contract-changed-description-identical', 'list_issues', '/inputSchema'),
+        message: 'The inputSchema of tool "list_issues" changed while its description stayed byte-identical: the change is invisible to anyone reading the description.',
+      },
+    ]);
+  });
+  it('fires once per changed surface: annotations too', () => {
+    const both = mutated(bounded, 'list_issues', (t) => (t.annotations.readOnlyHint = false));
+    expect(alone('tool-contract-changed-description-identical', base, both).map((f) => f.path)).toEqual(['/annotations', '/inputSchema']);
+  });
+  it('does not fire when the description changed as well (by one character)', () => {
+    const both = mutated(bounded, 'list_issues', (t) => (t.description += ' '));
+    expect(alone('tool-contract-changed-description-identical', base, both)).toEqual([]);
+  });
+});

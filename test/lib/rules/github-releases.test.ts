@@ -23,7 +23,8 @@ describe('classifyChange(before, after) on github-mcp-server v0.23.0 → v0.24.0
   it('reports the 31 new tools on both axes and no removal', () => {
     const c = classify();
     expect(byRule(c.compatibility)['tool-added']).toBe(31);
-    expect(byRule(c.security)).toEqual({ 'tool-capability-added': 31 });
+    // 33: schema or annotations changes on 29 tools whose description stayed byte-identical.
+    expect(byRule(c.security)).toEqual({ 'tool-capability-added': 31, 'tool-contract-changed-description-identical': 33 });
     expect(c.compatibility.some((f) => f.rule === 'tool-removed')).toBe(false);
   });
   it('reports push_files losing additionalProperties: false in files[] as loosened', () => {
@@ -55,5 +56,11 @@ describe('classifyChange(before, after) on github-mcp-server v0.7.0 → v0.8.0',
     const c = classifyChange(githubTools('v0.7.0'), githubTools('v0.8.0'));
     expect(c.compatibility.filter((f) => f.rule === 'tool-removed').map((f) => f.tool)).toEqual(['add_pull_request_review_comment_to_pending_review']);
     expect(c.compatibility.filter((f) => f.rule === 'tool-added').map((f) => f.tool)).toEqual(['add_comment_to_pending_review']);
+  });
+  it('sees that pair as a rename on the security axis (the input schemas are equal)', () => {
+    const c = classifyChange(githubTools('v0.7.0'), githubTools('v0.8.0'));
+    expect(c.security.filter((f) => f.rule === 'tool-renamed').map((f) => [(f.before as { name: string }).name, f.tool])).toEqual([
+      ['add_pull_request_review_comment_to_pending_review', 'add_comment_to_pending_review'],
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyChange, MAX_CANONICAL_DEPTH, RULES, trackTombstones, type Tool } from '../../../src/lib/index.ts';
+import { classifyBody, classifyChange, MAX_CANONICAL_DEPTH, RULES, trackTombstones, type Tool } from '../../../src/lib/index.ts';
 import { githubTools, proxyTools } from '../helpers/fixtures.ts';
 import { mutated, rule } from '../helpers/rules.ts';
 
@@ -29,6 +29,16 @@ const FIRING: Record<string, [Tool[], Tool[]]> = {
   'tool-capability-added': [gh, [...gh, { name: 'new_tool' }]],
   'tool-description-changed-schema-identical': [gh, issues((t) => (t.description = 'x'))],
   'annotations-removed': [gh, issues((t) => delete t.annotations)],
+  'tool-hidden-characters-added': [gh, issues((t) => (t.description += '\u200B'))],
+  'tool-renamed': [gh, gh.map((t) => (t.name === 'list_issues' ? { ...t, name: 'issues_list' } : t))],
+  'tool-contract-changed-description-identical': [gh, issues((t) => (t.annotations.readOnlyHint = false))],
+  'tool-prose-link-added': [gh, issues((t) => (t.description += ' See https://example.com/x.'))],
+  'tool-description-secret-mentioned': [gh, issues((t) => (t.description += ' Needs your API key.'))],
+};
+
+/** One firing served body per body rule (the JSON text of a tools/list answer). */
+const BODY_FIRING: Record<string, string> = {
+  'tools-repeated-member-name': '{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","description":"x","description":"y"}]}}',
 };
 
 describe('RULES', () => {
@@ -40,17 +50,29 @@ describe('RULES', () => {
   it.each(RULES.map((r) => [r.id, r] as const))('%s has its fields filled and a level its axis allows', (_id, r) => {
     expect(r.rationale.length).toBeGreaterThan(20);
     expect(r.rationale.endsWith('.')).toBe(true);
-    expect(typeof r.check).toBe('function');
+    expect(typeof ('check' in r ? r.check : r.checkBody)).toBe('function');
     expect(r.axis === 'compatibility' ? ['ERR', 'WARN', 'INFO'] : ['HIGH', 'WARN']).toContain(r.level);
   });
   it('has a firing case for every rule and none for a rule that does not exist', () => {
-    expect(Object.keys(FIRING).sort()).toEqual(RULES.map((r) => r.id).sort());
+    expect([...Object.keys(FIRING), ...Object.keys(BODY_FIRING)].sort()).toEqual(RULES.map((r) => r.id).sort());
+  });
+  it.each(Object.entries(BODY_FIRING))('%s fires on its body, on its own axis and level', (id, body) => {
+    const r = RULES.find((x) => x.id === id)!;
+    const found = classifyBody(body)[r.axis].filter((f) => f.rule === id);
+    expect(found.length).toBeGreaterThan(0);
+    for (const f of found) expect([f.axis, f.level]).toEqual([r.axis, r.level]);
   });
   it.each(Object.entries(FIRING))('%s fires on its case, on its own axis and level', (id, [before, after]) => {
     const r = RULES.find((x) => x.id === id)!;
     const found = classifyChange(before, after)[r.axis].filter((f) => f.rule === id);
     expect(found.length).toBeGreaterThan(0);
     for (const f of found) expect([f.axis, f.level]).toEqual([r.axis, r.level]);
+  });
+  it('covers every rule named in issue 17', () => {
+    const ids = RULES.map((r) => r.id);
+    for (const id of ['tools-repeated-member-name', 'tool-prose-link-added', 'tool-hidden-characters-added', 'tool-description-secret-mentioned', 'tool-contract-changed-description-identical', 'tool-renamed']) {
+      expect(ids).toContain(id);
+    }
   });
   it('covers every rule named in issue 3', () => {
     const ids = RULES.map((r) => r.id);
@@ -88,6 +110,8 @@ describe('classifyChange(before, after, opts)', () => {
     expect(classifyChange(hidden, returned, { tombstones: tombs[1] }).security.map((f) => `${f.rule} ${f.tool}`)).toEqual([
       'read-only-hint-dropped list_issues',
       'tool-capability-added brand_new',
+      // the returning tool's annotations changed against its tombstone while its description did not
+      'tool-contract-changed-description-identical list_issues',
     ]);
   });
   // Schemas are registry text and may nest without end: the walk stops at MAX_CANONICAL_DEPTH, as
@@ -106,7 +130,8 @@ describe('classifyChange(before, after, opts)', () => {
     const returned = issues((t) => (t.annotations.readOnlyHint = false));
     const tombs = trackTombstones([gh, hidden, returned]);
     const c = classifyChange(hidden, returned, { tombstones: tombs[1] });
-    expect(c.security.map((f) => `${f.rule} ${f.tool}`)).toEqual(['read-only-hint-dropped list_issues']);
+    // The description did not change, so the annotations change also carries the contract label.
+    expect(c.security.map((f) => `${f.rule} ${f.tool}`)).toEqual(['read-only-hint-dropped list_issues', 'tool-contract-changed-description-identical list_issues']);
     expect(c.compatibility).toEqual([]);
     // Without tombstones it passes as a fresh tool.
     expect(classifyChange(hidden, returned).security.map((f) => f.rule)).toEqual(['tool-capability-added']);

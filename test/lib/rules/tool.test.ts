@@ -53,3 +53,49 @@ describe('fingerprint(rule, tool, path)', () => {
   });
 });
 
+
+describe('tool-renamed', () => {
+  const renamed = (edit: (t: any) => void = () => undefined) =>
+    structuredClone(base).map((t) => {
+      if (t.name !== 'list_issues') return t;
+      const copy: any = { ...t, name: 'issues_list' };
+      edit(copy);
+      return copy;
+    });
+  it('fires once, WARN (security), when a tool is removed and one with the same input schema added', () => {
+    const after = renamed();
+    expect(alone('tool-renamed', base, after)).toEqual([
+      {
+        rule: 'tool-renamed',
+        axis: 'security',
+        level: 'WARN',
+        tool: 'issues_list',
+        path: '',
+        before: tool(base, 'list_issues'),
+        after: tool(after, 'issues_list'),
+        fingerprint: fingerprint('tool-renamed', 'issues_list', ''),
+        message: 'Tool "list_issues" looks renamed to "issues_list" (the same input schema): pins and approvals by name no longer cover it.',
+      },
+    ]);
+  });
+  it.each([
+    ['a property description reworded', (t: any) => (t.inputSchema.properties.after.description = 'Cursor.')],
+    ['a constraint added', (t: any) => (t.inputSchema.properties.after.maxLength = 64)],
+    ['an enum value added', (t: any) => t.inputSchema.properties.direction.enum.push('NONE')],
+  ])('still fires with %s: the argument signature is the same (near-equal)', (_what, edit) => {
+    expect(alone('tool-renamed', base, renamed(edit))).toMatchObject([{ tool: 'issues_list', message: expect.stringContaining('(the same arguments)') }]);
+  });
+  it.each([
+    ['a property type changed', (t: any) => (t.inputSchema.properties.after.type = 'number')],
+    ['an optional property added', (t: any) => (t.inputSchema.properties.extra = { type: 'string' })],
+    ['a property became required', (t: any) => t.inputSchema.required.push('after')],
+  ])('does not fire with %s: the signature differs', (_what, edit) => {
+    expect(alone('tool-renamed', base, renamed(edit))).toEqual([]);
+  });
+  it('does not fire when the pairing is ambiguous (one argument-less tool removed, two added)', () => {
+    const me = tool(base, 'get_me');
+    const after = [...without('get_me'), { ...structuredClone(me), name: 'whoami' }, { ...structuredClone(me), name: 'who_am_i' }];
+    expect(alone('tool-renamed', base, after)).toEqual([]);
+    expect(alone('tool-renamed', base, after.filter((t) => t.name !== 'who_am_i'))).toHaveLength(1);
+  });
+});

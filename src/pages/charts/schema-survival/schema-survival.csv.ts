@@ -1,5 +1,5 @@
 import type { APIRoute } from 'astro';
-import { loadArchive } from '../../../archive.ts';
-import { survivalCsv } from '../../../charts/survival-export.ts';
+import { siteArchive } from '../../../site/site-archive.ts';
+import { survivalCsv } from '../../../outputs/survival-csv.ts';
 
-export const GET: APIRoute = async () => new Response(survivalCsv(await loadArchive()), { headers: { 'Content-Type': 'text/csv; charset=utf-8' } });
+export const GET: APIRoute = async () => new Response(survivalCsv(await siteArchive()), { headers: { 'Content-Type': 'text/csv; charset=utf-8' } });

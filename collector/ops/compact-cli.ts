@@ -1,0 +1,31 @@
+// npm run compact -- [--data <dir>] [--json]
+import { parseArgs } from 'node:util';
+import { isCliError } from '../cli-error.ts';
+import { compactArchive } from './compact.ts';
+
+const HELP = `usage: npm run compact -- [--data <dir>] [--json]
+
+Gzips closed day files: observations/<day>.jsonl → <day>.jsonl.gz, same lines in the same order.
+A day is closed when it is older than the newest run's day and all its runs have finished. Every
+reader (site, verify, restate) reads both forms. Takes the collector's lock.
+
+  --data <dir>   the archive (default: data/)
+  --json         print the summary as JSON
+  -h, --help     this text`;
+
+try {
+  const { values } = parseArgs({ options: { data: { type: 'string', default: 'data' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    process.exit(0);
+  }
+  const s = compactArchive(values.data);
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify(s, null, 2)}\n`
+      : `compacted ${s.compacted.length} day files (${s.bytes_before} → ${s.bytes_after} bytes); left open: ${s.skipped_open_days.join(', ') || 'none'}\n`,
+  );
+} catch (e) {
+  process.stderr.write(`compact: ${(e as Error).message}\n`);
+  process.exit(isCliError(e) ? e.exitCode : 1);
+}

@@ -1,0 +1,220 @@
+// `npm run verify`: checks a whole archive and exits non-zero on any problem.
+// What it promises readers: every row validates against the contract, every object a row or roster
+// points at exists and its bytes hash to its name, one row per target per run, run rows agree with
+// their observation rows and rosters (not_attempted rows and their reasons included), and no torn
+// line or orphan temp file is left behind.
+// Every file is read through src/archive/ (the same readers and the same messages as the site's
+// loader); day files line by line and objects as streams, so memory stays flat as the archive grows.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { listDays, tornLastLine } from '../../src/archive/day-files.ts';
+import { DAY_FILE, isObjectName, LAYOUT, runsPath } from '../../src/archive/layout.ts';
+import { hashFile } from '../../src/archive/objects.ts';
+import { observationLines } from '../../src/archive/observations.ts';
+import { readRoster, rosterEntries } from '../../src/archive/rosters.ts';
+import { runLines } from '../../src/archive/runs.ts';
+import { NOT_ATTEMPTED_REASONS, type NotAttemptedReason, type Outcome, OUTCOMES, type Roster } from '../../src/lib/index.ts';
+import { oneLine } from '../errors.ts';
+
+export interface Finding {
+  kind: string;
+  where: string;
+  message: string;
+}
+
+export interface VerifyReport {
+  dir: string;
+  dayFiles: number;
+  rows: number;
+  runs: number;
+  rosters: number;
+  objects: number;
+  problems: Finding[];
+  warnings: Finding[];
+}
+
+const MAX_LISTED = 200;
+
+export async function verifyArchive(dir: string): Promise<VerifyReport> {
+  const report: VerifyReport = { dir, dayFiles: 0, rows: 0, runs: 0, rosters: 0, objects: 0, problems: [], warnings: [] };
+  const problem = (kind: string, where: string, message: string) => report.problems.push({ kind, where, message });
+  const warn = (kind: string, where: string, message: string) => report.warnings.push({ kind, where, message });
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    problem('archive', dir, 'not a directory');
+    return report;
+  }
+
+  // 1. Objects: every stored file is named by the SHA-256 of its bytes, in its shard folder.
+  const objects = new Set<string>();
+  const objDir = join(dir, LAYOUT.objects);
+  if (existsSync(objDir)) {
+    for (const shard of readdirSync(objDir).sort()) {
+      const shardPath = join(objDir, shard);
+      if (!statSync(shardPath).isDirectory()) {
+        problem('orphan', rel(dir, shardPath), 'stray file in objects/');
+        continue;
+      }
+      for (const name of readdirSync(shardPath).sort()) {
+        const path = join(shardPath, name);
+        if (!isObjectName(name) || !name.startsWith(shard)) {
+          problem('orphan', rel(dir, path), 'not a content-addressed object (temp file left by a crash?)');
+          continue;
+        }
+        const actual = await hashFile(path);
+        if (actual !== name) problem('object-corrupt', rel(dir, path), `bytes hash to ${actual.slice(0, 12)}…, not to the name`);
+        objects.add(name);
+      }
+    }
+  }
+  report.objects = objects.size;
+  const referenced = new Map<string, string>(); // sha -> first place that refers to it
+  const refer = (sha: string | null, where: string) => {
+    if (sha && !referenced.has(sha)) referenced.set(sha, where);
+  };
+
+  // 2. Rosters.
+  const rosters = new Map<string, Roster>();
+  for (const file of rosterEntries(dir)) {
+    const where = `${LAYOUT.rosters}/${file}`;
+    if (!file.endsWith('.json')) {
+      problem('orphan', where, 'not a roster file (temp file left by a crash?)');
+      continue;
+    }
+    const r = readRoster(dir, file);
+    if (!r.ok) {
+      problem('roster-invalid', where, r.message);
+      continue;
+    }
+    const roster = r.value;
+    rosters.set(file, roster);
+    report.rosters++;
+    roster.pages.forEach((p, i) => refer(p.sha256, `${where} page ${i}`));
+    const failedPage = roster.pages.some((p) => p.sha256 === null || p.error !== null);
+    if (roster.complete && failedPage) problem('roster-complete', where, 'complete: true but a page failed');
+    const last = roster.pages[roster.pages.length - 1];
+    if (roster.complete && last && last.next_cursor !== null && last.count !== 0) {
+      problem('roster-complete', where, 'complete: true but the last page still points to a next page');
+    }
+  }
+
+  // 3. Observation rows, line by line.
+  const seen = new Set<string>(); // run_id \0 target
+  const perRun = new Map<string, { outcomes: Record<Outcome, number>; reasons: Record<NotAttemptedReason, number>; first: string }>();
+  const obsDir = join(dir, LAYOUT.observations);
+  for (const file of existsSync(obsDir) ? readdirSync(obsDir).sort() : []) {
+    if (!DAY_FILE.test(file)) problem('orphan', `${LAYOUT.observations}/${file}`, 'not a day file (temp file left by a crash?)');
+  }
+  for (const day of listDays(dir)) {
+    report.dayFiles += day.files.length;
+    for (const file of day.files) if (!file.endsWith('.gz') && tornLastLine(join(dir, file))) problem('torn-line', file, 'last line has no newline (an interrupted append)');
+    try {
+      for await (const { row: r, file, n } of observationLines(dir, day)) {
+        const at = `${file}:${n}`;
+        if (!r) {
+          problem('row-invalid', at, 'empty line');
+          continue;
+        }
+        if (!r.ok) {
+          problem('row-invalid', at, r.message);
+          continue;
+        }
+        const row = r.value;
+        report.rows++;
+        if (row.day !== day.day) problem('row-misfiled', at, `row of day ${row.day} in the file of ${day.day}`);
+        if (row.methodology_version !== 'v1') problem('row-invalid', at, `a recorded row names series ${row.methodology_version}; only restatements may`);
+        const key = `${row.run_id}\0${row.target}`;
+        if (seen.has(key)) problem('row-duplicate', at, `second row for target ${oneLine(row.target, 80)} in run ${row.run_id}`);
+        seen.add(key);
+        refer(row.body_sha256, at);
+        refer(row.registry_page_sha256, at);
+        let run = perRun.get(row.run_id);
+        if (!run) perRun.set(row.run_id, (run = { outcomes: zeroOutcomes(), reasons: zeroReasons(), first: at }));
+        run.outcomes[row.outcome]++;
+        if (row.not_attempted_reason) run.reasons[row.not_attempted_reason]++;
+      }
+    } catch (e) {
+      problem('day-file-corrupt', day.files.join(' + '), `unreadable: ${(e as Error).message.slice(0, 160)}`);
+    }
+  }
+
+  // 4. Runs: each run row agrees with its observation rows and its roster.
+  const runIds = new Set<string>();
+  if (existsSync(runsPath(dir))) {
+    if (tornLastLine(runsPath(dir))) problem('torn-line', LAYOUT.runs, 'last line has no newline (an interrupted append)');
+    for (const { n, row: r } of runLines(dir)) {
+      const at = `${LAYOUT.runs}:${n}`;
+      if (!r || !r.ok) {
+        problem('run-invalid', at, r ? r.message : 'empty line');
+        continue;
+      }
+      const run = r.value;
+      report.runs++;
+      if (runIds.has(run.run_id)) problem('run-duplicate', at, `run ${run.run_id} recorded twice`);
+      runIds.add(run.run_id);
+      const rows = perRun.get(run.run_id)?.outcomes ?? zeroOutcomes();
+      const reasons = perRun.get(run.run_id)?.reasons ?? zeroReasons();
+      for (const o of OUTCOMES) {
+        // Run rows written before not_attempted existed lack its count: it reads as 0.
+        const said = run.outcomes[o] ?? 0;
+        if (rows[o] !== said) problem('run-counts', at, `run ${run.run_id} says ${said} ${o} rows, the day files hold ${rows[o]}`);
+      }
+      if (run.attempts !== rows.ok + rows.error) problem('run-counts', at, `attempts ${run.attempts} ≠ ok + error rows ${rows.ok + rows.error}`);
+      // not_attempted targets are eligible ones the run did not contact: never more than eligible with the attempts.
+      if (rows.ok + rows.error + rows.not_attempted > run.eligible) problem('run-counts', at, `attempts + not_attempted rows ${rows.ok + rows.error + rows.not_attempted} > eligible ${run.eligible}`);
+      if (run.scheduling) {
+        for (const why of NOT_ATTEMPTED_REASONS) {
+          if (run.scheduling.not_attempted[why] !== reasons[why]) problem('run-counts', at, `run ${run.run_id} says ${run.scheduling.not_attempted[why]} not_attempted (${why}) rows, the day files hold ${reasons[why]}`);
+        }
+      }
+      if (run.roster_file !== null) {
+        const roster = rosters.get(run.roster_file);
+        if (!roster) problem('roster-missing', at, `roster ${run.roster_file} is missing`);
+        else if (roster.complete !== run.roster_complete) problem('roster-complete', at, `run says roster_complete ${run.roster_complete}, the roster says ${roster.complete}`);
+      }
+      if (rows.retired > 0 && !run.roster_complete) problem('retired-on-incomplete', at, 'targets retired although the roster was incomplete');
+    }
+  }
+  for (const [id, run] of perRun) {
+    if (!runIds.has(id)) warn('run-unfinished', run.first, `rows of run ${id} have no run row (interrupted and not resumed yet)`);
+  }
+
+  // 5. Every referenced object exists.
+  for (const [sha, where] of referenced) {
+    if (!objects.has(sha)) problem('object-missing', where, `object ${sha.slice(0, 12)}… is missing`);
+  }
+
+  // 6. Leftovers of a crash elsewhere.
+  for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+    if (/\.tmp|~$/.test(name)) problem('orphan', name, 'temp file in the archive root');
+  }
+  const quarantine = join(dir, LAYOUT.quarantine);
+  for (const name of existsSync(quarantine) ? readdirSync(quarantine).sort() : []) {
+    warn('quarantine', `${LAYOUT.quarantine}/${name}`, 'bytes set aside by a crash repair (kept for inspection, not part of the record)');
+  }
+  if (existsSync(join(dir, LAYOUT.lock))) warn('lock', LAYOUT.lock, 'a lock file is present (a run in progress, or a dead one the next run recovers)');
+  return report;
+}
+
+export function formatReport(r: VerifyReport): string {
+  const out = [
+    `archive ${r.dir}: ${r.dayFiles} day files, ${r.rows} rows, ${r.runs} runs, ${r.rosters} rosters, ${r.objects} objects`,
+  ];
+  for (const [label, list] of [['problem', r.problems], ['warning', r.warnings]] as const) {
+    for (const f of list.slice(0, MAX_LISTED)) out.push(`${label}: ${f.kind} at ${f.where}: ${f.message}`);
+    if (list.length > MAX_LISTED) out.push(`… and ${list.length - MAX_LISTED} more ${label}s`);
+  }
+  out.push(r.problems.length === 0 ? 'ok: no problems' : `FAILED: ${r.problems.length} problem${r.problems.length === 1 ? '' : 's'}`);
+  return out.join('\n');
+}
+
+function zeroReasons(): Record<NotAttemptedReason, number> {
+  return Object.fromEntries(NOT_ATTEMPTED_REASONS.map((o) => [o, 0])) as Record<NotAttemptedReason, number>;
+}
+
+function zeroOutcomes(): Record<Outcome, number> {
+  return Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+}
+
+function rel(dir: string, path: string): string {
+  return relative(dir, path);
+}

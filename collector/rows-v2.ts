@@ -1,0 +1,180 @@
+// Rows of the v2 series (methodology v2, "Rows"). Pure builders, like rows.ts for v1: every row carries
+// prober_version and methodology_version 'v2', and is validated by the store on write (ObservationV2).
+// The probe's raw bodies are stored by the caller; their names come in as `objects`.
+import { METHODOLOGY_VERSION_V2, type NOT_ATTEMPTED_REASONS, type ObservationV2, type RosterTarget } from '../src/lib/index.ts';
+import type { ProbeError } from './errors.ts';
+import type { ProbeV2Result } from './probe-v2/index.ts';
+import type { RowContext } from './rows.ts';
+import { PROBER_VERSION } from './version.ts';
+
+/** SHA-256 names of the stored bodies of one probe: the handshake answer and every tools/list page, in order. */
+export interface ProbeV2Objects {
+  handshake: string | null;
+  pages: string[];
+}
+
+function blank(ctx: RowContext, t: RosterTarget | null, name: string): ObservationV2 {
+  return {
+    run_id: ctx.runId,
+    day: ctx.day,
+    observed_at: ctx.observedAt,
+    target: name,
+    registry_version: t?.version ?? null,
+    registry_status: t?.status ?? null,
+    registry_page_sha256: t?.page_sha256 ?? null,
+    registry_page_index: t?.page_index ?? null,
+    endpoint: t?.endpoint ?? null,
+    outcome: 'ok',
+    status: null,
+    era: 'none',
+    not_attempted_reason: null,
+    error_class: null,
+    step: null,
+    detail: null,
+    http_status: null,
+    jsonrpc_code: null,
+    www_authenticate: null,
+    retry_after: null,
+    final_url: null,
+    redirects: 0,
+    requests: 0,
+    protocol_version: null,
+    supported_versions: null,
+    capabilities: null,
+    server_name: null,
+    server_version: null,
+    session: null,
+    handshake_latency_ms: null,
+    latency_ms: null,
+    handshake_sha256: null,
+    handshake_content_type: null,
+    instructions_sha256: null,
+    tools_sha256: null,
+    tools_set_hash: null,
+    tool_count: null,
+    tools_pages: null,
+    tools_truncated: null,
+    tools_pages_sha256: null,
+    tools_pages_content_types: null,
+    body_sha256: null,
+    body_content_type: null,
+    canary_sent: false,
+    canary_http_status: null,
+    canary_in_channel: null,
+    canary_jsonrpc_code: null,
+    auth_http_status: null,
+    auth_schemes: null,
+    auth_bearer: null,
+    auth_metadata_valid: null,
+    auth_metadata_source: null,
+    auth_metadata_url: null,
+    auth_resource_matches: null,
+    auth_metadata_problem: null,
+    legacy_sse_endpoint: null,
+    prober_version: PROBER_VERSION,
+    methodology_version: METHODOLOGY_VERSION_V2,
+  };
+}
+
+export function noEndpointRowV2(ctx: RowContext, t: RosterTarget): ObservationV2 {
+  return { ...blank(ctx, t, t.name), outcome: 'no_endpoint', error_class: 'no_endpoint', step: 'roster', detail: t.endpoint_problem ?? 'no_streamable_http' };
+}
+
+export function excludedRowV2(ctx: RowContext, t: RosterTarget): ObservationV2 {
+  return { ...blank(ctx, t, t.name), outcome: 'excluded', status: 'excluded', detail: 'opt-out' };
+}
+
+/** `previous` is the target as listed in the previous complete roster (`previousFile`). */
+export function retiredRowV2(ctx: RowContext, previous: RosterTarget, previousFile: string): ObservationV2 {
+  return {
+    ...blank(ctx, null, previous.name),
+    endpoint: previous.endpoint,
+    outcome: 'retired',
+    detail: `absent from today's complete roster; last listed in rosters/${previousFile}`.slice(0, 1024),
+  };
+}
+
+export function notAttemptedRowV2(ctx: RowContext, t: RosterTarget, reason: (typeof NOT_ATTEMPTED_REASONS)[number]): ObservationV2 {
+  return { ...blank(ctx, t, t.name), outcome: 'not_attempted', not_attempted_reason: reason };
+}
+
+export function probeV2Row(ctx: RowContext, t: RosterTarget, r: ProbeV2Result, objects: ProbeV2Objects): ObservationV2 {
+  if (objects.pages.length !== r.pages.length) throw new Error(`probeV2Row: ${objects.pages.length} stored pages for ${r.pages.length} bodies`);
+  const clip = (s: string | null, n: number) => (s === null ? null : s.slice(0, n));
+  const row: ObservationV2 = {
+    ...blank(ctx, t, t.name),
+    outcome: r.status === 'ok' ? 'ok' : 'error',
+    status: r.status,
+    era: r.era,
+    // A hostile Location can be longer than the contract allows; keep a prefix rather than lose the row.
+    final_url: clip(r.finalUrl, 4096),
+    redirects: r.redirects,
+    requests: r.requests,
+    protocol_version: r.protocolVersion,
+    supported_versions: r.supportedVersions,
+    capabilities: r.capabilities,
+    server_name: r.serverName,
+    server_version: r.serverVersion,
+    session: r.session,
+    handshake_latency_ms: r.handshakeLatencyMs,
+    latency_ms: r.latencyMs,
+    handshake_sha256: objects.handshake,
+    handshake_content_type: clip(r.handshake?.contentType ?? null, 256),
+    instructions_sha256: r.instructionsSha256,
+    tools_pages_sha256: r.pages.length ? objects.pages : null,
+    tools_pages_content_types: r.pages.length ? r.pages.map((p) => clip(p.contentType, 256)) : null,
+    body_sha256: objects.pages[0] ?? null,
+    body_content_type: clip(r.pages[0]?.contentType ?? null, 256),
+    canary_sent: r.canary.sent,
+    canary_http_status: r.canary.httpStatus,
+    canary_in_channel: r.canary.inChannel,
+    canary_jsonrpc_code: r.canary.jsonrpcCode,
+    legacy_sse_endpoint: r.sseEndpoint,
+    // The server's back-off request (429 or 503), whatever the status: what a scheduler honours.
+    retry_after: clip(r.throttled?.retryAfter ?? null, 256),
+    detail: r.notes.length ? r.notes.join('; ').slice(0, 1024) : null,
+  };
+  if (r.auth) {
+    Object.assign(row, {
+      auth_http_status: r.auth.httpStatus,
+      auth_schemes: r.auth.schemes.slice(0, 32),
+      auth_bearer: r.auth.bearer,
+      auth_metadata_valid: r.auth.metadataValid,
+      auth_metadata_source: r.auth.source,
+      auth_metadata_url: clip(r.auth.metadataUrl, 4096),
+      auth_resource_matches: r.auth.resourceMatches,
+      auth_metadata_problem: r.auth.metadataValid ? null : r.auth.problems.map((p) => `${p.source}: ${p.problem}`).join('; ').slice(0, 1024) || null,
+    } satisfies Partial<ObservationV2>);
+  }
+  if (r.status === 'ok') {
+    return { ...row, http_status: 200, tools_sha256: r.toolsSha256, tools_set_hash: r.toolsSetHash, tool_count: r.toolCount, tools_pages: r.pages.length, tools_truncated: r.truncated !== null };
+  }
+  if (!r.failure) {
+    // Every non-ok status has a failing step; this only guards a bug of ours from losing the row.
+    return { ...row, error_class: 'parse', step: 'discover', detail: clip([`no failure recorded for status ${r.status}`, ...r.notes].join('; '), 1024) };
+  }
+  return { ...row, ...errorFields(r.failure.step, r.failure.error, row.detail) };
+}
+
+/** The v1 error fields of the failing step (v1's mapping: rows.ts errorFields, with v2 steps). */
+function errorFields(step: ObservationV2['step'], e: ProbeError, notes: string | null): Partial<ObservationV2> {
+  const p = e.payload;
+  const detail = [p.detail, notes].filter(Boolean).join('; ').slice(0, 1024);
+  const base = { error_class: e.errorClass, step, detail, http_status: p.httpStatus, jsonrpc_code: p.jsonrpcCode };
+  switch (e.errorClass) {
+    case 'auth':
+      return { ...base, www_authenticate: e.payload.wwwAuthenticate?.slice(0, 1024) ?? null };
+    case 'rate_limited':
+      return { ...base, retry_after: e.payload.retryAfter?.slice(0, 256) ?? null };
+    case 'timeout':
+    case 'tls':
+    case 'http_4xx':
+    case 'http_5xx':
+    case 'parse':
+      return base;
+    default: {
+      const never: never = e;
+      throw new Error(`unmapped error class ${(never as ProbeError).errorClass}`);
+    }
+  }
+}

@@ -1,0 +1,67 @@
+// The layout of an archive (data/, README "The archive"): every path a reader or writer of an archive
+// uses is built here, so no other module spells one out.
+//
+//   objects/<aa>/<sha256>              raw bytes named by their SHA-256, written once
+//   rosters/<day>.json, <day>.<n>.json the registry listing a run fetched
+//   observations/<day>.jsonl           the day being written (appended by the collector)
+//   observations/<day>.jsonl.gz        a closed day, gzipped by `npm run compact` (same lines, same order)
+//   runs.jsonl                         one row per run
+//   restatements/<series>/             a re-derived series: observations/<day>.jsonl and manifest.json
+//   quarantine/                        bytes set aside by a crash repair (never part of the record)
+//   .lock                              the collector's lock
+//
+// A day may have both a .jsonl.gz and a .jsonl for a short while (a late run appended to a day that
+// was already compacted): its rows are the gzipped lines followed by the plain ones.
+import { join } from 'node:path';
+import { SHA256_HEX } from '../lib/index.ts';
+
+/** The archive's folders and files, by name. */
+export const LAYOUT = {
+  objects: 'objects',
+  rosters: 'rosters',
+  observations: 'observations',
+  runs: 'runs.jsonl',
+  restatements: 'restatements',
+  quarantine: 'quarantine',
+  lock: '.lock',
+} as const;
+
+/** `<day>.jsonl` or `<day>.jsonl.gz` under observations/ (group 1: the day, group 2: `.gz`). */
+export const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl(\.gz)?$/;
+/** A roster file name (`<day>.json`, `<day>.<n>.json`): checked before a name from a row or a listing is opened. */
+export const ROSTER_FILE = /^[\w.-]+\.json$/;
+/** What a writer's temp file carries in its name until it is renamed into place (see atomic.ts). */
+export const TEMP_MARK = /\.tmp-\d+/;
+
+/** An object's path relative to the archive (and to the site, which publishes objects at the same path). */
+export function objectKey(sha256: string): string {
+  return `${LAYOUT.objects}/${sha256.slice(0, 2)}/${sha256}`;
+}
+
+/** Where an object lives. The name is not checked here: callers check it with isObjectName first. */
+export function objectPath(dir: string, sha256: string): string {
+  return join(dir, LAYOUT.objects, sha256.slice(0, 2), sha256);
+}
+
+/** An object name is a sha256, so it can never name a path outside objects/. */
+export function isObjectName(name: string): boolean {
+  return SHA256_HEX.test(name);
+}
+
+export function rosterPath(dir: string, file: string): string {
+  return join(dir, LAYOUT.rosters, file);
+}
+
+/** A day file's path relative to the archive (as rows and problems name it). */
+export function dayFile(day: string, gz = false): string {
+  return `${LAYOUT.observations}/${day}.jsonl${gz ? '.gz' : ''}`;
+}
+
+export function runsPath(dir: string): string {
+  return join(dir, LAYOUT.runs);
+}
+
+/** A restated series' manifest, relative to the archive. */
+export function manifestFile(series: string): string {
+  return join(LAYOUT.restatements, series, 'manifest.json');
+}

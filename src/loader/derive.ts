@@ -1,0 +1,298 @@
+// Pass 3 of the loader: the derived state pages show, built once per build from the fold (fold.ts).
+// Every statistic and every diff is a src/lib call: detectDrift and contractIntervals on each target's
+// lean rows, its changes through their bodies (changes.ts), what each of its bodies says on its own
+// (bodies.ts: set hashes, body findings), its health (serverHealth), then the population — kaplanMeier,
+// halfLife, errorClassShares over the full rows of the latest full run, read back from its day
+// (rows.ts) with the few other rows pages show whole. Raw objects are read on demand.
+import type { DayFiles } from '../archive/day-files.ts';
+import { readObject } from '../archive/objects.ts';
+import { byCodeUnits, contractIntervals, detectDrift, errorClassShares, halfLife, kaplanMeier, servedToolHashes, serverHealth, type Drift, type HealthProbe, type Interval, type Observation, type Run, type ServedToolHashes } from '../lib/index.ts';
+import { slugFor } from '../lib/slug.ts';
+import { cachedBodyFacts, type BodyFacts } from './bodies.ts';
+import { cachedChanges, ToolsCache } from './changes.ts';
+import { ATTEMPT, CODES, OK } from './digest.ts';
+import { leanRows, type Fold, type RowRef, type TargetState } from './fold.ts';
+import { cachedRowsAt } from './rows.ts';
+import type { Archive, BodyFindingView, ChangeView, CurrentBodyView, RawArchive, ServerView, SetView, StripSegment, Tiles, VersionView } from './views.ts';
+
+export async function deriveArchive(raw: RawArchive): Promise<Archive> {
+  const t0 = performance.now();
+  const { fold } = raw;
+  const contentTypes = new Map<string, string | null>();
+  for (const [id, type] of fold.bodyType) contentTypes.set(fold.hashes[id]!, type);
+  const latestRun = findLast(raw.runs, (r) => r.status === 'finished') ?? raw.runs.at(-1) ?? null;
+  const latestFullRun = findLast(raw.runs, (r) => r.status === 'finished' && !r.partial) ?? null;
+
+  // Full rows pages show whole: each target's latest and its last with a registry page, and every
+  // row of the latest full run (for errorClassShares), read back from their day files.
+  const t1 = performance.now();
+  const wanted = new Map<number, Set<number>>();
+  const want = (ref: RowRef | null) => {
+    if (!ref) return;
+    let set = wanted.get(ref.d);
+    if (!set) wanted.set(ref.d, (set = new Set()));
+    set.add(ref.line);
+  };
+  for (const s of fold.targets.values()) {
+    want(s.latest);
+    want(s.pageRef);
+    want(s.endpointRef);
+  }
+  const fullDay = latestFullRun ? raw.dayFiles.findIndex((d) => d.day === latestFullRun.day) : -1;
+  const full = new Map<number, Map<number, Observation>>();
+  let fullRows: Observation[] = [];
+  const daysToRead = new Set([...wanted.keys(), ...(fullDay >= 0 ? [fullDay] : [])]);
+  for (const d of [...daysToRead].sort((a, b) => a - b)) {
+    const info = raw.dayFiles[d]!;
+    const got = await cachedRowsAt(raw.cache, raw.dir, { day: info.day, files: info.files } as DayFiles, info.key, wanted.get(d) ?? new Set(), d === fullDay ? latestFullRun!.run_id : undefined);
+    full.set(d, got.byLine);
+    if (d === fullDay) fullRows = got.ofRun;
+  }
+  const rowAt = (ref: RowRef | null) => (ref ? (full.get(ref.d)?.get(ref.line) ?? null) : null);
+  const rowsMs = performance.now() - t1;
+  raw.timings.mark('rows', rowsMs, { days_read: daysToRead.size });
+
+  const servers: ServerView[] = [];
+  const intervals: Interval[] = [];
+  const changes: ChangeView[] = [];
+  const bodyFindings: BodyFindingView[] = [];
+  const sets = new Map<string, SetView>();
+  const names = [...fold.targets.keys()].sort(byCodeUnits);
+  const lib = raw.cache.libPrint();
+  const stats = { changeHits: 0, changeMisses: 0, bodyHits: 0, bodyMisses: 0 };
+  const asOfDay = latestRun?.day ?? raw.days.at(-1) ?? null;
+  for (const name of names) {
+    const s = fold.targets.get(name)!;
+    const lean = leanRows(fold, s);
+    const drift: Drift = lean.length > 0 ? detectDrift(lean) : { target: name, head: null, versions: [], changes: [], repeatMover: false };
+    intervals.push(...contractIntervals(lean));
+    const slug = slugFor(name);
+    const serverChanges = await cachedChanges(raw.cache, lib, drift, slug, contentTypes, raw.dir, stats);
+    changes.push(...serverChanges);
+    const bodies = await bodiesOf(raw, s, slug, contentTypes, lib, stats, sets, bodyFindings);
+    const latest = rowAt(s.latest);
+    if (!latest) continue; // its day file changed under us: the row is counted in problems on the next build
+    servers.push({ ...serverView(fold, s, slug, latest, rowAt(s.pageRef), rowAt(s.endpointRef), drift, serverChanges), ...probes(s, asOfDay), current: bodies });
+  }
+  bodyFindings.sort((a, b) => Date.parse(b.observedAt) - Date.parse(a.observedAt) || byCodeUnits(a.target, b.target));
+  changes.sort((a, b) => Date.parse(b.observedAt) - Date.parse(a.observedAt) || byCodeUnits(a.target, b.target));
+
+  const km = kaplanMeier(
+    intervals.map((i) => i.duration),
+    intervals.map((i) => i.event),
+  );
+  const median = halfLife(km);
+  const asOf = latestRun?.finished_at ?? servers.map((s) => s.lastObserved).sort().at(-1) ?? null;
+  const bySlug = new Map(servers.map((s) => [s.slug, s]));
+  const pages = new PageCache(raw.dir);
+  raw.timings.mark('derive', performance.now() - t0 - rowsMs, {
+    servers: servers.length, changes: changes.length, intervals: intervals.length, sets: sets.size,
+    change_cache_hits: stats.changeHits, change_cache_misses: stats.changeMisses, body_cache_hits: stats.bodyHits, body_cache_misses: stats.bodyMisses,
+  });
+  return {
+    dir: raw.dir,
+    empty: raw.rowCount === 0,
+    asOf,
+    asOfDay,
+    runs: raw.runs,
+    latestRun,
+    latestFullRun,
+    servers,
+    bySlug,
+    changes,
+    bodyFindings,
+    sets: [...sets.values()].sort((a, b) => byCodeUnits(a.setHash, b.setHash)),
+    intervals,
+    km,
+    halfLife: median,
+    errorShares: latestFullRun && fullRows.length > 0 ? errorClassShares(fullRows, { run: latestFullRun }) : null,
+    tiles: tiles(latestRun, latestFullRun, changes, asOfDay),
+    days: raw.days,
+    dayFiles: raw.dayFiles,
+    months: [...new Set(raw.days.map((d) => d.slice(0, 7)))],
+    rowCount: raw.rowCount,
+    rosterFiles: raw.rosterFiles,
+    problems: raw.problems,
+    proberVersions: [...new Set(raw.runs.map((r) => r.prober_version))],
+    methodologyVersions: [...new Set(raw.runs.map((r) => r.methodology_version))],
+    restatements: raw.restatements,
+    cacheStats: { ...raw.cacheStats, ...stats },
+    tools: (bodySha256) => new ToolsCache(raw.dir, contentTypes).get(bodySha256),
+    toolHashes: (bodySha256) => toolHashesOf(raw.dir, bodySha256, contentTypes.get(bodySha256) ?? null),
+    registryEntry: (row) => pages.entry(row),
+  };
+}
+
+/**
+ * A target's distinct bodies through bodies.ts, folded in ok-row order into the archive's set index
+ * (who served each set hash, first and last seen) and its body findings (each the first time the
+ * target served it); returns its latest successful answer's view.
+ */
+async function bodiesOf(
+  raw: RawArchive,
+  s: TargetState,
+  slug: string,
+  contentTypes: ReadonlyMap<string, string | null>,
+  lib: string,
+  stats: { bodyHits: number; bodyMisses: number },
+  sets: Map<string, SetView>,
+  bodyFindings: BodyFindingView[],
+): Promise<CurrentBodyView | null> {
+  const { fold } = raw;
+  if (s.okBody.length === 0) return null;
+  const ids = [...new Set(s.okBody)];
+  const facts = await cachedBodyFacts(raw.cache, lib, ids.map((id) => fold.hashes[id]!), contentTypes, raw.dir, stats);
+  const factOf = new Map<number, BodyFacts>(ids.map((id, k) => [id, facts[k]!]));
+  const iso = (i: number) => s.okIso?.get(i) ?? new Date(s.okMs[i]!).toISOString();
+  const mine = new Map<string, SetView['servers'][number]>();
+  let before = new Set<string>();
+  for (let i = 0; i < s.okBody.length; i++) {
+    const body = fold.hashes[s.okBody[i]!]!;
+    const f = factOf.get(s.okBody[i]!)!;
+    if (f.setHash !== null) {
+      let set = sets.get(f.setHash);
+      if (!set) sets.set(f.setHash, (set = { setHash: f.setHash, bodySha256: body, servers: [] }));
+      let seen = mine.get(f.setHash);
+      if (!seen) {
+        mine.set(f.setHash, (seen = { target: s.name, slug, firstSeen: iso(i), lastSeen: iso(i), observations: 0 }));
+        set.servers.push(seen);
+      }
+      seen.lastSeen = iso(i);
+      seen.observations++;
+    }
+    const prints = new Set(f.findings.map((x) => x.fingerprint));
+    const fresh = f.findings.filter((x) => !before.has(x.fingerprint));
+    if (fresh.length > 0) {
+      const day = fold.dayIds[s.okDay[i]!]!;
+      bodyFindings.push({ id: `${day}-${body.slice(0, 12)}`, target: s.name, slug, day, observedAt: iso(i), runId: fold.runIds[s.okRun[i]!]!, bodySha256: body, findings: fresh });
+    }
+    before = prints;
+  }
+  const last = s.okBody.length - 1;
+  const f = factOf.get(s.okBody[last]!)!;
+  return { bodySha256: fold.hashes[s.okBody[last]!]!, observedAt: iso(last), setHash: f.setHash, setHashProblem: f.problem, findings: f.findings };
+}
+
+/** A target's probes: the latest, failures since the last ok one (from its strip), and its health. */
+function probes(s: TargetState, asOfDay: string | null): Pick<ServerView, 'lastProbe' | 'consecutiveFailures' | 'health'> {
+  let failures = 0;
+  for (let k = s.seg.length - 6; k >= 0; k -= 6) {
+    const code = s.seg[k]!;
+    if (code === OK) break;
+    if (ATTEMPT[code]) failures += s.seg[k + 2]!;
+  }
+  const recent: HealthProbe[] = [];
+  for (let k = 0; k < s.recent.length; k += 3) recent.push({ ms: s.recent[k]!, ok: s.recent[k + 1] === 1, latencyMs: Number.isNaN(s.recent[k + 2]!) ? null : s.recent[k + 2]! });
+  return {
+    lastProbe: s.probeMs >= 0 ? new Date(s.probeMs).toISOString() : null,
+    consecutiveFailures: failures,
+    health: asOfDay === null ? null : serverHealth(recent, { asOfDay }),
+  };
+}
+
+async function toolHashesOf(dir: string, sha: string, contentType: string | null): Promise<ServedToolHashes | string> {
+  const bytes = await readObject(dir, sha);
+  return bytes ? servedToolHashes(bytes, contentType) : `raw body ${sha.slice(0, 12)} missing or corrupt`;
+}
+
+/** Parsed roster pages, a few at a time: a hundred servers share one page, in name order. */
+class PageCache {
+  private readonly pages = new Map<string, Promise<unknown[] | null>>();
+  constructor(private readonly dir: string) {}
+
+  async entry(row: Observation): Promise<unknown> {
+    if (row.registry_page_sha256 === null || row.registry_page_index === null) return null;
+    let page = this.pages.get(row.registry_page_sha256);
+    if (!page) {
+      page = this.load(row.registry_page_sha256);
+      this.pages.set(row.registry_page_sha256, page);
+      if (this.pages.size > 32) this.pages.delete(this.pages.keys().next().value!);
+    }
+    return (await page)?.[row.registry_page_index] ?? null;
+  }
+
+  private async load(sha: string): Promise<unknown[] | null> {
+    const bytes = await readObject(this.dir, sha);
+    if (!bytes) return null;
+    try {
+      const page = JSON.parse(bytes.toString('utf8')) as { servers?: unknown };
+      return Array.isArray(page.servers) ? page.servers : null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+function strip(fold: Fold, s: TargetState, changes: ChangeView[]): StripSegment[] {
+  const changeDays = new Set(changes.map((c) => `${c.day}|${c.afterSha256}`));
+  const out: StripSegment[] = [];
+  for (let k = 0; k < s.seg.length; k += 6) {
+    const [code, http, count, first, last, tools] = s.seg.slice(k, k + 6) as [number, number, number, number, number, number];
+    const c = CODES[code]!;
+    const firstDay = fold.dayIds[first]!;
+    const lastDay = fold.dayIds[last]!;
+    // `error:<class>` and `not_attempted:<reason>` carry their class or reason in errorClass.
+    const sep = c.indexOf(':');
+    const kind = (sep >= 0 ? c.slice(0, sep) : c) as StripSegment['kind'];
+    const errorClass = sep >= 0 ? c.slice(sep + 1) : null;
+    if (code === OK && tools >= 0 && changeDays.has(`${firstDay}|${fold.hashes[tools]}`)) {
+      out.push({ kind: 'changed', errorClass, http, count: 1, firstDay, lastDay: firstDay });
+      if (count > 1) out.push({ kind, errorClass, http, count: count - 1, firstDay, lastDay });
+    } else out.push({ kind, errorClass, http, count, firstDay, lastDay });
+  }
+  return out;
+}
+
+function serverView(fold: Fold, s: TargetState, slug: string, latest: Observation, registryRow: Observation | null, endpointRow: Observation | null, drift: Drift, changes: ChangeView[]): Omit<ServerView, 'lastProbe' | 'consecutiveFailures' | 'health' | 'current'> {
+  const lastOk = s.okMs.length > 0 ? (s.okIso?.get(s.okMs.length - 1) ?? new Date(s.okMs.at(-1)!).toISOString()) : null;
+  const versions: VersionView[] = drift.versions.map((v) => {
+    const id = fold.hashId.get(v.tools_sha256) ?? -1;
+    const i = s.okTools.indexOf(id);
+    return { toolsSha256: v.tools_sha256, bodySha256: v.body_sha256, firstSeen: v.first_seen, lastSeen: v.last_seen, toolCount: i >= 0 && s.okCount[i]! >= 0 ? s.okCount[i]! : null };
+  });
+  return {
+    name: s.name,
+    slug,
+    latest,
+    registryRow,
+    status: latest.outcome,
+    errorClass: latest.error_class,
+    notAttemptedReason: latest.not_attempted_reason ?? null,
+    endpoint: latest.endpoint ?? endpointRow?.endpoint ?? null,
+    toolCount: s.okCount.length > 0 && s.okCount.at(-1)! >= 0 ? s.okCount.at(-1)! : null,
+    firstObserved: s.firstIso ?? new Date(s.firstMs).toISOString(),
+    lastObserved: s.latestIso ?? new Date(s.latestMs).toISOString(),
+    lastOk,
+    head: versions.at(-1) ?? null,
+    versions,
+    changes: [...changes].reverse(),
+    lastChange: changes.at(-1)?.observedAt ?? null,
+    repeatMover: drift.repeatMover,
+    observations: s.rows,
+    strip: strip(fold, s, changes),
+  };
+}
+
+function tiles(latestRun: Run | null, latestFullRun: Run | null, changes: ChangeView[], asOfDay: string | null): Tiles {
+  const changedWithin = (days: number) => {
+    if (!asOfDay) return 0;
+    const since = Date.parse(`${asOfDay}T00:00:00Z`) - (days - 1) * 86_400_000;
+    return new Set(changes.filter((c) => Date.parse(`${c.day}T00:00:00Z`) >= since).map((c) => c.target)).size;
+  };
+  return {
+    population: latestRun?.targets ?? null,
+    withEndpoint: latestRun ? latestRun.eligible : null,
+    okLatestFull: latestFullRun?.outcomes.ok ?? null,
+    eligibleLatestFull: latestFullRun?.eligible ?? null,
+    changed7: changedWithin(7),
+    changed30: changedWithin(30),
+    coverage: latestRun?.coverage ?? null,
+    degraded: latestRun?.degraded ?? false,
+  };
+}
+
+/** Array.prototype.findLast (ES2023) is in Node 20 but not in this project's ES2022 lib typings. */
+export function findLast<T>(items: readonly T[], test: (item: T) => boolean): T | undefined {
+  for (let i = items.length - 1; i >= 0; i--) if (test(items[i]!)) return items[i];
+  return undefined;
+}

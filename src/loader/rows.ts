@@ -1,0 +1,32 @@
+// Pass 4 of the loader: the few full rows pages show whole (each target's latest, its last with an
+// endpoint, its last with a registry page, and the rows of the latest full run), read back from their
+// day files by line number (src/archive rowsAtLines) — through the build cache, so a rebuild reads back
+// only days it never asked before (a retired server's last rows sit in an old day; asking the same of
+// it every day would re-read that day every day).
+import type { DayFiles } from '../archive/day-files.ts';
+import { rowsAtLines } from '../archive/observations.ts';
+import type { Observation } from '../lib/index.ts';
+import type { DigestCache } from './cache.ts';
+
+export async function cachedRowsAt(
+  cache: DigestCache,
+  archive: string,
+  day: DayFiles,
+  key: string,
+  lines: ReadonlySet<number>,
+  alsoRun?: string,
+): Promise<{ byLine: Map<number, Observation>; ofRun: Observation[] }> {
+  type Entry = { lines: [number, Observation][]; runs: [string, Observation[]][] };
+  const file = `${key}.rows`;
+  const hit = cache.readChanges<Entry>(file);
+  const byLine = new Map(hit?.lines ?? []);
+  const runs = new Map(hit?.runs ?? []);
+  const missing = [...lines].filter((l) => !byLine.has(l));
+  if (missing.length === 0 && (alsoRun === undefined || runs.has(alsoRun))) return { byLine, ofRun: alsoRun === undefined ? [] : runs.get(alsoRun)! };
+  const got = await rowsAtLines(archive, day, new Set([...lines, ...byLine.keys()]), alsoRun);
+  for (const [l, r] of got.byLine) byLine.set(l, r);
+  if (alsoRun !== undefined) runs.set(alsoRun, got.ofRun);
+  // Keep only the latest run's rows (the one errorClassShares needs), not every run ever asked for.
+  cache.writeChanges(file, { lines: [...byLine], runs: alsoRun === undefined ? [...runs].slice(-1) : [[alsoRun, got.ofRun]] } satisfies Entry);
+  return { byLine, ofRun: alsoRun === undefined ? [] : got.ofRun };
+}

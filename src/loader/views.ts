@@ -1,0 +1,238 @@
+// What the loader hands the pages and the outputs: the derived archive and its views (and the raw
+// state between the passes). Wherever a view carries a src/lib result (a finding, a diff, an
+// interval, a half-life), it is that type, never a copy of its fields.
+import type { Problem } from '../archive/problems.ts';
+import type { RestateManifest, SeriesSummary } from '../archive/restatements.ts';
+import type { DiffSummary, ErrorClassShares, Finding, HalfLife, Interval, KMRow, Level, NotAttemptedReason, Observation, Run, ServedToolHashes, ServerHealth, Tool } from '../lib/index.ts';
+import type { DigestCache } from './cache.ts';
+import type { Fold } from './fold.ts';
+
+export type { Problem };
+
+export type CompatibilityLevel = Exclude<Level, 'HIGH'>;
+export type SecurityLevel = Extract<Level, 'HIGH' | 'WARN'>;
+export type ServerStatus = Observation['outcome'];
+/** A classification finding as src/lib reports it. */
+export type FindingView = Finding;
+export type HalfLifeView = HalfLife;
+
+export interface DayInfo {
+  day: string;
+  /** Paths relative to the archive, gzipped part first. */
+  files: string[];
+  /** Valid rows, and lines that failed validation. */
+  rows: number;
+  problems: number;
+  /** Content hash of the day's files (the digest's cache key). */
+  key: string;
+}
+
+export interface VersionView {
+  toolsSha256: string;
+  bodySha256: string | null;
+  firstSeen: string;
+  lastSeen: string;
+  toolCount: number | null;
+}
+
+export interface ChangeView {
+  /** Stable anchor: `<day>-<first 12 hex of the new tools_sha256>`. */
+  id: string;
+  target: string;
+  slug: string;
+  day: string;
+  observedAt: string;
+  runId: string;
+  beforeSha256: string;
+  afterSha256: string;
+  beforeBody: string | null;
+  afterBody: string | null;
+  /** The new hash was seen before on this target (a revert). */
+  revert: boolean;
+  compatibility: CompatibilityLevel | null;
+  security: SecurityLevel | null;
+  findings: FindingView[];
+  diff: DiffSummary | null;
+  /** Why the diff could not be computed (object missing, body unparseable), else null. */
+  diffProblem: string | null;
+}
+
+/**
+ * A body rule's findings (a repeated member name) the first time a target serves them: a finding of
+ * an observation, not of a change, so it stands on its own in the feeds whether or not the contract
+ * hash moved that day. A later body with the same findings (by fingerprint) is not a new item.
+ */
+export interface BodyFindingView {
+  /** Stable anchor: `<day>-<first 12 hex of the body sha256>`. */
+  id: string;
+  target: string;
+  slug: string;
+  day: string;
+  observedAt: string;
+  runId: string;
+  bodySha256: string;
+  /** The findings new on this body (fingerprints the target's previous ok body did not have). */
+  findings: FindingView[];
+}
+
+/** The hashes and body findings of a target's latest successful answer. */
+export interface CurrentBodyView {
+  bodySha256: string;
+  observedAt: string;
+  /** Tool definition hash, version 1 set hash; null when the body has none (`setHashProblem` says why). */
+  setHash: string | null;
+  setHashProblem: string | null;
+  /** Body-rule findings of this body (they hold while it is served). */
+  findings: FindingView[];
+}
+
+/** One set hash the archive has seen: who served it, first and last seen (ok rows). */
+export interface SetView {
+  setHash: string;
+  /** A raw body that served it (its definitions are the set's lines). */
+  bodySha256: string;
+  servers: { target: string; slug: string; firstSeen: string; lastSeen: string; observations: number }[];
+}
+
+/** A run of consecutive observations with the same outcome (and, for ok, the same contract). */
+export interface StripSegment {
+  kind: 'ok' | 'changed' | 'error' | 'no_endpoint' | 'retired' | 'excluded' | 'not_attempted';
+  /** For kind error: the error class, and the HTTP status its rows carried (0: none); for not_attempted: the reason. */
+  errorClass: string | null;
+  http: number;
+  count: number;
+  firstDay: string;
+  lastDay: string;
+}
+
+export interface ServerView {
+  name: string;
+  slug: string;
+  /** The latest row, whole. */
+  latest: Observation;
+  /** The latest row that points at a registry page (the API's registry entry), whole. */
+  registryRow: Observation | null;
+  status: ServerStatus;
+  errorClass: Observation['error_class'];
+  /** Why the latest row is not_attempted (host_unresponsive, run_deadline), else null. */
+  notAttemptedReason: NotAttemptedReason | null;
+  endpoint: string | null;
+  toolCount: number | null;
+  firstObserved: string;
+  lastObserved: string;
+  lastOk: string | null;
+  head: VersionView | null;
+  versions: VersionView[];
+  /** Newest first. */
+  changes: ChangeView[];
+  lastChange: string | null;
+  repeatMover: boolean;
+  /** Observation rows of this target. */
+  observations: number;
+  /** Status by run, oldest first, as runs of equal outcome. */
+  strip: StripSegment[];
+  /** The latest probe (ok or error row), or null when it was never probed. */
+  lastProbe: string | null;
+  /** Failed probes since the last ok one (rows that probed nothing are skipped). */
+  consecutiveFailures: number;
+  /** serverHealth over the 30 days ending on the archive's as-of day; null for an empty archive. */
+  health: ServerHealth | null;
+  /** The latest successful answer's hashes and body findings; null before the first. */
+  current: CurrentBodyView | null;
+}
+
+export interface Tiles {
+  population: number | null;
+  withEndpoint: number | null;
+  okLatestFull: number | null;
+  eligibleLatestFull: number | null;
+  changed7: number;
+  changed30: number;
+  coverage: number | null;
+  degraded: boolean;
+}
+
+export interface RestatementView {
+  series: RestateManifest['series'];
+  /** Title and summary from src/lib SERIES (the manifest's own copy is not shown). */
+  title: string;
+  summary: string;
+  firstDay: string | null;
+  lastDay: string | null;
+  days: number;
+  sourceRows: number;
+  okRows: number;
+  unreadableRows: number;
+  differingRows: number;
+  original: SeriesSummary;
+  restated: SeriesSummary;
+}
+
+export interface Archive {
+  dir: string;
+  empty: boolean;
+  /** Latest run's finished_at: "data as of". */
+  asOf: string | null;
+  asOfDay: string | null;
+  runs: Run[];
+  latestRun: Run | null;
+  /** Latest finished, non-partial run: the only source of published error-class shares. */
+  latestFullRun: Run | null;
+  servers: ServerView[];
+  bySlug: Map<string, ServerView>;
+  /** Every change of every target, newest first. */
+  changes: ChangeView[];
+  /** Body-rule findings the first time each target served them, newest first. */
+  bodyFindings: BodyFindingView[];
+  /** Every set hash the archive has seen, by hash (code units). */
+  sets: SetView[];
+  intervals: Interval[];
+  km: KMRow[];
+  halfLife: HalfLifeView | null;
+  errorShares: ErrorClassShares | null;
+  tiles: Tiles;
+  days: string[];
+  dayFiles: DayInfo[];
+  months: string[];
+  rowCount: number;
+  rosterFiles: string[];
+  problems: Problem[];
+  proberVersions: string[];
+  methodologyVersions: string[];
+  /** Restated series (`npm run restate`), validated manifests: v1 and each restatement side by side. */
+  restatements: RestatementView[];
+  cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number; bodyHits: number; bodyMisses: number };
+  /** A raw tools/list body's tool list, read and parsed on demand (not cached: heads of 25k servers would not fit). */
+  tools(bodySha256: string): Promise<Tool[] | string>;
+  /** A raw body's tool definition hashes (src/lib servedToolHashes), read on demand; a string says why there are none. */
+  toolHashes(bodySha256: string): Promise<ServedToolHashes | string>;
+  /** The registry entry a row points at, verbatim from its roster page object; null when unavailable. */
+  registryEntry(row: Observation): Promise<unknown>;
+}
+
+/** What passes 1 and 2 yield (load-archive.ts), before any derivation. */
+export interface RawArchive {
+  dir: string;
+  /** Days with a day file, oldest first (`YYYY-MM-DD`). */
+  days: string[];
+  dayFiles: DayInfo[];
+  runs: Run[];
+  fold: Fold;
+  rowCount: number;
+  rosterFiles: string[];
+  /** Lines or files that failed validation: skipped, counted, and shown on /data/. */
+  problems: Problem[];
+  restatements: RestatementView[];
+  cache: DigestCache;
+  cacheStats: { hits: number; misses: number };
+  timings: Timings;
+}
+
+/** Stage timings of a build (bench/build.ts); the site's implementation writes them where MCP_SCHEMA_TIMINGS says. */
+export interface Timings {
+  mark(stage: string, ms: number, extra?: Record<string, unknown>): void;
+  /** Time since the previous mark (or process start), as a stage of its own. */
+  markSince(stage: string): void;
+}
+
+export const NO_TIMINGS: Timings = { mark() {}, markSince() {} };

@@ -1,0 +1,92 @@
+// Digests of many uncached days (a first build) in worker threads: reading and validating is CPU
+// bound and days are independent. Each worker loads its modules from source through tsx — the site's
+// modules are bundled by Vite, and a worker needs a module it can import by path, so the caller names
+// the source root — builds digests into the cache, which the main thread then reads in order.
+//
+// What else a first build does with a day it has just parsed is not the loader's business: the
+// caller may hand a tap per day (a module and an export that make a DayTap, digest.ts) and other jobs
+// to spread over the same workers. The site uses both for the bundle members (src/outputs/members.ts),
+// so a day of a first build is parsed once.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { serialize } from 'node:v8';
+import { writeAtomic } from '../archive/atomic.ts';
+import type { DayFiles } from '../archive/day-files.ts';
+import type { DigestCache, DigestSource } from './cache.ts';
+import { buildDigest, type DayTap } from './digest.ts';
+
+/** This module, relative to the source root: what a worker imports. */
+const WORKER_MODULE = 'src/loader/workers.ts';
+/** Fewer uncached days than this are read in the main thread: starting workers costs more. */
+const MIN_DAYS = 8;
+
+/** A function a worker calls by name in a module it imports from source. */
+export interface WorkerCall {
+  /** Absolute path of a source module. */
+  module: string;
+  export: string;
+  /** Plain data (structured-cloned into the worker). */
+  args: unknown;
+}
+
+export interface Prebuild {
+  /** Worker threads (0: none, every day is read in the main thread). */
+  workers: number;
+  /** The repository root the modules are imported from. */
+  sourceRoot: string;
+  /** For each day to digest, a call returning a DayTap for it (`fn(args, day)`), or null. */
+  dayTap?(src: DigestSource): WorkerCall | null;
+  /** Other work for the same workers, spread round-robin (`fn(args)`). */
+  jobs?(): Promise<WorkerCall[]>;
+}
+
+/** Digest the uncached `sources` in workers; returns how many were digested (0: none, the caller reads them). */
+export async function prebuildDigests(cache: DigestCache, archive: string, sources: DigestSource[], p: Prebuild): Promise<number> {
+  const todo = sources.filter((s) => !existsSync(cache.digestFile(s.key)!));
+  const module = path.join(p.sourceRoot, WORKER_MODULE);
+  if (!(p.workers > 0) || todo.length < MIN_DAYS || !existsSync(module)) return 0;
+  const { Worker } = await import('node:worker_threads');
+  const jobs = (await p.jobs?.()) ?? [];
+  const n = Math.min(p.workers, todo.length);
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    (async () => {
+      const { tsImport } = await import('tsx/esm/api');
+      const load = (m) => tsImport(m, workerData.parent);
+      const self = await load(workerData.module);
+      for (const day of workerData.days) await self.digestToCache(workerData.archive, day, load);
+      for (const job of workerData.jobs) await (await load(job.module))[job.export](job.args);
+      parentPort.postMessage('done');
+    })().catch((e) => parentPort.postMessage({ error: String((e && e.stack) || e) }));`;
+  const runs = Array.from({ length: n }, (_, w) => {
+    const days: DayJob[] = todo.filter((_, i) => i % n === w).map((s) => ({ day: s.day, file: cache.digestFile(s.key)!, tap: p.dayTap?.(s) ?? null }));
+    const mine = jobs.filter((_, i) => i % n === w);
+    return new Promise<void>((resolve, reject) => {
+      const worker = new Worker(code, { eval: true, workerData: { module, parent: pathToFileURL(path.join(p.sourceRoot, 'package.json')).href, archive, days, jobs: mine } });
+      worker.once('message', (m: unknown) => {
+        void worker.terminate();
+        if (m === 'done') resolve();
+        else reject(new Error(`digest worker: ${(m as { error?: string }).error ?? String(m)}`));
+      });
+      worker.once('error', reject);
+    });
+  });
+  await Promise.all(runs);
+  for (const s of todo) cache.fresh.add(s.key);
+  return todo.length;
+}
+
+interface DayJob {
+  day: DayFiles;
+  /** Where the digest goes. */
+  file: string;
+  tap: WorkerCall | null;
+}
+
+/** What a worker does with one day: digest it (feeding the tap) and store the digest under its key. */
+export async function digestToCache(archive: string, job: DayJob, load: (module: string) => Promise<Record<string, unknown>>): Promise<void> {
+  const taps: DayTap[] = [];
+  if (job.tap) taps.push(((await load(job.tap.module))[job.tap.export] as (args: unknown, day: DayFiles) => DayTap)(job.tap.args, job.day));
+  writeAtomic(job.file, serialize(await buildDigest(archive, job.day, taps)));
+}

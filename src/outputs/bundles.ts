@@ -1,0 +1,161 @@
+// The /data/ downloads, written after the pages (see the integration in astro.config.mjs). Nothing is
+// assembled in memory whole, and a year is not recompressed every day:
+//   - a gzip file may hold several members back to back (RFC 1952 §2.2; gunzip, zcat, Python, R and
+//     Node read them as one stream), so each month's observations.jsonl.gz is its days' members
+//     concatenated: a closed, clean day is its compacted <day>.jsonl.gz copied byte for byte; an open
+//     day or one with invalid lines is re-gzipped from its valid lines (verbatim), and that member is
+//     cached by the day's content hash; the CSV member of every day is cached the same way; the
+//     whole-archive files are the months' members concatenated again;
+//   - SHA-256 is computed on the bytes as they are written, never by reading a file back.
+// Where each file goes (the site or a release folder) is decided in catalogue.ts. Days are read through
+// src/archive's observation reader; the bundles are a function of the loaded archive, the output
+// folders, the cache folder and the Publication: no environment.
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { observationLines } from '../archive/observations.ts';
+import type { Archive, DayInfo } from '../loader/views.ts';
+import { bundledAsIs, csvLine, csvOf, dayMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeRosterMember } from './members.ts';
+import { INTERVAL_FIELDS, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, type BundleFile } from './catalogue.ts';
+import { HashedFile } from './hashed-file.ts';
+import type { Publication } from './publication.ts';
+import { survivalCsv } from './survival-csv.ts';
+
+export interface WrittenBundles {
+  /** Files under <site>/data/, listed in its SHA256SUMS and datapackage.json. */
+  site: BundleFile[];
+  /** Files in the release folder (Publication.releaseDir), with their own SHA256SUMS; [] without one. */
+  release: BundleFile[];
+}
+
+/**
+ * Write /data/ under `outDir` (and the release folder), caching members under `cacheDir`. `written`
+ * are files other outputs already wrote (the bulk descriptors, server-files.ts): described in
+ * datapackage.json, and listed in the SHA256SUMS of the folder they are in (/data/ or the release).
+ */
+export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publication; cacheDir: string; written?: readonly { file: BundleFile; where: 'data' | 'release' | 'api' }[] }): Promise<WrittenBundles> {
+  const { pub } = opts;
+  const siteDir = path.join(outDir, 'data');
+  const relDir = pub.releaseDir;
+  await mkdir(siteDir, { recursive: true });
+  if (relDir) await mkdir(relDir, { recursive: true });
+  const where = new Map(plannedBundles(a, pub).map((b) => [b.name, b.where]));
+  const dirOf = (name: string) => (where.get(name) === 'release' && relDir ? relDir : siteDir);
+  const site: BundleFile[] = [];
+  const release: BundleFile[] = [];
+  const record = (f: BundleFile) => (dirOf(f.name) === siteDir ? site.push(f) : release.push({ ...f, url: bundleUrl(f.name, 'release', pub) }));
+  const members = new Members(a, opts.cacheDir);
+
+  // Observations: per month (the days' members) and whole (the months' members), JSONL and CSV.
+  const header = gzipSync(csvLine(OBS_COLUMNS));
+  const whole = { jsonl: new HashedFile(path.join(dirOf('observations.jsonl.gz'), 'observations.jsonl.gz')), csv: new HashedFile(path.join(dirOf('observations.csv.gz'), 'observations.csv.gz')) };
+  await whole.csv.write(header);
+  await whole.jsonl.write(gzipSync('')); // an empty archive still downloads as valid gzip
+  let wholeRows = 0;
+  for (const month of a.months) {
+    const names = { jsonl: `observations-${month}.jsonl.gz`, csv: `observations-${month}.csv.gz` };
+    const part = { jsonl: new HashedFile(path.join(dirOf(names.jsonl), names.jsonl)), csv: new HashedFile(path.join(dirOf(names.csv), names.csv)) };
+    await part.csv.write(header);
+    let monthRows = 0;
+    for (const day of a.dayFiles.filter((d) => d.day.startsWith(month))) {
+      const m = await members.of(day);
+      await part.jsonl.copy(m.jsonl);
+      await whole.jsonl.copy(m.jsonl);
+      await part.csv.copy(m.csv);
+      await whole.csv.copy(m.csv);
+      monthRows += day.rows;
+    }
+    record({ name: names.jsonl, resource: 'observations', rows: monthRows, ...(await part.jsonl.end()) });
+    record({ name: names.csv, resource: 'observations', rows: monthRows, ...(await part.csv.end()) });
+    wholeRows += monthRows;
+  }
+  record({ name: 'observations.jsonl.gz', resource: 'observations', rows: wholeRows, ...(await whole.jsonl.end()) });
+  record({ name: 'observations.csv.gz', resource: 'observations', rows: wholeRows, ...(await whole.csv.end()) });
+
+  const small = async (name: string, resource: BundleFile['resource'], rows: number | null, bytes: string | Buffer) => {
+    const file = new HashedFile(path.join(dirOf(name), name));
+    await file.write(typeof bytes === 'string' ? Buffer.from(bytes) : bytes);
+    record({ name, resource, rows, ...(await file.end()) });
+  };
+
+  await small('runs.jsonl', 'runs', a.runs.length, a.runs.map((r) => JSON.stringify(r) + '\n').join(''));
+
+  // Drift events with their findings (oldest first, as an append-only log reads), streamed through gzip.
+  const changes = new HashedFile(path.join(dirOf('changes.jsonl.gz'), 'changes.jsonl.gz'));
+  await changes.gzipLines(
+    (function* () {
+      for (let i = a.changes.length - 1; i >= 0; i--) {
+        yield JSON.stringify(changeRecord(a.changes[i]!)) + '\n';
+      }
+    })(),
+  );
+  record({ name: 'changes.jsonl.gz', resource: 'changes', rows: a.changes.length, ...(await changes.end()) });
+
+  // Contract intervals: enough to redo the survival estimate elsewhere.
+  const intervals = [csvLine(INTERVAL_FIELDS.map((f) => f.name)), ...a.intervals.map((i) => csvLine(INTERVAL_FIELDS.map((f) => i[f.name as keyof typeof i])))].join('');
+  await small('contract-intervals.csv', 'contract-intervals', a.intervals.length, intervals);
+  await small('survival.csv', 'survival', a.km.length, survivalCsv(a));
+
+  // Roster snapshots: one validated roster per line, each file's member cached by its content.
+  const rosters = new HashedFile(path.join(dirOf('rosters.jsonl.gz'), 'rosters.jsonl.gz'));
+  let rosterCount = 0;
+  for (const file of a.rosterFiles) {
+    const m = await members.roster(file);
+    if (m) {
+      await rosters.copy(m);
+      rosterCount++;
+    }
+  }
+  record({ name: 'rosters.jsonl.gz', resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
+
+  // Files other outputs wrote: under /data/ (this SHA256SUMS), in the release folder (its SHA256SUMS),
+  // or elsewhere on the site (datapackage.json only, by URL).
+  const elsewhere: BundleFile[] = [];
+  for (const { file, where } of opts.written ?? []) (where === 'data' ? site : where === 'release' ? release : elsewhere).push(file);
+
+  await small('LICENSE-DATA.txt', null, null, licenceData(pub));
+  await small('LICENSE-CODE.txt', null, null, LICENCE_CODE);
+  await small('CITATION.cff', null, null, citationCff(a, pub));
+  // The datapackage describes every file wherever it lives (release files carry their URL).
+  const described = [...site, ...release, ...elsewhere];
+  await small('datapackage.json', null, null, JSON.stringify(datapackage(a, described, pub), null, 2) + '\n');
+
+  await writeFile(path.join(siteDir, 'SHA256SUMS'), site.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
+  if (relDir) await writeFile(path.join(relDir, 'SHA256SUMS'), release.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
+  return { site, release };
+}
+
+/** A day's gzip members (JSONL verbatim, CSV without header), from the archive or the build cache. */
+class Members {
+  constructor(
+    private readonly a: Archive,
+    private readonly cacheDir: string,
+  ) {}
+
+  async of(day: DayInfo): Promise<{ jsonl: string; csv: string }> {
+    const m = memberPaths(this.cacheDir, day.key);
+    const files = { day: day.day, files: day.files };
+    const direct = bundledAsIs(files, day.problems) ? path.join(this.a.dir, day.files[0]!) : null;
+    if ((direct || existsSync(m.jsonl)) && existsSync(m.csv)) return { jsonl: direct ?? m.jsonl, csv: m.csv };
+    // The loader validated every line of this day (its digest has the same key): a day without
+    // problems needs no second validation; one with problems is filtered line by line again.
+    const lines: string[] = [];
+    const rows: string[] = [];
+    for await (const { text, row } of observationLines(this.a.dir, files, { trusted: day.problems === 0 })) {
+      if (!row?.ok) continue;
+      lines.push(text + '\n');
+      rows.push(csvOf(row.value));
+    }
+    dayMembers(files, lines, rows, day.problems, { jsonl: m.jsonl, csv: m.csv });
+    return { jsonl: direct ?? m.jsonl, csv: m.csv };
+  }
+
+  /** One roster file as a gzip member holding its validated JSON on one line, or null when invalid. */
+  async roster(file: string): Promise<string | null> {
+    const member = await rosterMemberPath(this.a.dir, file, this.cacheDir);
+    if (!member) return null;
+    if (existsSync(member)) return member;
+    return writeRosterMember({ archive: this.a.dir, file, member });
+  }
+}

@@ -1,0 +1,341 @@
+// The per-server descriptor's own blocks (/api/servers/<slug>.json, issue 14): zod schemas whose
+// descriptions are the documentation. The data page renders its field tables from the JSON Schema
+// made of them (descriptorJsonSchema, published at /api/schema/descriptor.json), the tests validate
+// every descriptor against both, and descriptor.ts builds values of these types: code, published
+// schema and documentation cannot disagree.
+//
+// A descriptor is the registry's list item for the server, verbatim (`server` and the registry's own
+// `_meta` key), plus our blocks under `_meta`, each under our reverse-DNS namespace — the official
+// registry's convention for a sub-registry's enrichment (io.modelcontextprotocol.registry/official
+// is theirs; org.mcp-schema/* is ours). Every value we derive says which methodology it comes from;
+// what methodology v1 does not observe is null with a note, never a guess.
+import { z } from 'zod';
+import { zodToJsonSchema } from 'zod-to-json-schema';
+import { META_NAMESPACE } from './publication.ts';
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+const instant = z.string().datetime({ offset: true });
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const url = z.string();
+const LEVELS = ['ERR', 'WARN', 'INFO', 'HIGH'] as const;
+
+/** A value some methodology observes: v1 fields carry it, fields only the v2 probe records are null with a note. */
+function observed<T extends z.ZodTypeAny>(value: T, what: string) {
+  return z
+    .object({
+      value: value.nullable().describe(what),
+      source: z.enum(['v1', 'v2']).nullable().describe('The methodology whose observation rows this value comes from; null: not observed.'),
+      note: z.string().nullable().describe('Why the value is null, when it is (e.g. "not observed: methodology v1 does not record this").'),
+    })
+    .strict()
+    .describe(what);
+}
+
+const FindingRecord = z
+  .object({
+    rule: z.string().describe('Rule id (see /methodology/rules/).'),
+    axis: z.enum(['compatibility', 'security']).describe('compatibility: for callers; security: for the people whose agents call these tools.'),
+    level: z.enum(LEVELS).describe('ERR, WARN or INFO (compatibility); HIGH or WARN (security).'),
+    tool: z.string().describe('The tool it is about (registry text); empty when it is about the whole answer.'),
+    path: z.string().describe('RFC 6901 pointer into the tool (or into the answer, when tool is empty).'),
+    fingerprint: z.string().describe('First 12 hex of sha256("rule:tool:path"): stable across runs.'),
+    message: z.string().describe('One sentence for a reader; registry text quoted, cut at 80 characters, hidden characters shown as escapes.'),
+  })
+  .strict();
+
+export const DescriptorInfo = z
+  .object({
+    version: z.literal(1).describe('Descriptor format version; a change that removes or renames a field gets a new number.'),
+    methodology: z.literal('v1').describe('Methodology of the observations the blocks are computed from.'),
+    generated_at: instant.nullable().describe('Data as of: the latest run\'s finish (null for an empty archive).'),
+    self_url: url.describe('This descriptor.'),
+    bulk_url: url.describe('Every descriptor in one file, shaped as the registry\'s list answer ({"servers": [...], "metadata": {...}}): /api/servers.json, or a release asset when the site publishes its big files there.'),
+    schema_url: url.describe('JSON Schema of our blocks (this format).'),
+    docs_url: url.describe('The data page section that documents every field.'),
+  })
+  .strict()
+  .describe('What this file is: format version, methodology, data date, links to its schema and documentation.');
+
+export const Health = z
+  .object({
+    methodology: z.literal('v1').describe('Every field here comes from methodology v1 observation rows.'),
+    status: z.string().describe('Outcome of the latest row: ok, error, no_endpoint, retired, excluded or not_attempted (eligible, not contacted that run: see reason).'),
+    error_class: z.string().nullable().describe('Error class of the latest row (timeout, tls, http_4xx, http_5xx, auth, rate_limited, no_endpoint, parse), else null.'),
+    http_status: z.number().int().nullable().describe('HTTP status of the latest row, when it has one.'),
+    reachable: z.boolean().nullable().describe('Whether the latest probe answered tools/list without credentials (an auth wall is false); null when the latest row probed nothing (no endpoint, retired, opted out).'),
+    last_observed_at: instant.describe('The latest row of any outcome.'),
+    last_probe_at: instant.nullable().describe('The latest probe (ok or error row); null if never probed.'),
+    last_ok_at: instant.nullable().describe('The latest probe that answered tools/list; null if never.'),
+    consecutive_failures: z.number().int().nonnegative().describe('Failed probes since the last ok one (all of them if never ok); rows that probed nothing are skipped.'),
+    window: z
+      .object({ from_day: day.describe('First UTC day, inclusive.'), to_day: day.describe('Last UTC day, inclusive: the archive\'s as-of day.'), days: z.number().int().positive().describe('Length in days (30).') })
+      .strict()
+      .nullable()
+      .describe('The window of the figures below; null for an empty archive.'),
+    probes: z.number().int().nonnegative().describe('Probes (ok and error rows) in the window.'),
+    ok: z.number().int().nonnegative().describe('Of which answered tools/list.'),
+    ok_share: z.number().nullable().describe('ok / probes; null with no probe in the window.'),
+    ok_share_ci95: z.tuple([z.number(), z.number()]).nullable().describe('Wilson 95% interval of ok_share; null with no probe.'),
+    latency_ms: z
+      .object({
+        n: z.number().int().nonnegative().describe('Ok probes in the window that carry a latency.'),
+        median: z.number().nullable().describe('Median, ms (R type 7).'),
+        p90: z.number().nullable().describe('90th percentile, ms (R type 7).'),
+      })
+      .strict()
+      .describe('Wall time of the ok probes in the window, initialize to tools/list (failed probes are left out: a timeout measures our deadline).'),
+  })
+  .strict()
+  .describe('Health, from our own rows: reachable now, share of ok probes over the last 30 days with the number of probes, median and p90 latency, consecutive failures, last probe, last ok, the current status.');
+
+const HeaderDecl = z
+  .object({
+    name: z.string().nullable().describe('Header name as declared (null when not a string).'),
+    required: z.boolean().nullable().describe('isRequired as declared (null when absent or not a boolean).'),
+    secret: z.boolean().nullable().describe('isSecret as declared.'),
+    has_value: z.boolean().describe('The entry gives a value or value template.'),
+    placeholders: z.array(z.string()).describe('Environment-style names for what a client must supply: each {variable} of the value template in upper snake case, or, for a secret header without a template, the header name in upper snake case (X-Api-Key → X_API_KEY).'),
+  })
+  .strict();
+
+const RemoteDecl = z
+  .object({
+    index: z.number().int().nonnegative().describe('Index in server.remotes.'),
+    transport: z.string().nullable().describe('remotes[].type as declared (streamable-http, sse, …).'),
+    url: z.string().nullable().describe('The URL as declared (cut at 4,096 characters).'),
+    templated: z.boolean().describe('The URL holds {variables} a client must fill in.'),
+    variables: z.array(z.string()).describe('Names of those variables.'),
+    headers: z.array(HeaderDecl).describe('Declared headers (at most 32).'),
+    declared_auth: z
+      .object({
+        kind: z.enum(['authorization-header', 'secret-header', 'required-header', 'none-declared']).describe('What the entry declares: an Authorization header, another secret header, a required non-secret header, or none. Declared, not observed.'),
+        header: z.string().nullable().describe('The header that carries it.'),
+        scheme: z.string().nullable().describe('Scheme of an Authorization value template (its first word, e.g. Bearer).'),
+      })
+      .strict()
+      .describe('The auth the registry entry declares for this remote.'),
+  })
+  .strict();
+
+export const Connectability = z
+  .object({
+    remotes: z.array(RemoteDecl).describe('Each remote of the registry entry, as declared (at most 32).'),
+    remotes_total: z.number().int().nonnegative().describe('Remotes in the entry (more than listed when over 32).'),
+    probed: z
+      .object({
+        index: z.number().int().nonnegative().nullable().describe('Index of the remote the v1 probe contacts: the first streamable-http remote; null when there is none.'),
+        url: z.string().nullable().describe('The URL probed (as the latest row recorded it).'),
+        why: z.string().describe('The rule, in words: methodology v1 probes the first remote of type streamable-http of the isLatest registry entry, as listed (real entries list an sse remote first); a URL with {variables}, or not http(s), is not probed.'),
+        problem: z.string().nullable().describe('Why nothing is probed: no_streamable_http, templated_url, invalid_url, or the opt-out.'),
+      })
+      .strict()
+      .describe('Which remote we probe and why (methodology v1, "Roster").'),
+    observed_at: instant.nullable().describe('The latest probe the observed fields come from.'),
+    challenge: observed(
+      z
+        .object({
+          http_status: z.number().int().nullable().describe('401 or 403.'),
+          schemes: z.array(z.string()).describe('Auth scheme of each challenge in the header, lower-cased (RFC 9110 §11.6.1: one header may hold several, e.g. ["basic", "bearer"]).'),
+          resource_metadata_hint: z.boolean().describe('A challenge names a resource_metadata URL (RFC 9728 §5.1).'),
+          parse_error: z.string().nullable().describe('Where the header stopped parsing, when it is not valid (the challenges before it are kept).'),
+          www_authenticate: z.string().describe('The header as received (cut at 1,024 characters).'),
+        })
+        .strict(),
+      'The auth challenge of the latest probe (v1 records WWW-Authenticate on auth errors); null when the latest probe met no challenge.',
+    ),
+    protected_resource_metadata_valid: observed(z.boolean(), 'Whether the protected-resource metadata (RFC 9728) the challenge points to is valid.'),
+    protocol_version: observed(z.string(), 'Protocol revision the server answered in initialize (latest ok probe).'),
+    protocol_era: observed(z.string(), 'legacy (initialize) or modern (2026-07-28, server/discover).'),
+    supported_versions: observed(z.array(z.string()), 'Revisions the server says it supports (server/discover).'),
+    instructions_sha256: observed(sha256, 'Instructions hash (tool definition hash, version 1 §4) of the server\'s instructions.'),
+    session: z.boolean().nullable().describe('Whether initialize issued an Mcp-Session-Id (latest ok probe).'),
+  })
+  .strict()
+  .describe('Connectability: each remote with its transport, URL, template variables, declared headers (secret flags, environment-style placeholder names) and declared auth; which remote we probe and why; what the latest probe observed (challenge, protocol). Fields only the v2 probe records are null with a note.');
+
+const ToolSummary = z
+  .object({
+    name: z.string().describe('Tool name (registry text, as JSON.parse reads the served body).'),
+    title: z.string().nullable().describe('title, when a string.'),
+    description: z.string().nullable().describe('description, when a string, cut at 1,000 characters (the tools file has it whole).'),
+    description_clipped: z.boolean().describe('The description was cut.'),
+    annotations: z.unknown().describe('annotations as served (any JSON; absent → null).'),
+    definition_sha256: sha256.nullable().describe('Tool definition hash, version 1 of this definition as served; null when the body has no canonical form.'),
+    observed_at: instant.describe('The latest ok probe that served it.'),
+  })
+  .strict();
+
+export const ToolsBlock = z
+  .object({
+    methodology: z.literal('v1').describe('v1 reads the first page of tools/list.'),
+    observed_at: instant.nullable().describe('The latest ok probe; null if never.'),
+    count: z.number().int().nonnegative().describe('Tools listed here (0 when retired, opted out or never answered).'),
+    partial: z.boolean().nullable().describe('The answer offered a next page (v1 reads the first only); null when unknown.'),
+    set_sha256: sha256.nullable().describe('Tool definition hash, version 1 set hash of the served page; null when it has none.'),
+    set_problem: z.string().nullable().describe('Why there is no set hash (a repeated member name, a partial listing, an unreadable body).'),
+    body_sha256: sha256.nullable().describe('The raw body these tools come from.'),
+    raw_body_url: url.nullable().describe('That body, verbatim.'),
+    tools_url: url.nullable().describe('Every tool with its schemas, surface hashes and definition hash.'),
+    note: z.string().nullable().describe('Why the list is empty, when it is.'),
+    tools: z.array(ToolSummary).describe('Name, title, description, annotations and definition hash of each tool, in served order; schemas are left out to keep this file small.'),
+  })
+  .strict()
+  .describe('Tools: what the latest successful answer lists, without schemas (the tools file has them). Empty for retired, opted-out and never-answering servers.');
+
+export const Contract = z
+  .object({
+    tools_sha256: sha256.nullable().describe('Canonical v1 contract hash of the head (the latest contract).'),
+    contract_sha256: sha256.nullable().describe('Contract tier: name, inputSchema, outputSchema, annotations.'),
+    prose_sha256: sha256.nullable().describe('Prose tier: name, description, title.'),
+    set_sha256: sha256.nullable().describe('Tool definition hash, version 1 set hash of the latest successful answer (the interoperable one).'),
+    set_url: url.nullable().describe('Every server that served that set hash, first and last seen.'),
+    tools_changed_at: instant.nullable().describe('Instant of the latest change.'),
+    first_observed: instant.describe('The first row of this server.'),
+    last_observed: instant.describe('The latest row.'),
+    last_ok: instant.nullable().describe('The latest ok probe.'),
+    status: z.string().describe('Outcome of the latest row.'),
+    error_class: z.string().nullable().describe('Its error class.'),
+    changes: z.number().int().nonnegative().describe('Contract changes observed.'),
+    retired: z.boolean().describe('Absent from the complete registry roster (retired or deleted upstream).'),
+    retired_at: instant.nullable().describe('The retired row.'),
+    reason: z.string().nullable().describe('Why the server is not probed (retired, opted out), else null.'),
+    registry_entry_available: z.boolean().describe('The registry entry could be read; when false, server holds only the name.'),
+    history_url: url.describe('The server\'s page: every contract version and change.'),
+    feed_url: url.nullable().describe('RSS of its changes (null before a first contract).'),
+    last_change: z
+      .object({
+        day: day.describe('UTC day.'),
+        observed_at: instant.describe('The first ok probe of the new contract.'),
+        before_tools_sha256: sha256.describe('From.'),
+        after_tools_sha256: sha256.describe('To.'),
+        revert: z.boolean().describe('Back to a contract seen before.'),
+        compatibility: z.enum(['ERR', 'WARN', 'INFO']).nullable().describe('Highest compatibility level.'),
+        security: z.enum(['HIGH', 'WARN']).nullable().describe('Highest security level.'),
+        findings: z.array(FindingRecord).describe('Every finding of that change.'),
+        url: url.describe('The change on the server page.'),
+      })
+      .strict()
+      .nullable()
+      .describe('The latest change with its findings and their levels; null if none.'),
+    body_findings: z.array(FindingRecord).describe('Findings of the latest successful answer itself, not of a change (today: tools-repeated-member-name, a parser differential): they hold while that body is served.'),
+    hygiene: z
+      .object({
+        tools: z.number().int().nonnegative().describe('Tools of the latest successful answer.'),
+        strict_input_schema: z.number().int().nonnegative().describe('Of which with a strict input schema (type object, every property typed).'),
+        read_only_hint: z.number().int().nonnegative().describe('Declaring readOnlyHint as a boolean.'),
+        destructive_hint: z.number().int().nonnegative().describe('Declaring destructiveHint as a boolean.'),
+        output_schema: z.number().int().nonnegative().describe('Declaring an outputSchema.'),
+        description: z.number().int().nonnegative().describe('With a non-blank description.'),
+      })
+      .strict()
+      .nullable()
+      .describe('How well the tools describe themselves (src/lib schemaHygiene); null without a readable answer.'),
+  })
+  .strict()
+  .describe('Contract (the schema-history block, kept under its first name): the v1 hashes and tiers, the interoperable set hash, the latest change with its findings, findings of the served body, schema hygiene, and why a server is not probed.');
+
+export const Identity = z
+  .object({
+    name: z.string().describe('server.name (registry text).'),
+    namespace: z
+      .object({
+        form: z.enum(['github', 'reverse-dns', 'other']).describe('io.github.<login>/…, a reverse-DNS domain, or neither.'),
+        github_login: z.string().nullable().describe('The login of an io.github.<login>/ name.'),
+        domain: z.string().nullable().describe('The domain of a reverse-DNS name (com.example.mcp/x → mcp.example.com).'),
+        rule: z.string().describe('The registry\'s naming rule for that form, in short (https://modelcontextprotocol.io/registry/authentication): io.github.<login>/ names are published only by a publisher signed in with GitHub (OAuth or Actions OIDC) as that user or organisation; reverse-DNS names (com.example/…, com.example.sub/…) only after proof of control of that domain or a parent of it, by a DNS TXT record or a key served over HTTPS.'),
+        verified_by_us: z.literal(false).describe('Always false: we state the registry\'s rule; we verified nothing.'),
+      })
+      .strict()
+      .describe('The namespace form of the name.'),
+    repository_url: z.string().nullable().describe('server.repository.url as declared.'),
+    repository_key: z.string().nullable().describe('That URL compared as host + path, lowercased, without www., .git or a trailing slash; null when it is not an http(s) URL.'),
+    same_repository: z
+      .array(z.object({ name: z.string().describe('Registry name.'), status: z.string().describe('Its latest outcome.'), url: url.describe('Its descriptor.') }).strict())
+      .describe('Other registry names the archive has seen with the same repository_key (a common form of duplicate listing), at most 50.'),
+    same_repository_total: z.number().int().nonnegative().describe('How many there are.'),
+  })
+  .strict()
+  .describe('Identity: the namespace form of the name (the registry\'s rule, not a verification) and other registry names that share this server\'s repository.');
+
+/** Our blocks, by key under `_meta`, in the order a descriptor carries them. */
+export const DESCRIPTOR_BLOCKS = [
+  { key: `${META_NAMESPACE}/descriptor`, title: 'Descriptor', schema: DescriptorInfo },
+  { key: `${META_NAMESPACE}/health`, title: 'Health', schema: Health },
+  { key: `${META_NAMESPACE}/connectability`, title: 'Connectability', schema: Connectability },
+  { key: `${META_NAMESPACE}/tools`, title: 'Tools', schema: ToolsBlock },
+  { key: `${META_NAMESPACE}/schema-history`, title: 'Contract', schema: Contract },
+  { key: `${META_NAMESPACE}/identity`, title: 'Identity', schema: Identity },
+] as const;
+
+/** Our `_meta` blocks; other keys (the registry's own) pass through. */
+export const DescriptorMeta = z
+  .object(Object.fromEntries(DESCRIPTOR_BLOCKS.map((b) => [b.key, b.schema])) as z.ZodRawShape)
+  .passthrough()
+  .describe('The registry\'s _meta for this entry (verbatim) and our blocks.');
+
+export const Descriptor = z
+  .object({
+    server: z.object({ name: z.string() }).passthrough().describe('The registry\'s server.json for this entry, verbatim (registry text, unvetted): validate it against the schema its $schema names.'),
+    _meta: DescriptorMeta,
+  })
+  .passthrough()
+  .describe('A per-server descriptor: the registry list item verbatim, plus our blocks under _meta.');
+
+export type DescriptorInfo = z.infer<typeof DescriptorInfo>;
+export type Health = z.infer<typeof Health>;
+export type Connectability = z.infer<typeof Connectability>;
+export type ToolsBlock = z.infer<typeof ToolsBlock>;
+export type Contract = z.infer<typeof Contract>;
+export type Identity = z.infer<typeof Identity>;
+export type FindingRecord = z.infer<typeof FindingRecord>;
+export type Observed<T> = { value: T | null; source: 'v1' | 'v2' | null; note: string | null };
+
+/** The JSON Schema (draft-07) of a descriptor, published at /api/schema/descriptor.json. */
+export function descriptorJsonSchema(id: string): Record<string, unknown> {
+  return { $id: id, title: 'mcp-schema per-server descriptor', ...(zodToJsonSchema(Descriptor, { $refStrategy: 'none', target: 'jsonSchema7' }) as Record<string, unknown>) };
+}
+
+export interface FieldDoc {
+  /** Dotted path inside the block (`latency_ms.median`, `remotes[].headers[].name`). */
+  path: string;
+  type: string;
+  description: string;
+}
+
+/** Every field of a block, depth first, from its JSON Schema: what the data page lists. */
+export function blockFields(schema: z.ZodTypeAny): FieldDoc[] {
+  const out: FieldDoc[] = [];
+  const walk = (node: Record<string, unknown>, prefix: string) => {
+    const props = (node.properties ?? {}) as Record<string, Record<string, unknown>>;
+    for (const [name, raw] of Object.entries(props)) {
+      const p = prefix ? `${prefix}.${name}` : name;
+      const { type, inner } = typeOf(raw);
+      out.push({ path: p, type, description: String(raw.description ?? inner?.description ?? '') });
+      if (inner?.type === 'object') walk(inner, p);
+      else if (inner?.type === 'array' && isRecord(inner.items) && inner.items.type === 'object') walk(inner.items, `${p}[]`);
+    }
+  };
+  walk(zodToJsonSchema(schema, { $refStrategy: 'none', target: 'jsonSchema7' }) as Record<string, unknown>, '');
+  return out;
+}
+
+/** A property's type in words, and the schema to descend into (the non-null branch of a nullable). */
+function typeOf(node: Record<string, unknown>): { type: string; inner: Record<string, unknown> | null } {
+  const branches = Array.isArray(node.anyOf) ? (node.anyOf as Record<string, unknown>[]) : [node];
+  const words: string[] = [];
+  let inner: Record<string, unknown> | null = null;
+  for (const b of branches) {
+    const types = Array.isArray(b.type) ? (b.type as string[]) : b.type === undefined ? ['any'] : [String(b.type)];
+    for (const t of types) {
+      const word = t === 'array' && isRecord(b.items) && typeof b.items.type === 'string' ? `array of ${b.items.type}` : t;
+      if (!words.includes(word)) words.push(word);
+    }
+    if (types.some((t) => t === 'object' || t === 'array')) inner = b;
+  }
+  const values = node.enum ?? (node.const !== undefined ? [node.const] : null);
+  return { type: `${words.join(' or ')}${Array.isArray(values) ? ` (${values.join(', ')})` : ''}`, inner };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,326 @@
+// The per-server descriptor (/api/servers/<slug>.json, issue 14) and the server's tools file
+// (/api/tools/<slug>.json): the registry's list item for the server verbatim, plus our blocks
+// under `_meta` (descriptor-schema.ts documents every field). Every server the archive has seen gets
+// one — retired, opted-out and never-answering servers too, with their tools empty and the reason —
+// so no name the archive has seen is ever a 404.
+//
+// Everything here is read from the derived archive (src/loader) and computed by src/lib; registry
+// facts are derived defensively from the hostile entry (registry-facts.ts).
+import { objectKey } from '../archive/layout.ts';
+import { clip, contractSha256, isObject, PARTIAL_LISTING, parseWwwAuthenticate, probedRemote, proseSha256, resourceMetadataHint, schemaHygiene, toolSurfaceHashes, type Finding, type ServedToolHashes, type Tool } from '../lib/index.ts';
+import type { Archive, ServerView } from '../loader/views.ts';
+import {
+  DESCRIPTOR_BLOCKS,
+  type Connectability,
+  type Contract,
+  type DescriptorInfo,
+  type FindingRecord,
+  type Health,
+  type Identity,
+  type Observed,
+  type ToolsBlock,
+} from './descriptor-schema.ts';
+import { META_NAMESPACE, type Publication } from './publication.ts';
+import { declaredRemotes, namespaceOf, repositoryKey, repositoryUrl } from './registry-facts.ts';
+
+/** What methodology v1 cannot say: the fields the v2 rows (src/lib contract/observation-v2.ts: era, supported_versions, instructions_sha256, auth_metadata_valid) will fill once the archive holds them. */
+const NOT_IN_V1 = 'not observed: methodology v1 does not record this';
+/** Tool descriptions in a descriptor are cut here; the tools file has them whole. */
+const DESCRIPTION_MAX = 1000;
+/** Other names sharing a repository, listed at most. */
+const SAME_REPOSITORY_MAX = 50;
+
+export const RETIRED_REASON = 'absent from the complete registry roster (retired or deleted upstream)';
+export const EXCLUDED_REASON = "excluded at the operator's request";
+/** Why the latest run did not contact an eligible server (schedule.ts; changelog "Deviation from v1: scheduling"). */
+export function notAttemptedReason(s: Pick<ServerView, 'notAttemptedReason'>): string {
+  return s.notAttemptedReason === 'run_deadline' ? "not contacted in the latest run: the run's deadline came first" : 'not contacted in the latest run: its host stopped answering earlier in the run';
+}
+
+/** Site paths of a server's machine-readable files. */
+export const descriptorPath = (slug: string) => `/api/servers/${slug}.json`;
+export const toolsPath = (slug: string) => `/api/tools/${slug}.json`;
+export const setPath = (setHash: string) => `/api/sets/${setHash}.json`;
+export const DESCRIPTOR_SCHEMA_PATH = '/api/schema/descriptor.json';
+
+/** Where every descriptor is in one file: /api/servers.json, or the release folder when there is one (server-files.ts). */
+export function bulkUrl(pub: Publication): string {
+  return pub.releaseDir ? `${pub.releaseUrl}servers.json` : pub.permalink('/api/servers.json');
+}
+
+/** Registry names by repository key, over every server the archive has seen (built once per build). */
+export type RepositoryIndex = Map<string, { name: string; slug: string; status: string }[]>;
+
+/** The registry entry a server's latest row with a roster page points at, or null. */
+export async function entryOf(a: Archive, s: ServerView): Promise<Record<string, unknown> | null> {
+  const entry = s.registryRow ? await a.registryEntry(s.registryRow) : null;
+  return isObject(entry) ? entry : null;
+}
+
+export async function repositoryIndex(a: Archive): Promise<RepositoryIndex> {
+  const index: RepositoryIndex = new Map();
+  for (const s of a.servers) {
+    const key = repositoryKey(repositoryUrl((await entryOf(a, s))?.server));
+    if (key === null) continue;
+    let names = index.get(key);
+    if (!names) index.set(key, (names = []));
+    names.push({ name: s.name, slug: s.slug, status: s.status });
+  }
+  return index;
+}
+
+/** What a descriptor and its tools file are built from: read once per server. */
+export interface ServerFacts {
+  entry: Record<string, unknown> | null;
+  /** The latest successful answer's tools, or why they cannot be read; null before one. */
+  tools: Tool[] | string | null;
+  hashes: ServedToolHashes | string | null;
+}
+
+export async function serverFacts(a: Archive, s: ServerView): Promise<ServerFacts> {
+  const body = s.current?.bodySha256 ?? null;
+  return { entry: await entryOf(a, s), tools: body ? await a.tools(body) : null, hashes: body ? await a.toolHashes(body) : null };
+}
+
+/** The descriptor of one server. */
+export function serverDescriptor(a: Archive, s: ServerView, f: ServerFacts, repos: RepositoryIndex, pub: Publication): Record<string, unknown> {
+  const base: Record<string, unknown> = f.entry ?? { server: { name: s.name } };
+  const meta = isObject(base._meta) ? base._meta : {};
+  const tools = Array.isArray(f.tools) ? f.tools : null;
+  const hashes = isObject(f.hashes) ? (f.hashes as ServedToolHashes) : null;
+  const blocks: Record<string, unknown> = {
+    [`${META_NAMESPACE}/descriptor`]: info(a, s, pub),
+    [`${META_NAMESPACE}/health`]: health(s),
+    [`${META_NAMESPACE}/connectability`]: connectability(s, base.server),
+    [`${META_NAMESPACE}/tools`]: toolsBlock(s, tools, hashes, f, pub),
+    [`${META_NAMESPACE}/schema-history`]: contract(s, tools, f.entry !== null, pub),
+    [`${META_NAMESPACE}/identity`]: identity(s, base.server, repos, pub),
+  };
+  // Our keys last and in DESCRIPTOR_BLOCKS order: an entry's own _meta cannot shadow them.
+  const ours = Object.fromEntries(DESCRIPTOR_BLOCKS.map((b) => [b.key, blocks[b.key]]));
+  const theirs = Object.fromEntries(Object.entries(meta).filter(([k]) => !(k in ours)));
+  return { ...base, _meta: { ...theirs, ...ours } };
+}
+
+function info(a: Archive, s: ServerView, pub: Publication): DescriptorInfo {
+  return {
+    version: 1,
+    methodology: 'v1',
+    generated_at: a.asOf,
+    self_url: pub.permalink(descriptorPath(s.slug)),
+    bulk_url: bulkUrl(pub),
+    schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH),
+    docs_url: pub.permalink('/data/#descriptors'),
+  };
+}
+
+function health(s: ServerView): Health {
+  const probe = s.status === 'ok' || s.status === 'error';
+  const h = s.health;
+  return {
+    methodology: 'v1',
+    status: s.status,
+    error_class: s.errorClass,
+    http_status: s.latest.http_status,
+    reachable: probe ? s.status === 'ok' : null,
+    last_observed_at: s.lastObserved,
+    last_probe_at: s.lastProbe,
+    last_ok_at: s.lastOk,
+    consecutive_failures: s.consecutiveFailures,
+    window: h ? { from_day: h.fromDay, to_day: h.toDay, days: Math.round((Date.parse(h.toDay) - Date.parse(h.fromDay)) / 86_400_000) + 1 } : null,
+    probes: h?.probes ?? 0,
+    ok: h?.ok ?? 0,
+    ok_share: h && h.probes > 0 ? h.okShare.p : null,
+    ok_share_ci95: h && h.probes > 0 ? [h.okShare.lower, h.okShare.upper] : null,
+    // Interpolated quantiles of whole milliseconds: a tenth is all the precision there is.
+    latency_ms: h ? { n: h.latency.n, median: tenth(h.latency.median), p90: tenth(h.latency.p90) } : { n: 0, median: null, p90: null },
+  };
+}
+
+function connectability(s: ServerView, server: unknown): Connectability {
+  const { remotes, total } = declaredRemotes(server);
+  const probed = probedRemote(isObject(server) ? server.remotes : undefined);
+  const row = s.latest;
+  const probe = row.outcome === 'ok' || row.outcome === 'error';
+  const v1 = <T>(value: T | null, whyNull: string): Observed<T> => (probe ? { value, source: 'v1', note: value === null ? whyNull : null } : { value: null, source: null, note: neverProbed(s) });
+  // v1 records WWW-Authenticate on auth errors; src/lib parses it (RFC 9110: several challenges, quoted commas).
+  const parsed = row.outcome === 'error' && row.error_class === 'auth' && row.www_authenticate !== null ? parseWwwAuthenticate(row.www_authenticate) : null;
+  const challenge = parsed && {
+    http_status: row.http_status,
+    schemes: parsed.challenges.map((c) => c.scheme),
+    resource_metadata_hint: resourceMetadataHint(parsed.challenges) !== null,
+    parse_error: parsed.error,
+    www_authenticate: row.www_authenticate!,
+  };
+  const notV1 = { value: null, source: null, note: NOT_IN_V1 };
+  return {
+    remotes,
+    remotes_total: total,
+    probed: {
+      index: probed.index,
+      url: s.endpoint,
+      why: 'v1 probes the first streamable-http remote of the latest entry',
+      problem: s.status === 'excluded' ? 'opted out: never contacted' : s.status === 'retired' ? 'retired: no longer probed' : s.status === 'not_attempted' ? notAttemptedReason(s) : probed.problem,
+    },
+    observed_at: probe ? row.observed_at : null,
+    challenge: v1(challenge, 'the latest probe met no auth challenge'),
+    protected_resource_metadata_valid: notV1,
+    protocol_version: v1(row.protocol_version, 'the latest probe did not complete initialize'),
+    protocol_era: notV1,
+    supported_versions: notV1,
+    instructions_sha256: notV1,
+    session: probe ? row.session : null,
+  };
+}
+
+function tenth(x: number | null): number | null {
+  return x === null ? null : Math.round(x * 10) / 10;
+}
+
+function neverProbed(s: ServerView): string {
+  switch (s.status) {
+    case 'retired':
+      return `not probed: ${RETIRED_REASON}`;
+    case 'excluded':
+      return `not probed: ${EXCLUDED_REASON}`;
+    case 'not_attempted':
+      return notAttemptedReason(s);
+    default:
+      return 'not probed: the latest registry entry has no usable streamable-http remote';
+  }
+}
+
+function toolsBlock(s: ServerView, tools: Tool[] | null, hashes: ServedToolHashes | null, f: ServerFacts, pub: Pick<Publication, 'permalink'>): ToolsBlock {
+  const cur = s.current;
+  const links = {
+    body_sha256: cur?.bodySha256 ?? null,
+    raw_body_url: cur ? pub.permalink(`/${objectKey(cur.bodySha256)}`) : null,
+    tools_url: cur ? pub.permalink(toolsPath(s.slug)) : null,
+  };
+  const common = {
+    methodology: 'v1' as const,
+    observed_at: cur?.observedAt ?? null,
+    partial: hashes ? hashes.problem === PARTIAL_LISTING : null,
+    set_sha256: cur?.setHash ?? null,
+    set_problem: cur?.setHashProblem ?? null,
+    ...links,
+  };
+  const empty = (note: string): ToolsBlock => ({ ...common, count: 0, note, tools: [] });
+  if (s.status === 'retired') return empty(`${RETIRED_REASON}; the last known contract is at tools_url and raw_body_url`);
+  if (s.status === 'excluded') return empty(`${EXCLUDED_REASON}; nothing is probed`);
+  if (!cur) return empty('never answered tools/list');
+  if (!tools) return empty(`the latest answer could not be read: ${typeof f.tools === 'string' ? f.tools : 'raw body missing'}`);
+  const defs = hashes?.definitions?.length === tools.length ? hashes.definitions : null;
+  return {
+    ...common,
+    count: tools.length,
+    note: null,
+    tools: tools.map((t, i) => {
+      const description = typeof t.description === 'string' ? t.description : null;
+      return {
+        name: t.name,
+        title: typeof t.title === 'string' ? t.title : null,
+        description: description === null ? null : clip(description, DESCRIPTION_MAX),
+        description_clipped: description !== null && description.length > DESCRIPTION_MAX,
+        annotations: t.annotations === undefined ? null : t.annotations,
+        definition_sha256: defs?.[i]?.hash ?? null,
+        observed_at: cur.observedAt,
+      };
+    }),
+  };
+}
+
+function contract(s: ServerView, tools: Tool[] | null, entryAvailable: boolean, pub: Pick<Publication, 'permalink'>): Contract {
+  const last = s.changes[0] ?? null;
+  const h = tools ? schemaHygiene([{ target: s.name, tools }]) : null;
+  return {
+    tools_sha256: s.head?.toolsSha256 ?? null,
+    contract_sha256: tools ? contractSha256(tools) : null,
+    prose_sha256: tools ? proseSha256(tools) : null,
+    set_sha256: s.current?.setHash ?? null,
+    set_url: s.current?.setHash ? pub.permalink(setPath(s.current.setHash)) : null,
+    tools_changed_at: s.lastChange,
+    first_observed: s.firstObserved,
+    last_observed: s.lastObserved,
+    last_ok: s.lastOk,
+    status: s.status,
+    error_class: s.errorClass,
+    changes: s.changes.length,
+    retired: s.status === 'retired',
+    retired_at: s.status === 'retired' ? s.latest.observed_at : null,
+    reason: s.status === 'retired' ? RETIRED_REASON : s.status === 'excluded' ? EXCLUDED_REASON : s.status === 'not_attempted' ? notAttemptedReason(s) : null,
+    registry_entry_available: entryAvailable,
+    history_url: pub.permalink(`/servers/${s.slug}/`),
+    feed_url: s.head ? pub.permalink(`/servers/${s.slug}/feed.xml`) : null,
+    last_change: last && {
+      day: last.day,
+      observed_at: last.observedAt,
+      before_tools_sha256: last.beforeSha256,
+      after_tools_sha256: last.afterSha256,
+      revert: last.revert,
+      compatibility: last.compatibility,
+      security: last.security,
+      findings: last.findings.map(findingRecord),
+      url: pub.permalink(`/servers/${s.slug}/`) + `#change-${last.id}`,
+    },
+    body_findings: (s.current?.findings ?? []).map(findingRecord),
+    hygiene: h && {
+      tools: h.tools,
+      strict_input_schema: h.strictInputSchema.count,
+      read_only_hint: h.readOnlyHint.count,
+      destructive_hint: h.destructiveHint.count,
+      output_schema: h.outputSchema.count,
+      description: h.description.count,
+    },
+  };
+}
+
+export function findingRecord(f: Finding): FindingRecord {
+  return { rule: f.rule, axis: f.axis, level: f.level, tool: f.tool, path: f.path, fingerprint: f.fingerprint, message: f.message };
+}
+
+function identity(s: ServerView, server: unknown, repos: RepositoryIndex, pub: Pick<Publication, 'permalink'>): Identity {
+  const url = repositoryUrl(server);
+  const key = repositoryKey(url);
+  const others = key === null ? [] : (repos.get(key) ?? []).filter((o) => o.name !== s.name);
+  return {
+    name: s.name,
+    namespace: namespaceOf(s.name),
+    repository_url: url,
+    repository_key: key,
+    same_repository: others.slice(0, SAME_REPOSITORY_MAX).map((o) => ({ name: o.name, status: o.status, url: pub.permalink(descriptorPath(o.slug)) })),
+    same_repository_total: others.length,
+  };
+}
+
+/** /api/tools/<slug>.json: every tool of the latest successful answer whole, with its hashes; null before one. */
+export function serverToolsFile(s: ServerView, f: ServerFacts, pub: Pick<Publication, 'permalink'>): Record<string, unknown> | null {
+  const cur = s.current;
+  if (!cur) return null;
+  const tools = Array.isArray(f.tools) ? f.tools : null;
+  const hashes = isObject(f.hashes) ? (f.hashes as ServedToolHashes) : null;
+  const defs = tools && hashes?.definitions?.length === tools.length ? hashes.definitions : null;
+  return {
+    name: s.name,
+    methodology: 'v1',
+    descriptor_url: pub.permalink(descriptorPath(s.slug)),
+    observed_at: cur.observedAt,
+    body_sha256: cur.bodySha256,
+    raw_body_url: pub.permalink(`/${objectKey(cur.bodySha256)}`),
+    tools_sha256: s.head?.toolsSha256 ?? null,
+    set_sha256: cur.setHash,
+    set_problem: cur.setHashProblem,
+    set_url: cur.setHash ? pub.permalink(setPath(cur.setHash)) : null,
+    definition_hash: 'tool definition hash, version 1 (mcp-pin docs/TOOL_DEFINITION_HASH.md): SHA-256 of the RFC 8785 form of each definition as served; the set hash is the SHA-256 of the sorted name:hash lines',
+    problem: tools ? null : typeof f.tools === 'string' ? f.tools : 'raw body missing',
+    tools: (tools ?? []).map((t, i) => ({ definition_sha256: defs?.[i]?.hash ?? null, surfaces: surfaces(t), tool: t })),
+  };
+}
+
+function surfaces(t: Tool): Record<string, string | null> | null {
+  try {
+    return toolSurfaceHashes(t);
+  } catch {
+    return null; // deeper than the canonical writer takes: the collector could not have hashed it either
+  }
+}

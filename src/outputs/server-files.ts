@@ -1,0 +1,147 @@
+// Per-server machine-readable files, written by the post-build step (src/site/post-build.ts) rather
+// than as Astro routes: an Astro route costs milliseconds of rendering machinery per file, and a
+// year of the full registry has 25,000 servers, each with an API answer and (once it has a
+// contract) a tools file and two feeds.
+//   /api/servers/<slug>.json         the server's descriptor (descriptor.ts; fields: descriptor-schema.ts)
+//   /api/tools/<slug>.json           every tool of its latest successful answer, with its hashes (not
+//                                    /api/servers/<slug>/tools.json: names may end in .json, so the
+//                                    directory of one slug could be the descriptor file of another)
+//   /api/servers.json                every descriptor in one file, shaped as the registry's list
+//                                    answer ({"servers": [...], "metadata": {...}}), with a .sha256 beside it;
+//                                    with a release folder it goes there instead (SERVERS_JSON_WHERE)
+//   /data/servers.jsonl.gz           the same descriptors, one per line (a /data/ bundle: SHA256SUMS, datapackage.json)
+//   /api/sets/<set hash>.json        every set hash the archive has seen: who served it, first and last seen
+//   /api/schema/descriptor.json      the JSON Schema of a descriptor
+//   /servers/<slug>/feed.xml, .json  RSS 2.0 and JSON Feed 1.1 of the server's changes and body findings
+// One descriptor is built at a time and streamed into the bulk files: nothing holds them all. Files are
+// compact JSON: at 25,000 servers indentation alone would cost the site tens of megabytes (bench/README.md,
+// "Deployability").
+//
+// SERVERS_JSON_WHERE: /api/servers.json holds every descriptor again (about 4 KB a server, 100 MB at
+// 25,000), the size of the whole-archive bundles that already live in the release folder; the site keeps
+// its gzipped twin, /data/servers.jsonl.gz (about a tenth of that).
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { objectKey } from '../archive/layout.ts';
+import type { Archive, BodyFindingView, ServerView, SetView } from '../loader/views.ts';
+import { descriptorJsonSchema } from './descriptor-schema.ts';
+import type { BundleFile } from './catalogue.ts';
+import { bulkUrl, DESCRIPTOR_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath, toolsPath } from './descriptor.ts';
+import { jsonFeed, rssFeed, serverChannel } from './feeds.ts';
+import { HashedFile } from './hashed-file.ts';
+import type { Publication } from './publication.ts';
+
+/** The /api/servers/<slug>.json body. */
+export async function serverApiJson(a: Archive, s: ServerView, pub: Publication): Promise<string> {
+  return JSON.stringify(serverDescriptor(a, s, await serverFacts(a, s), await repositoryIndex(a), pub));
+}
+
+
+/** A feed per server that has a contract (answered tools/list at least once): only those can change. */
+export function hasFeeds(s: ServerView): boolean {
+  return s.head !== null;
+}
+
+export async function serverFeeds(s: ServerView, pub: Pick<Publication, 'permalink'>, bodyFindings: readonly BodyFindingView[] = []): Promise<{ rss: string; json: string }> {
+  const channel = serverChannel(s.name, s.slug);
+  return { rss: await rssFeed(s.changes, channel, pub, bodyFindings), json: jsonFeed(s.changes, channel, pub, bodyFindings) };
+}
+
+export interface WrittenServerFiles {
+  files: number;
+  /** The bulk descriptor files, for datapackage.json and the SHA256SUMS of where they live. */
+  bundles: { file: BundleFile; where: 'data' | 'release' | 'api' }[];
+}
+
+/** Write every server's descriptor, tools file and feeds, the bulk descriptors, the set files and the schema. */
+export async function writeServerFiles(a: Archive, outDir: string, pub: Publication): Promise<WrittenServerFiles> {
+  let files = 0;
+  const api = path.join(outDir, 'api');
+  await mkdir(path.join(api, 'servers'), { recursive: true });
+  await mkdir(path.join(api, 'tools'), { recursive: true });
+  const repos = await repositoryIndex(a);
+  const findingsOf = new Map<string, BodyFindingView[]>();
+  for (const b of a.bodyFindings) findingsOf.set(b.target, [...(findingsOf.get(b.target) ?? []), b]);
+
+  const bulkDir = pub.releaseDir ?? api;
+  const bulk = new HashedFile(path.join(bulkDir, 'servers.json'));
+  const lines = new HashedFile(path.join(outDir, 'data', 'servers.jsonl.gz'));
+  await bulk.write(Buffer.from('{"servers":['));
+  let pending: string[] = [];
+  let pendingSize = 0;
+  for (const [i, s] of a.servers.entries()) {
+    const facts = await serverFacts(a, s);
+    const d = serverDescriptor(a, s, facts, repos, pub);
+    const line = JSON.stringify(d);
+    await writeFile(path.join(api, 'servers', `${s.slug}.json`), line);
+    files++;
+    await bulk.write(Buffer.from(i === 0 ? line : `,\n${line}`));
+    pending.push(`${line}\n`);
+    pendingSize += line.length;
+    if (pendingSize > 1 << 20) {
+      await lines.gzipChunk(pending.join(''));
+      pending = [];
+      pendingSize = 0;
+    }
+    const tools = serverToolsFile(s, facts, pub);
+    if (tools) {
+      await writeFile(path.join(outDir, toolsPath(s.slug)), JSON.stringify(tools));
+      files++;
+    }
+    if (!hasFeeds(s)) continue;
+    const dir = path.join(outDir, 'servers', s.slug);
+    await mkdir(dir, { recursive: true });
+    const f = await serverFeeds(s, pub, findingsOf.get(s.name));
+    await writeFile(path.join(dir, 'feed.xml'), f.rss);
+    await writeFile(path.join(dir, 'feed.json'), f.json);
+    files += 2;
+  }
+  await lines.gzipChunk(pending.join('')); // an empty archive still downloads as valid gzip
+  await bulk.write(Buffer.from(`],"metadata":${JSON.stringify({ count: a.servers.length, generated_at: a.asOf, schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH) })}}\n`));
+  const written = { bulk: await bulk.end(), lines: await lines.end() };
+  if (!pub.releaseDir) {
+    await writeFile(path.join(api, 'servers.json.sha256'), `${written.bulk.sha256}  servers.json\n`);
+    files += 2;
+  }
+
+  await mkdir(path.join(api, 'sets'), { recursive: true });
+  for (const set of a.sets) {
+    await writeFile(path.join(outDir, setPath(set.setHash)), JSON.stringify(await setFile(a, set, pub)));
+    files++;
+  }
+  await mkdir(path.join(api, 'schema'), { recursive: true });
+  await writeFile(path.join(outDir, DESCRIPTOR_SCHEMA_PATH), JSON.stringify(descriptorJsonSchema(pub.permalink(DESCRIPTOR_SCHEMA_PATH)), null, 2));
+  files++;
+  const rows = a.servers.length;
+  return {
+    files,
+    bundles: [
+      { file: { name: 'servers.jsonl.gz', resource: 'servers', rows, ...written.lines }, where: 'data' },
+      { file: { name: 'servers.json', url: bulkUrl(pub), resource: 'servers', rows, ...written.bulk }, where: pub.releaseDir ? 'release' : 'api' },
+    ],
+  };
+}
+
+/** /api/sets/<set hash>.json: the set's lines, and every server that served it with first and last seen. */
+export async function setFile(a: Archive, set: SetView, pub: Pick<Publication, 'permalink'>): Promise<Record<string, unknown>> {
+  const hashes = await a.toolHashes(set.bodySha256);
+  const lines = typeof hashes === 'string' ? null : hashes.lines;
+  return {
+    set_sha256: set.setHash,
+    definition_hash: 'tool definition hash, version 1 (mcp-pin docs/TOOL_DEFINITION_HASH.md): the SHA-256 of `lines` joined with "\\n" (no final newline); each line is a tool name and the SHA-256 of the RFC 8785 form of its definition as served',
+    methodology: 'v1',
+    generated_at: a.asOf,
+    tools: lines?.length ?? null,
+    lines,
+    raw_body_url: pub.permalink(`/${objectKey(set.bodySha256)}`),
+    servers_total: set.servers.length,
+    servers: set.servers.map((s) => ({
+      name: s.target,
+      descriptor_url: pub.permalink(descriptorPath(s.slug)),
+      page_url: pub.permalink(`/servers/${s.slug}/`),
+      first_seen: s.firstSeen,
+      last_seen: s.lastSeen,
+      observations: s.observations,
+    })),
+  };
+}

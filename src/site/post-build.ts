@@ -1,0 +1,40 @@
+// The post-build step (called from astro.config.mjs once the pages are written): the per-server API
+// answers and feeds, the /data/ bundles, the raw objects pages link to and the search index
+// (src/outputs/), then the published site's size and file count, checked against the host limits we
+// design for (bench/README.md, "Deployability"). Here the outputs get the site's settings.
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { writeBundles } from '../outputs/bundles.ts';
+import { copyLinkedObjects } from '../outputs/linked-objects.ts';
+import { writeSearchIndex } from '../outputs/search-index.ts';
+import { writeServerFiles } from '../outputs/server-files.ts';
+import { cacheDir, publication } from './settings.ts';
+import { siteArchive } from './site-archive.ts';
+import { markSince, timed } from './timings.ts';
+
+/** GitHub Pages publishes sites up to 1 GB; we warn well before. */
+export const SITE_BYTES_LIMIT = 1_000_000_000;
+
+export async function writeSiteOutputs(outDir: string): Promise<string> {
+  markSince('render');
+  const a = await siteArchive();
+  const pub = publication();
+  const perServer = await timed('server-files', () => writeServerFiles(a, outDir, pub));
+  const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), written: perServer.bundles }));
+  const objects = await timed('objects', () => copyLinkedObjects(a, outDir));
+  const indexed = await timed('search', () => writeSearchIndex(outDir));
+  const size = await siteSize(outDir);
+  const warn = size.bytes > SITE_BYTES_LIMIT ? ` — WARNING: over the ${SITE_BYTES_LIMIT / 1e9} GB GitHub Pages limit` : '';
+  return `wrote ${perServer.files} per-server descriptors, tools files, feeds and set files, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}`;
+}
+
+export async function siteSize(dir: string): Promise<{ bytes: number; files: number }> {
+  let bytes = 0;
+  let files = 0;
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    files++;
+    bytes += (await stat(path.join(e.parentPath, e.name))).size;
+  }
+  return { bytes, files };
+}

@@ -1,0 +1,13 @@
+// The lookup's index without JavaScript (/lookup/<xx>/): set hashes grouped by their first two hex
+// characters, so each page stays short (at 25,000 servers over a year, tens of thousands of hashes
+// make about a hundred per page).
+import type { SetView } from '../loader/views.ts';
+
+/** Servers listed per set hash on an index page; the set's file lists them all. */
+export const SERVERS_SHOWN = 20;
+
+export function setPrefixes(sets: readonly SetView[]): { prefix: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const s of sets) counts.set(s.setHash.slice(0, 2), (counts.get(s.setHash.slice(0, 2)) ?? 0) + 1);
+  return [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([prefix, count]) => ({ prefix, count }));
+}

@@ -1,0 +1,77 @@
+// The site build's settings: every environment variable and the working directory are read here and
+// nowhere else in src/ (test/layout.test.ts holds the tree to it; astro.config.mjs reads the out
+// folder, site URL and base itself, see there). Everything below reads at call time, so a test can
+// set a variable and build.
+//   MCP_SCHEMA_DATA         the archive directory (default: ./data)
+//   MCP_SCHEMA_CACHE        the build cache (default: ./.cache/mcp-schema; safe to delete)
+//   MCP_SCHEMA_WORKERS      digest worker threads for a first build (default: min(4, cores); 0: none)
+//   MCP_SCHEMA_SIMULATED    "1" shows the simulated-data banner on every page (demo builds)
+//   MCP_SCHEMA_SITE_URL     the permanent base URL used in citations, feeds and the API (also astro.config.mjs)
+//   MCP_SCHEMA_BASE         the path the site is served under (GitHub Pages project sites: /<repo>/)
+//   MCP_SCHEMA_RELEASE_DIR  where the big bundles go, to be published as release assets (unset: all on the site)
+//   MCP_SCHEMA_RELEASE_URL  the public base URL of that folder (default: <site>/data/release/)
+//   MCP_SCHEMA_TIMINGS      a file the build appends its stage timings to (bench/build.ts)
+// The build runs from the repository root (npm run build): sourceRoot() is that folder.
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import type { Publication } from '../outputs/publication.ts';
+
+export const DEFAULT_SITE_URL = 'https://mcp-schema.example.org';
+
+export function dataDir(): string {
+  return path.resolve(process.env.MCP_SCHEMA_DATA || 'data');
+}
+
+export function cacheDir(): string {
+  return path.resolve(process.env.MCP_SCHEMA_CACHE || path.join('.cache', 'mcp-schema'));
+}
+
+export function workers(): number {
+  return Number(process.env.MCP_SCHEMA_WORKERS ?? Math.min(4, availableParallelism()));
+}
+
+/** The repository root: digest workers import the loader from source there, and src/lib is fingerprinted there. */
+export function sourceRoot(): string {
+  return process.cwd();
+}
+
+export function simulated(): boolean {
+  return process.env.MCP_SCHEMA_SIMULATED === '1';
+}
+
+export function siteUrl(): string {
+  return (process.env.MCP_SCHEMA_SITE_URL || DEFAULT_SITE_URL).replace(/\/+$/, '');
+}
+
+/** Base path the site is served under (GitHub Pages project sites use `/<repo>/`), with a trailing slash. */
+export function basePath(): string {
+  const base = (process.env.MCP_SCHEMA_BASE || '/').replace(/\/+$/, '');
+  return `${base.startsWith('/') ? base : `/${base}`}/`.replace(/^\/\/$/, '/');
+}
+
+/** A site-internal link: `href('/servers/')` → `/servers/` or `/<base>/servers/`. */
+export function href(pathname: string): string {
+  return basePath() + pathname.replace(/^\/+/, '');
+}
+
+/** The permanent absolute URL of a site path (citations, feeds, the API). */
+export function permalink(pathname: string): string {
+  return siteUrl() + href(pathname);
+}
+
+export function releaseDir(): string | null {
+  return process.env.MCP_SCHEMA_RELEASE_DIR ? path.resolve(process.env.MCP_SCHEMA_RELEASE_DIR) : null;
+}
+
+export function releaseUrl(): string {
+  return (process.env.MCP_SCHEMA_RELEASE_URL || permalink('/data/release/')).replace(/\/*$/, '/');
+}
+
+/** How the outputs address the published site (src/outputs/publication.ts). */
+export function publication(): Publication {
+  return { permalink, releaseDir: releaseDir(), releaseUrl: releaseUrl() };
+}
+
+export function timingsFile(): string | null {
+  return process.env.MCP_SCHEMA_TIMINGS || null;
+}

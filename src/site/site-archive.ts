@@ -1,0 +1,18 @@
+// The archive the site is built from: the loader (src/loader/) pointed at the folders the settings
+// name, with the bundle members written by the digest workers of a first build
+// (src/outputs/members.ts). Pages and the post-build step call siteArchive(); it is loaded once per
+// build (loadArchive caches it process-wide).
+import { loadArchive, type Archive } from '../loader/load-archive.ts';
+import { membersPrebuild } from '../outputs/members.ts';
+import { cacheDir, dataDir, sourceRoot, workers } from './settings.ts';
+import { buildTimings } from './timings.ts';
+
+export function siteArchive(): Promise<Archive> {
+  const dir = dataDir();
+  const cache = { dir: cacheDir(), sourceRoot: sourceRoot() };
+  return loadArchive(dir, {
+    cache,
+    prebuild: { workers: workers(), ...membersPrebuild(dir, cache.dir, cache.sourceRoot) },
+    timings: buildTimings,
+  });
+}

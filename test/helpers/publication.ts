@@ -1,0 +1,11 @@
+// A fixed Publication for tests of the outputs (src/outputs/publication.ts): the site's default URL,
+// no release folder — what a build with no MCP_SCHEMA_* variables set uses.
+import type { Publication } from '../../src/outputs/publication.ts';
+
+const SITE = 'https://mcp-schema.example.org';
+
+export const TEST_PUBLICATION: Publication = {
+  permalink: (pathname) => `${SITE}/${pathname.replace(/^\/+/, '')}`,
+  releaseDir: null,
+  releaseUrl: `${SITE}/data/release/`,
+};
