@@ -30,6 +30,9 @@ export default {
   mutate: COLLECTOR_MUTATE,
   // The shared machine: one test process.
   concurrency: 1,
+  // These tests take well under a second; the mutants that time out here are awaits that never settle
+  // (a promise no one resolves is not a loop hit counts can catch), and 20 s each made the run too long.
+  timeoutMS: 5_000,
   htmlReporter: { fileName: 'reports/mutation-collector/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation-collector/mutation.json' },
   thresholds: { high: 80, low: 70, break: null },
