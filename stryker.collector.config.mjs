@@ -18,6 +18,7 @@ export const COLLECTOR_TEST_FILES = [
   'test/collector/schedule.test.ts',
   'test/collector/store.test.ts',
   'test/collector/lock.test.ts',
+  'test/collector/http.test.ts',
   // http.ts: the redirect and address-policy tests drive it against loopback servers
   'test/collector/redirect-headers.test.ts',
   'test/collector/address-policy.test.ts',
