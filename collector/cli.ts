@@ -5,17 +5,26 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { CliError, EXIT } from './cli-error.ts';
+import { METHODOLOGY_CHOICES, type AnyRun, type MethodologyChoice } from '../src/lib/index.ts';
 import { DEFAULTS, runCollector, SCHEDULE_DEFAULTS, type CollectorSummary, type Progress } from './run.ts';
-import { PROBER_VERSION, USER_AGENT } from './version.ts';
+import { signerFromPem, type ChainSigner } from '../src/lib/index.ts';
+import { PROBER_VERSION, SIGNING_KEY_LABEL, USER_AGENT } from './version.ts';
 
 const DEFAULT_OPTOUT = fileURLToPath(new URL('../optout.txt', import.meta.url));
 
-export const HELP = `mcp-schema collector ${PROBER_VERSION} — methodology v1 daily run
+export const HELP = `mcp-schema collector ${PROBER_VERSION} — daily run (methodology v1 and v2)
 
 usage: npm run collect -- [options]
 
   --registry <url>     registry list endpoint (default ${DEFAULTS.registry})
   --data <dir>         archive directory (default ${DEFAULTS.data}/)
+  --methodology <m>    v1, v2, v1,v2 or auto (default ${DEFAULTS.methodology}): the series the run records.
+                       v1,v2 probes each target with v2 then v1 in one job and writes both day files
+                       (observations/, observations-v2/) and two run rows with the same run_id; auto
+                       records both until runs.jsonl holds ${DEFAULTS.bridgeDays} days with a finished full run of both
+                       series (the bridge), then v2 alone
+  --bridge-days <n>    the bridge length auto waits for (default ${DEFAULTS.bridgeDays}); only for local worlds
+                       and demos: the published archive's bridge is ${DEFAULTS.bridgeDays} days
   --limit <n>          probe only the first n targets in roster order; the run is marked partial
   --concurrency <n>    targets probed at once over all hosts (default ${DEFAULTS.concurrency})
   --per-host-divisor <d>, --per-host-max <m>
@@ -30,14 +39,19 @@ usage: npm run collect -- [options]
                        what is left gets not_attempted rows, reason run_deadline (default ${DEFAULTS.deadlineMs / 3600_000}h)
   --timeout <ms>       overall deadline per request (default ${DEFAULTS.timeoutMs})
   --now <iso>          the run's clock: run_id, day and observed_at derive from it (default: now).
-                       Re-running with the same --now after a crash resumes that run.
+                       Re-running with the same --now after a crash resumes that run (per series:
+                       targets with a row are not probed again; a series with a run row is done).
   --allow-private      also permit loopback addresses (local worlds only; private, link-local and
                        every other non-public range stay refused)
   --optout <file>      registry names or hosts never to contact (default optout.txt in the repo)
   --json               print a machine-readable summary on stdout
   -h, --help           this text
 
-Not-attempted rows count against coverage: a run below 90% is recorded as degraded.
+Not-attempted rows count against coverage: a run below 90% is recorded as degraded. A job skipped
+at the deadline or on an unresponsive host gets a not_attempted row in every series it records.
+
+environment: MCP_SCHEMA_SIGNING_KEY  an Ed25519 private key (PKCS#8 PEM) that signs the run's manifest
+             on the hash chain (chain.jsonl); unset: the manifest is unsigned (npm run verify warns)
 
 exit codes: 0 run finished (also when degraded), 1 zero attempts (the run is recorded as failed),
             2 bad options or unusable --data, 3 another collector holds the lock,
@@ -78,6 +92,8 @@ export async function main(argv: string[]): Promise<number> {
         registry: { type: 'string' },
         data: { type: 'string' },
         limit: { type: 'string' },
+        methodology: { type: 'string' },
+        'bridge-days': { type: 'string' },
         concurrency: { type: 'string' },
         'per-host-divisor': { type: 'string' },
         'per-host-max': { type: 'string' },
@@ -110,6 +126,15 @@ export async function main(argv: string[]): Promise<number> {
       throw new CliError(`--registry is not a URL: ${JSON.stringify(values.registry)}`, EXIT.usage);
     }
   }
+  // The signing key comes from the environment (a CI secret), read here and nowhere else in the collector.
+  let signer: ChainSigner | null = null;
+  if (process.env.MCP_SCHEMA_SIGNING_KEY) {
+    try {
+      signer = signerFromPem(process.env.MCP_SCHEMA_SIGNING_KEY, SIGNING_KEY_LABEL);
+    } catch (e) {
+      throw new CliError(`MCP_SCHEMA_SIGNING_KEY is not an Ed25519 private key in PEM: ${(e as Error).message}`, EXIT.usage, { cause: e });
+    }
+  }
   const bar = !values.json && process.stderr.isTTY ? progressBar() : null;
   let summary: CollectorSummary;
   try {
@@ -117,6 +142,8 @@ export async function main(argv: string[]): Promise<number> {
       registry: values.registry,
       data: values.data,
       limit: positiveInt('limit', values.limit) ?? null,
+      methodology: methodology(values.methodology),
+      bridgeDays: positiveInt('bridge-days', values['bridge-days']),
       concurrency: positiveInt('concurrency', values.concurrency),
       perHostDivisor: positiveInt('per-host-divisor', values['per-host-divisor']),
       perHostMax: positiveInt('per-host-max', values['per-host-max']),
@@ -127,32 +154,38 @@ export async function main(argv: string[]): Promise<number> {
       allowPrivate: values['allow-private'] ?? false,
       optout: values.optout !== undefined ? resolve(values.optout) : DEFAULT_OPTOUT,
       onProgress: bar?.update,
+      signer,
     });
   } finally {
     bar?.stop();
   }
-  const r = summary.run;
   if (values.json) process.stdout.write(JSON.stringify(summary) + '\n');
-  else process.stdout.write(oneLine(summary) + '\n');
-  if (r.status === 'failed') {
-    process.stderr.write(`collector: run ${r.run_id} failed: ${r.message ?? 'zero attempts'}\n`);
+  else for (const r of summary.runs) process.stdout.write(oneLine(summary, r) + '\n');
+  const failed = summary.runs.find((r) => r.status === 'failed');
+  if (failed) {
+    process.stderr.write(`collector: run ${failed.run_id} (${failed.methodology_version}) failed: ${failed.message ?? 'zero attempts'}\n`);
     return EXIT.failed;
   }
   return EXIT.ok;
 }
 
-function oneLine(s: CollectorSummary): string {
-  const r = s.run;
+function methodology(v: string | undefined): MethodologyChoice | undefined {
+  if (v === undefined) return undefined;
+  if (!(METHODOLOGY_CHOICES as readonly string[]).includes(v)) throw new CliError(`--methodology must be one of ${METHODOLOGY_CHOICES.join(', ')}, got ${JSON.stringify(v)}`, EXIT.usage);
+  return v as MethodologyChoice;
+}
+
+function oneLine(s: CollectorSummary, r: AnyRun): string {
   const classes = Object.entries(r.error_classes).filter(([c, n]) => n > 0 && c !== 'no_endpoint').map(([c, n]) => `${c} ${n}`).join(', ');
   return [
-    `run ${r.run_id} ${r.status}${r.partial ? ' (partial)' : ''}${r.degraded ? ' DEGRADED' : ''}:`,
+    `run ${r.run_id} ${r.methodology_version} ${r.status}${r.partial ? ' (partial)' : ''}${r.degraded ? ' DEGRADED' : ''}:`,
     `${r.targets} targets, ${r.attempts}/${r.eligible} attempted (coverage ${(r.coverage * 100).toFixed(1)}%),`,
     `ok ${r.outcomes.ok}, error ${r.outcomes.error}${classes ? ` [${classes}]` : ''}, no_endpoint ${r.outcomes.no_endpoint}, retired ${r.outcomes.retired}, excluded ${r.outcomes.excluded}, not_attempted ${r.outcomes.not_attempted}${notAttempted(r)};`,
     `roster ${r.roster_file ?? 'none'}${r.roster_complete ? '' : ' INCOMPLETE'}; ${(s.duration_ms / 1000).toFixed(1)} s, ${s.targets_per_s} targets/s`,
   ].join(' ');
 }
 
-function notAttempted(r: CollectorSummary['run']): string {
+function notAttempted(r: AnyRun): string {
   const by = Object.entries(r.scheduling?.not_attempted ?? {}).filter(([, n]) => n > 0);
   return by.length ? ` [${by.map(([why, n]) => `${why} ${n}`).join(', ')}]` : '';
 }

@@ -8,6 +8,7 @@
 //   anything else (an answer we could not use) → other
 // An address refusal (step `address`) never reached the host: it says nothing about whether it answers.
 import type { ProbeError } from './errors.ts';
+import type { ProbeV2Result } from './probe-v2/index.ts';
 import type { HostSignal } from './schedule.ts';
 
 /** `now`: wall-clock ms (Date.now()), for a Retry-After given as an HTTP-date. */
@@ -46,4 +47,28 @@ export function retryAfterMs(value: string | null, now: number): number | null {
   if (!/[a-z]/i.test(v)) return null;
   const at = Date.parse(v);
   return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/** What a v2 probe tells the schedule: its 429/503 first, then its deciding failure as v1's would. */
+export function hostSignalV2(r: Pick<ProbeV2Result, 'status' | 'throttled' | 'failure' | 'facts'>, now: number): HostSignal {
+  if (r.throttled) return { kind: 'throttled', retryAfterMs: retryAfterMs(r.throttled.retryAfter, now) };
+  if (r.status === 'ok') return { kind: 'ok' };
+  if (r.failure) return hostSignal(r.failure.error, now);
+  return r.facts.answered ? { kind: 'other' } : { kind: 'unreachable' };
+}
+
+/**
+ * One job's signal over its probes (v2 then v1 during the bridge): a 429/503 from either is the host
+ * asking us to slow down (the longer Retry-After wins; null only when neither gave one); else any
+ * answer means the host answers; unreachable only when no probe got an answer.
+ */
+export function jobSignal(signals: readonly HostSignal[]): HostSignal {
+  const throttled = signals.filter((s): s is Extract<HostSignal, { kind: 'throttled' }> => s.kind === 'throttled');
+  if (throttled.length) {
+    const given = throttled.map((s) => s.retryAfterMs).filter((ms): ms is number => ms !== null);
+    return { kind: 'throttled', retryAfterMs: given.length ? Math.max(...given) : null };
+  }
+  if (signals.some((s) => s.kind === 'ok')) return { kind: 'ok' };
+  if (signals.some((s) => s.kind === 'other')) return { kind: 'other' };
+  return signals.length ? { kind: 'unreachable' } : { kind: 'ok' };
 }

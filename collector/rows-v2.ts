@@ -1,10 +1,21 @@
 // Rows of the v2 series (methodology v2, "Rows"). Pure builders, like rows.ts for v1: every row carries
 // prober_version and methodology_version 'v2', and is validated by the store on write (ObservationV2).
 // The probe's raw bodies are stored by the caller; their names come in as `objects`.
-import { METHODOLOGY_VERSION_V2, type NOT_ATTEMPTED_REASONS, type ObservationV2, type RosterTarget } from '../src/lib/index.ts';
+import {
+  DEGRADED_BELOW,
+  ERAS,
+  ERROR_CLASSES,
+  METHODOLOGY_VERSION_V2,
+  NOT_ATTEMPTED_REASONS,
+  OUTCOMES_V2,
+  V2_STATUSES,
+  type ObservationV2,
+  type RosterTarget,
+  type RunV2,
+} from '../src/lib/index.ts';
 import type { ProbeError } from './errors.ts';
 import type { ProbeV2Result } from './probe-v2/index.ts';
-import type { RowContext } from './rows.ts';
+import type { RowContext, RunFacts } from './rows.ts';
 import { PROBER_VERSION } from './version.ts';
 
 /** SHA-256 names of the stored bodies of one probe: the handshake answer and every tools/list page, in order. */
@@ -94,8 +105,13 @@ export function retiredRowV2(ctx: RowContext, previous: RosterTarget, previousFi
   };
 }
 
+const NOT_ATTEMPTED_DETAIL: Record<(typeof NOT_ATTEMPTED_REASONS)[number], string> = {
+  host_unresponsive: 'not contacted: its host stopped answering earlier in this run',
+  run_deadline: "not contacted: the run's deadline came first",
+};
+
 export function notAttemptedRowV2(ctx: RowContext, t: RosterTarget, reason: (typeof NOT_ATTEMPTED_REASONS)[number]): ObservationV2 {
-  return { ...blank(ctx, t, t.name), outcome: 'not_attempted', not_attempted_reason: reason };
+  return { ...blank(ctx, t, t.name), outcome: 'not_attempted', not_attempted_reason: reason, detail: NOT_ATTEMPTED_DETAIL[reason] };
 }
 
 export function probeV2Row(ctx: RowContext, t: RosterTarget, r: ProbeV2Result, objects: ProbeV2Objects): ObservationV2 {
@@ -177,4 +193,57 @@ function errorFields(step: ObservationV2['step'], e: ProbeError, notes: string |
       throw new Error(`unmapped error class ${(never as ProbeError).errorClass}`);
     }
   }
+}
+
+/** The v2 series' run row (RunV2): v1's run facts (rows.ts runRow) over this series' rows, its own counts and the requests it sent. */
+export function runRowV2(f: Omit<RunFacts, 'rows'> & { rows: ObservationV2[] }): RunV2 {
+  const zero = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+  const outcomes = zero(OUTCOMES_V2);
+  const statuses = zero(V2_STATUSES);
+  const eras = zero(ERAS);
+  const classes = zero(ERROR_CLASSES);
+  const notAttempted = zero(NOT_ATTEMPTED_REASONS);
+  let total = 0;
+  let max = 0;
+  for (const r of f.rows) {
+    outcomes[r.outcome]++;
+    if (r.status) statuses[r.status]++;
+    eras[r.era]++;
+    if (r.error_class) classes[r.error_class]++;
+    if (r.not_attempted_reason) notAttempted[r.not_attempted_reason]++;
+    if (r.outcome === 'ok' || r.outcome === 'error') {
+      total += r.requests;
+      max = Math.max(max, r.requests);
+    }
+  }
+  // As in v1: not_attempted rows are eligible targets we did not contact (denominator, not numerator).
+  const attempts = outcomes.ok + outcomes.error;
+  const coverage = f.eligible === 0 ? 1 : Math.min(1, attempts / f.eligible);
+  const failed = attempts === 0;
+  return {
+    run_id: f.runId,
+    day: f.day,
+    started_at: f.startedAt,
+    finished_at: f.finishedAt,
+    registry: f.registry.slice(0, 4096),
+    roster_file: f.rosterFile,
+    roster_complete: f.rosterComplete,
+    targets: f.rows.length,
+    eligible: f.eligible,
+    attempts,
+    coverage,
+    degraded: failed || coverage < DEGRADED_BELOW,
+    partial: f.limit !== null,
+    limit: f.limit,
+    outcomes,
+    statuses,
+    eras,
+    error_classes: classes,
+    requests: { total, max, mean: attempts === 0 ? 0 : Math.round((total / attempts) * 1000) / 1000 },
+    status: failed ? 'failed' : 'finished',
+    message: (failed ? (f.message ?? 'zero attempts: no target with an endpoint was probed') : f.message)?.slice(0, 1024) ?? null,
+    prober_version: PROBER_VERSION,
+    methodology_version: METHODOLOGY_VERSION_V2,
+    scheduling: f.scheduling ? { ...f.scheduling, not_attempted: notAttempted } : null,
+  };
 }

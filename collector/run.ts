@@ -1,21 +1,33 @@
-// The collector as a function: roster → targets → probe → rows (methodology v1). cli.ts, the demo
-// world, benchmarks and tests all call runCollector(); it never exits the process. This module only
-// wires the stages: todays-roster.ts (roster and targets), targets.ts (retirement, opt-outs,
-// eligibility), schedule.ts (which probe runs when, and which targets are not attempted),
-// host-signal.ts (what a probe tells the schedule), probe.ts, rows.ts and store.ts.
+// The collector as a function: roster → targets → probe → rows, for methodology v1, v2 or both.
+// cli.ts, the demo world, benchmarks and tests all call runCollector(); it never exits the process.
+// This module only wires the stages: todays-roster.ts (roster and targets), targets.ts (retirement,
+// opt-outs, eligibility), schedule.ts (which probe runs when, and which targets are not attempted),
+// host-signal.ts (what a probe tells the schedule), probe.ts / probe-v2/, rows.ts / rows-v2.ts and
+// store.ts.
+//
+// Series (methodology v2, "The bridge"): `methodology` picks v1, v2 or both; `auto` (the default)
+// records both until runs.jsonl holds the bridge's days (src/lib/bridge.ts seriesToRecord), then v2
+// alone. With both, each target is ONE scheduler job that runs the v2 probe and then the v1 probe (one
+// request at a time per endpoint still holds), and every target gets one row in each series — a
+// not_attempted row in both when the job is skipped. Each series writes its own run row, same run_id.
 //
 // Resuming: the run's identity is its clock (--now). A restart after a crash with the same clock
-// reuses the roster file that attempt wrote and skips every target that already has a row for the
-// run_id, so there is never a duplicate row. A run already in runs.jsonl is refused.
-import type { NotAttemptedReason, Observation, RosterTarget, Run, RunScheduling } from '../src/lib/index.ts';
-import { clip, ERROR_CLASSES, sha256Hex } from '../src/lib/index.ts';
+// reuses the roster file that attempt wrote and, per series, skips every target that already has a
+// row for the run_id, so there is never a duplicate row. A run whose series are all in runs.jsonl is
+// refused; one with a run row for some of them only records the others. The run's manifest goes on the
+// hash chain once, after its last run row (it covers every series' rows).
+import { appendRunManifests } from '../src/archive/chain.ts';
+import type { AnyRun, ChainSigner, MethodologyChoice, NotAttemptedReason, Observation, ObservationV2, RosterTarget, RunScheduling, RunSeries } from '../src/lib/index.ts';
+import { BRIDGE_DAYS, clip, ERROR_CLASSES, seriesToRecord, sha256Hex } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { classify } from './errors.ts';
 import { createHttpContext } from './http.ts';
 import { DEFAULT_PROBE_LIMITS, probe, type ProbeLimits, type ProbeResult } from './probe.ts';
 import { DEFAULT_ROSTER_LIMITS, type RosterLimits } from './roster.ts';
-import { hostSignal } from './host-signal.ts';
-import { excludedRow, noEndpointRow, notAttemptedRow, probeRow, retiredRow, runRow } from './rows.ts';
+import { hostSignal, hostSignalV2, jobSignal } from './host-signal.ts';
+import { excludedRow, noEndpointRow, notAttemptedRow, probeRow, retiredRow, runRow, type RowContext } from './rows.ts';
+import { excludedRowV2, noEndpointRowV2, notAttemptedRowV2, probeV2Row, retiredRowV2, runRowV2 } from './rows-v2.ts';
+import { DEFAULT_PROBE_V2_LIMITS, probeV2, type ProbeV2Limits, type ProbeV2Result } from './probe-v2/index.ts';
 import { lpt, perHostLimit, type HostSignal, type Schedule, type ScheduleReport } from './schedule.ts';
 import { Store } from './store.ts';
 import { eligibleCount, isOptedOut, readOptOut, retiredTargets } from './targets.ts';
@@ -47,13 +59,20 @@ export interface CollectorOptions {
   /** Opt-out file (names or hosts); null for none. */
   optout?: string | null;
   onProgress?: (p: Progress) => void;
+  /** Which series the run records (default `auto`: both until the bridge is complete, then v2). */
+  methodology?: MethodologyChoice;
+  /** Bridge days `auto` waits for (default BRIDGE_DAYS, 14); smaller only in local worlds. */
+  bridgeDays?: number;
   /** Bounds, for tests and local worlds. */
   probeLimits?: Partial<Omit<ProbeLimits, 'timeoutMs'>>;
+  probeV2Limits?: Partial<Omit<ProbeV2Limits, 'timeoutMs'>>;
   rosterLimits?: Partial<Omit<RosterLimits, 'timeoutMs'>>;
   /** Which probe runs when (default `lpt`, schedule.ts). */
   schedule?: Schedule;
   /** Schedule bounds in ms, for tests and scaled benchmarks (defaults: SCHEDULE_DEFAULTS). */
   scheduleLimits?: Partial<typeof SCHEDULE_DEFAULTS>;
+  /** Signs the run's chain manifest (cli.ts reads MCP_SCHEMA_SIGNING_KEY); null or absent: unsigned. */
+  signer?: ChainSigner | null;
 }
 
 /**
@@ -70,9 +89,14 @@ export interface Progress {
 }
 
 export interface CollectorSummary {
-  run: Run;
+  /** The run row of the first series recorded (v1 when it was recorded, else v2). */
+  run: AnyRun;
+  /** Every run row this process wrote, v1 first. */
+  runs: AnyRun[];
+  /** The series recorded (in this process). */
+  series: RunSeries[];
   data: string;
-  /** Rows found from an earlier attempt of the same run (resume). */
+  /** Rows found from an earlier attempt of the same run (resume), over all series. */
   resumed_rows: number;
   /** Targets probed by this process. */
   probed: number;
@@ -104,12 +128,26 @@ export const DEFAULTS = {
   perHostMax: 16,
   deadlineMs: 5 * 3600_000,
   unresponsiveAfter: 10,
-} as const;
+  methodology: 'auto',
+  bridgeDays: BRIDGE_DAYS,
+} as const satisfies Partial<CollectorOptions>;
 
 /** `2026-11-30T03:15:00.123Z` → `2026-11-30T031500Z`. */
 export function runIdOf(clock: Date): string {
   const iso = clock.toISOString();
   return `${iso.slice(0, 10)}T${iso.slice(11, 19).replace(/:/g, '')}Z`;
+}
+
+
+/** One series' rows of this run: earlier attempts' and this process's, and who already has one. */
+interface SeriesRows<R> {
+  earlier: R[];
+  rows: R[];
+  done: Set<string>;
+}
+
+function seriesRows<R extends { target: string }>(earlier: R[]): SeriesRows<R> {
+  return { earlier, rows: [...earlier], done: new Set(earlier.map((r) => r.target)) };
 }
 
 export async function runCollector(options: CollectorOptions = {}): Promise<CollectorSummary> {
@@ -125,14 +163,20 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
   const store = Store.open(o.data, new Date().toISOString());
   try {
     const runs = store.readRuns();
-    if (runs.some((r) => r.run_id === runId)) {
+    // Which series: decided by the runs before this one (a resumed run decides as its first attempt did).
+    const chosen = seriesToRecord(o.methodology, runs.filter((r) => r.run_id !== runId), o.bridgeDays);
+    const finished = new Set(runs.filter((r) => r.run_id === runId).map((r) => r.methodology_version));
+    const series = chosen.filter((s) => !finished.has(s));
+    if (series.length === 0) {
       throw new CliError(`run ${runId} already finished (see runs.jsonl); pass a different --now`, EXIT.finished);
     }
-    const earlier = store.readObservations(day).filter((r) => r.run_id === runId);
-    const done = new Set(earlier.map((r) => r.target));
+    const has = (s: RunSeries) => series.includes(s);
+    const v1 = seriesRows<Observation>(has('v1') ? store.readObservations(day).filter((r) => r.run_id === runId) : []);
+    const v2 = seriesRows<ObservationV2>(has('v2') ? store.readObservationsV2(day).filter((r) => r.run_id === runId) : []);
+    const earlierRows = v1.earlier.length + v2.earlier.length;
     // observed_at = run clock + elapsed; a resumed run continues after its last row, keeping order.
     let base = clock.getTime();
-    for (const r of earlier) base = Math.max(base, Date.parse(r.observed_at) + 1);
+    for (const r of [...v1.earlier, ...v2.earlier]) base = Math.max(base, Date.parse(r.observed_at) + 1);
     const at = () => new Date(base + (performance.now() - t0)).toISOString();
 
     // Stage 1+2: roster and targets (or the roster an earlier attempt of this run wrote).
@@ -141,38 +185,62 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
     const rosterMs = Math.round(performance.now() - t0);
     const selected = limit === null ? roster.targets : roster.targets.slice(0, limit);
     const optOut = readOptOut(o.optout === undefined ? null : o.optout);
-    const prev = previousRoster(store, runs);
+    // The runs before this one: a run resumed after writing one series' run row is not its own predecessor.
+    const prev = previousRoster(store, runs.filter((r) => r.run_id !== runId));
     const retired = limit === null ? retiredTargets(prev?.roster ?? null, roster) : [];
     const eligible = eligibleCount(selected, roster, prev?.roster ?? null, optOut, limit !== null);
 
-    const rows: Observation[] = [...earlier];
-    const progress: Progress = { done: earlier.length, total: earlier.length, ok: 0, errors: {} };
-    const count = (r: Observation) => {
+    // Progress counts rows over the series recorded.
+    const progress: Progress = { done: earlierRows, total: earlierRows, ok: 0, errors: {} };
+    const count = (r: Observation | ObservationV2) => {
       if (r.outcome === 'ok') progress.ok++;
       if (r.error_class) progress.errors[r.error_class] = (progress.errors[r.error_class] ?? 0) + 1;
     };
-    earlier.forEach(count);
-    const write = (row: Observation) => {
-      store.appendObservation(row);
-      rows.push(row);
+    [...v1.earlier, ...v2.earlier].forEach(count);
+    const wrote = (r: Observation | ObservationV2) => {
       progress.done++;
-      count(row);
+      count(r);
       o.onProgress?.({ ...progress, errors: { ...progress.errors } });
     };
-    const ctx = () => ({ runId, day, observedAt: at() });
+    const write = (row: Observation) => {
+      store.appendObservation(row);
+      v1.rows.push(row);
+      v1.done.add(row.target);
+      wrote(row);
+    };
+    const writeV2 = (row: ObservationV2) => {
+      store.appendObservationV2(row);
+      v2.rows.push(row);
+      v2.done.add(row.target);
+      wrote(row);
+    };
+    const ctx = (): RowContext => ({ runId, day, observedAt: at() });
     const deadlineMs = o.deadlineMs ?? null;
+    /** The series still owing a row for a target (an earlier attempt may have written some). */
+    const owing = (name: string) => ({ v1: has('v1') && !v1.done.has(name), v2: has('v2') && !v2.done.has(name) });
 
     // Stage 3 inputs: rows that need no request are written first.
     const toProbe: RosterTarget[] = [];
-    const pendingRetired = retired.filter((t) => !done.has(t.name));
-    const pendingSelected = selected.filter((t) => !done.has(t.name));
-    progress.total += pendingRetired.length + pendingSelected.length;
+    for (const t of [...retired, ...selected]) {
+      const w = owing(t.name);
+      progress.total += Number(w.v1) + Number(w.v2);
+    }
     o.onProgress?.({ ...progress });
-    for (const t of pendingRetired) write(retiredRow(ctx(), t, prev!.file));
-    for (const t of pendingSelected) {
-      if (isOptedOut(t, optOut)) write(excludedRow(ctx(), t));
-      else if (t.endpoint === null) write(noEndpointRow(ctx(), t));
-      else toProbe.push(t);
+    for (const t of retired) {
+      const w = owing(t.name);
+      if (w.v2) writeV2(retiredRowV2(ctx(), t, prev!.file));
+      if (w.v1) write(retiredRow(ctx(), t, prev!.file));
+    }
+    for (const t of selected) {
+      const w = owing(t.name);
+      if (!w.v1 && !w.v2) continue;
+      if (isOptedOut(t, optOut)) {
+        if (w.v2) writeV2(excludedRowV2(ctx(), t));
+        if (w.v1) write(excludedRow(ctx(), t));
+      } else if (t.endpoint === null) {
+        if (w.v2) writeV2(noEndpointRowV2(ctx(), t));
+        if (w.v1) write(noEndpointRow(ctx(), t));
+      } else toProbe.push(t);
     }
 
     // Stage 3: probe, as the schedule says (per-host limits, back-off, unresponsive hosts, deadline).
@@ -185,6 +253,7 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
     }
     const hostLimit = (host: string) => perHostLimit(hostTargets.get(host) ?? 0, o.perHostDivisor, o.perHostMax);
     const probeLimits: ProbeLimits = { ...DEFAULT_PROBE_LIMITS, ...o.probeLimits, timeoutMs: o.timeoutMs };
+    const probeV2Limits: ProbeV2Limits = { ...DEFAULT_PROBE_V2_LIMITS, ...o.probeV2Limits, timeoutMs: o.timeoutMs };
     const http = createHttpContext({ allowPrivate: o.allowPrivate ?? false, timeoutMs: o.timeoutMs, hostLimit });
     const probeOne = async (t: RosterTarget): Promise<HostSignal> => {
       let result: ProbeResult;
@@ -198,6 +267,29 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
       write(probeRow(ctx(), t, result, bodySha));
       return hostSignal(result.ok ? null : result.error, Date.now());
     };
+    const probeOneV2 = async (t: RosterTarget): Promise<HostSignal> => {
+      // probeV2 keeps a bug of ours from costing the target its row (its own catch, probe-v2/index.ts).
+      const result: ProbeV2Result = await probeV2(http, t.endpoint!, probeV2Limits);
+      const handshake = result.handshake ? await store.putObject(result.handshake.body) : null;
+      const pages: string[] = [];
+      for (const p of result.pages) pages.push(await store.putObject(p.body));
+      writeV2(probeV2Row(ctx(), t, result, { handshake, pages }));
+      return hostSignalV2(result, Date.now());
+    };
+    // One job per target: v2 first, then v1 (sequential, so one request at a time per endpoint holds);
+    // the schedule hears what the host did over both.
+    const job = async (t: RosterTarget): Promise<HostSignal> => {
+      const w = owing(t.name);
+      const signals: HostSignal[] = [];
+      if (w.v2) signals.push(await probeOneV2(t));
+      if (w.v1) signals.push(await probeOne(t));
+      return jobSignal(signals);
+    };
+    const skip = (t: RosterTarget, reason: NotAttemptedReason) => {
+      const w = owing(t.name);
+      if (w.v2) writeV2(notAttemptedRowV2(ctx(), t, reason));
+      if (w.v1) write(notAttemptedRow(ctx(), t, reason));
+    };
     // Within a host, targets go in an order drawn per run (by hash of run id and name): a cluster of
     // one publisher's dead servers listed side by side cannot look like a dead host, and a deadline
     // does not always cut the same names. A resumed run draws the same order.
@@ -208,7 +300,7 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
     let report: ScheduleReport;
     try {
       report = await (o.schedule ?? lpt)(
-        toProbe.map((t) => ({ host: new URL(t.endpoint!).host, run: () => probeOne(t), skip: (reason: NotAttemptedReason) => write(notAttemptedRow(ctx(), t, reason)) })),
+        toProbe.map((t) => ({ host: new URL(t.endpoint!).host, run: () => job(t), skip: (reason: NotAttemptedReason) => skip(t, reason) })),
         {
           concurrency: o.concurrency,
           perHostDivisor: o.perHostDivisor,
@@ -240,7 +332,8 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
         .map((h) => ({ host: clip(h.host, 255), targets: h.targets, limit: h.limit, max_in_flight: h.maxInFlight, backoffs: h.backoffs, wall_ms: h.wallMs, not_attempted: h.notAttempted })),
     };
 
-    const run = runRow({
+    // One run row per series, v1 first; both of one run share its facts and scheduling block.
+    const facts = {
       runId,
       day,
       startedAt: clock.toISOString(),
@@ -250,22 +343,28 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
       rosterComplete: roster.complete,
       limit,
       eligible,
-      rows,
       message: roster.complete ? null : `roster incomplete: ${roster.incomplete_reason ?? 'unknown'}`,
       scheduling,
-    });
-    store.appendRun(run);
+    };
+    const written: AnyRun[] = [];
+    if (has('v1')) written.push(runRow({ ...facts, rows: v1.rows }));
+    if (has('v2')) written.push(runRowV2({ ...facts, rows: v2.rows }));
+    for (const run of written) store.appendRun(run);
+    // The run's manifest on the hash chain (src/archive/chain.ts), sealed at the run's own clock.
+    await appendRunManifests(o.data, runId, { signer: o.signer ?? null, sealedAt: written[0]!.finished_at, durable: store.durable });
     const durationMs = Math.round(performance.now() - t0);
-    const written = rows.length - earlier.length;
+    const rowsWritten = v1.rows.length + v2.rows.length - earlierRows;
     return {
-      run,
+      run: written[0]!,
+      runs: written,
+      series,
       data: o.data,
-      resumed_rows: earlier.length,
+      resumed_rows: earlierRows,
       probed: toProbe.length,
       duration_ms: durationMs,
       roster_ms: rosterMs,
       probe_ms: probeMs,
-      targets_per_s: durationMs > 0 ? Math.round((written / durationMs) * 1000 * 10) / 10 : 0,
+      targets_per_s: durationMs > 0 ? Math.round((rowsWritten / durationMs) * 1000 * 10) / 10 : 0,
     };
   } finally {
     store.close();

@@ -15,12 +15,12 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { fsyncPath, nodeFs, tempName, writeAtomicAsync, writeDurably, type FsEffects } from '../src/archive/atomic.ts';
 import { tornLastLine } from '../src/archive/day-files.ts';
-import { DAY_FILE, dayFile, LAYOUT, objectPath, rosterPath, runsPath, TEMP_MARK } from '../src/archive/layout.ts';
-import { dayFileRows } from '../src/archive/observations.ts';
+import { chainPath, DAY_FILE, dayFile, LAYOUT, objectPath, rosterPath, runsPath, SERIES_FOLDER, TEMP_MARK } from '../src/archive/layout.ts';
+import { dayFileRows, dayFileRowsV2 } from '../src/archive/observations.ts';
 import { InvalidArchiveError, valueOrThrow } from '../src/archive/problems.ts';
 import { listRosterFiles, readRoster } from '../src/archive/rosters.ts';
 import { readRuns } from '../src/archive/runs.ts';
-import { Observation, Roster, Run, sha256Hex } from '../src/lib/index.ts';
+import { Observation, ObservationV2, Roster, RUN_SERIES, runSchemaOf, sha256Hex, type AnyRun, type RunSeries } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { holder, linuxProc, lockFor, readLock, type Holder, type LockInfo, type ProcView } from './lock.ts';
 
@@ -39,9 +39,15 @@ export interface StoreOptions {
   proc?: ProcView;
 }
 
+/** The day file a series is appending to. */
+interface OpenDay {
+  fd: number;
+  day: string;
+}
+
 export class Store {
-  #obsFd: number | null = null;
-  #obsDay: string | null = null;
+  /** Per series (v1: observations/, v2: observations-v2/): the open day file rows are appended to. */
+  #open = new Map<RunSeries, OpenDay>();
   #unsynced = 0;
   #released = false;
 
@@ -72,6 +78,11 @@ export class Store {
       throw e;
     }
     return store;
+  }
+
+  /** Whether writes are fsynced (false only for the bench's throwaway archives). */
+  get durable(): boolean {
+    return this.#durable;
   }
 
   get lockPath(): string {
@@ -123,9 +134,9 @@ export class Store {
     throw new CliError(`could not take ${this.lockPath}: another collector is starting`, EXIT.locked);
   }
 
-  /** Truncate a torn last line of runs.jsonl and of every day file, keeping the torn bytes in quarantine/. */
+  /** Truncate a torn last line of runs.jsonl, chain.jsonl and of every day file, keeping the torn bytes in quarantine/. */
   #repairTornTails(): void {
-    const files = [runsPath(this.dir), ...listDir(join(this.dir, LAYOUT.observations)).filter((f) => f.endsWith('.jsonl')).map((f) => join(this.dir, LAYOUT.observations, f))];
+    const files = [runsPath(this.dir), chainPath(this.dir), ...seriesFolders().flatMap((folder) => listDir(join(this.dir, folder)).filter((f) => f.endsWith('.jsonl')).map((f) => join(this.dir, folder, f)))];
     for (const file of files) {
       if (!fs.existsSync(file) || !tornLastLine(file)) continue; // intact: never opened for writing
       const data = fs.readFileSync(file);
@@ -163,7 +174,10 @@ export class Store {
    * it is that leftover: remove it. (A late run's fresh plain file beside a gz holds other rows.)
    */
   #finishCompaction(): void {
-    const obs = join(this.dir, LAYOUT.observations);
+    for (const folder of seriesFolders()) this.#finishCompactionIn(join(this.dir, folder));
+  }
+
+  #finishCompactionIn(obs: string): void {
     for (const name of listDir(obs)) {
       const m = DAY_FILE.exec(name);
       if (!m || m[2] || !fs.existsSync(join(obs, `${name}.gz`))) continue;
@@ -227,8 +241,8 @@ export class Store {
     return null;
   }
 
-  /** Every run so far; a line that does not validate throws. */
-  readRuns(): Run[] {
+  /** Every run row so far, of every series (a run recording both has two); a line that does not validate throws. */
+  readRuns(): AnyRun[] {
     const { runs, problems } = readRuns(this.dir);
     if (problems.length > 0) throw new InvalidArchiveError(problems[0]!);
     return runs;
@@ -240,20 +254,41 @@ export class Store {
     return fs.existsSync(file) ? dayFileRows(dayFile(day), fs.readFileSync(file, 'utf8')) : [];
   }
 
+  /** The rows of a day's open v2 file (observations-v2/<day>.jsonl); a row that does not validate throws. */
+  readObservationsV2(day: string): ObservationV2[] {
+    const name = dayFile(day, false, SERIES_FOLDER.v2);
+    const file = join(this.dir, name);
+    return fs.existsSync(file) ? dayFileRowsV2(name, fs.readFileSync(file, 'utf8')) : [];
+  }
+
   /** Append one validated row to observations/<day>.jsonl (one write of one whole line). */
   appendObservation(row: Observation): void {
     const valid = Observation.parse(row);
-    if (this.#obsDay !== valid.day) {
-      this.#closeObs();
-      this.#obsFd = this.#fx.openSync(join(this.dir, dayFile(valid.day)), 'a');
-      this.#obsDay = valid.day;
+    this.#append('v1', valid.day, JSON.stringify(valid) + '\n');
+  }
+
+  /** Append one validated row of the v2 series to observations-v2/<day>.jsonl (one write of one whole line). */
+  appendObservationV2(row: ObservationV2): void {
+    const valid = ObservationV2.parse(row);
+    this.#append('v2', valid.day, JSON.stringify(valid) + '\n');
+  }
+
+  #append(series: RunSeries, day: string, line: string): void {
+    let open = this.#open.get(series);
+    if (open?.day !== day) {
+      this.#closeDay(series);
+      const folder = join(this.dir, SERIES_FOLDER[series]);
+      if (series !== 'v1') fs.mkdirSync(folder, { recursive: true });
+      open = { fd: this.#fx.openSync(join(folder, `${day}.jsonl`), 'a'), day };
+      this.#open.set(series, open);
     }
-    this.#fx.writeSync(this.#obsFd!, JSON.stringify(valid) + '\n');
+    this.#fx.writeSync(open.fd, line);
     if (++this.#unsynced >= 256 && this.#durable) this.sync();
   }
 
-  appendRun(row: Run): void {
-    const line = JSON.stringify(Run.parse(row)) + '\n';
+  /** Append a run row of either series (validated by its own schema: Run, or RunV2). */
+  appendRun(row: AnyRun): void {
+    const line = JSON.stringify(runSchemaOf(row).parse(row)) + '\n';
     this.sync();
     const fd = this.#fx.openSync(runsPath(this.dir), 'a');
     try {
@@ -265,16 +300,16 @@ export class Store {
   }
 
   sync(): void {
-    if (this.#obsFd !== null && this.#durable) this.#fx.fdatasyncSync(this.#obsFd);
+    if (this.#durable) for (const { fd } of this.#open.values()) this.#fx.fdatasyncSync(fd);
     this.#unsynced = 0;
   }
 
-  #closeObs(): void {
-    if (this.#obsFd === null) return;
-    if (this.#durable) this.#fx.fdatasyncSync(this.#obsFd);
-    this.#fx.closeSync(this.#obsFd);
-    this.#obsFd = null;
-    this.#obsDay = null;
+  #closeDay(series: RunSeries): void {
+    const open = this.#open.get(series);
+    if (!open) return;
+    this.#open.delete(series);
+    if (this.#durable) this.#fx.fdatasyncSync(open.fd);
+    this.#fx.closeSync(open.fd);
   }
 
   /** Flush, close and release the lock (idempotent; safe in an exit handler). */
@@ -282,7 +317,7 @@ export class Store {
     if (this.#released) return;
     this.#released = true;
     try {
-      this.#closeObs();
+      for (const series of [...this.#open.keys()]) this.#closeDay(series);
     } finally {
       const held = readLock(this.lockPath);
       if (held?.pid === process.pid) fs.rmSync(this.lockPath, { force: true });
@@ -308,6 +343,11 @@ function holderSettled(lock: LockInfo, proc: ProcView): Holder {
 }
 
 const LOCK_SETTLE_MS = 2_000;
+
+/** Every series' folder of day files (observations/, observations-v2/). */
+function seriesFolders(): string[] {
+  return RUN_SERIES.map((s) => SERIES_FOLDER[s]);
+}
 
 function readText(path: string): string | null {
   try {

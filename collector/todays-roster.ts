@@ -3,7 +3,7 @@
 // (roster.ts), its targets selected (targets.ts) and the roster written (store.ts) — and the roster
 // retirement compares it with.
 import { Agent } from 'undici';
-import type { Roster, Run } from '../src/lib/index.ts';
+import type { AnyRun, Roster } from '../src/lib/index.ts';
 import { fetchRoster, type RosterLimits } from './roster.ts';
 import type { Store } from './store.ts';
 import { selectTargets } from './targets.ts';
@@ -47,7 +47,7 @@ export async function todaysRoster(store: Store, o: TodaysRosterOptions): Promis
 }
 
 /** The roster of the last finished full run whose roster was complete (retirement and coverage compare with it), or null. */
-export function previousRoster(store: Store, runs: readonly Run[]): RosterFile | null {
+export function previousRoster(store: Store, runs: readonly AnyRun[]): RosterFile | null {
   const prevRun = [...runs].reverse().find((r) => r.status === 'finished' && !r.partial && r.roster_complete && r.roster_file !== null);
   return prevRun?.roster_file ? { file: prevRun.roster_file, roster: store.readRoster(prevRun.roster_file) } : null;
 }

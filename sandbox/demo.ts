@@ -1,6 +1,11 @@
 // npm run demo — the whole product on a local world, in one command:
 //   1. start the world (registry + fleet of real SDK MCP servers on loopback, sandbox/fleet.ts);
-//   2. run the real collector (collector/run.ts) once per simulated day into <out>/archive;
+//   2. run the real collector (collector/run.ts) once per simulated day into <out>/archive, with its
+//      default methodology (auto: both series, v1 in observations/ and v2 in observations-v2/, until the
+//      bridge is complete, then v2 alone; the demo's bridge lasts all its days unless --bridge-days);
+//   2b. sign every run's chain manifest with a generated DEMO key (its public half in
+//      <archive>/keys/DEMO-ed25519.pub: the key id and the file say DEMO) and cut the monthly editions
+//      as the daily workflow would (npm run edition), simulated;
 //   3. build the real site from that archive with the "simulated data" banner
 //      (MCP_SCHEMA_DATA=<archive> MCP_SCHEMA_SIMULATED=1 astro build --outDir <out>/site);
 //   4. serve <out>/site on 127.0.0.1 and print the URL (until Ctrl-C).
@@ -13,6 +18,7 @@ import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startWorld, type RunningWorld } from './fleet.ts';
+import { DEFAULT_SITE_URL } from '../src/site/settings.ts';
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url));
 
@@ -28,6 +34,11 @@ export interface DemoOptions {
   build: boolean;
   concurrency: number;
   timeoutMs: number;
+  /**
+   * Bridge days the collector's `auto` waits for before it records v2 alone; null: as many as the
+   * demo's days, so every day has both series (the site reads v1 only until it learns v2).
+   */
+  bridgeDays: number | null;
   /** One line per day and the closing summary; default console.log. */
   log?: (line: string) => void;
 }
@@ -42,6 +53,7 @@ export const DEMO_DEFAULTS: DemoOptions = {
   build: true,
   concurrency: 48,
   timeoutMs: 1000,
+  bridgeDays: null,
 };
 
 export interface DemoDay {
@@ -56,6 +68,12 @@ export interface DemoDay {
   changes: number;
   error_classes: Record<string, number>;
   ms: number;
+  /** The series the day's run recorded. */
+  series: string[];
+  /** v2 rows of the day (0 when v2 was not recorded), ok ones, and ok ones per era. */
+  v2_rows: number;
+  v2_ok: number;
+  v2_eras: Record<string, number>;
 }
 
 export interface DemoSummary {
@@ -68,12 +86,18 @@ export interface DemoSummary {
   distinct_targets: number;
   outcomes: Record<string, number>;
   error_classes: Record<string, number>;
+  /** The v2 series: rows, and rows per status (or outcome when a row has none) and per era. */
+  rows_v2: number;
+  statuses_v2: Record<string, number>;
+  eras_v2: Record<string, number>;
   changes: number;
   targets_changed: number;
   collect_ms: number;
   build_ms: number | null;
   /** Build failure (stderr tail) when the site did not build. */
   build_error: string | null;
+  /** Monthly editions cut into the archive. */
+  editions: string[];
   url: string | null;
 }
 
@@ -137,6 +161,11 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
 
   // Imported here so `--help` and option errors never load the collector.
   const { runCollector } = await import('../collector/run.ts');
+  const { generateKeyPair, writeKeyFiles } = await import('../collector/ops/keys.ts');
+  const { DEMO_KEY_LABEL } = await import('../src/lib/index.ts');
+  // A demo signs its chain with a key of its own, labelled DEMO in its file name and in every key id.
+  const demoKey = generateKeyPair(DEMO_KEY_LABEL);
+  const keyFile = writeKeyFiles(demoKey, DEMO_KEY_LABEL, join(archive, 'keys'), null).publicFile;
 
   const t0 = performance.now();
   const world = await startWorld({ seed: o.seed, size: o.size });
@@ -151,6 +180,10 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
   const errorClasses: Record<string, number> = {};
   const allTargets = new Set<string>();
   let rows = 0;
+  let rowsV2 = 0;
+  const statusesV2: Record<string, number> = {};
+  const erasV2: Record<string, number> = {};
+  const bridgeDays = o.bridgeDays ?? o.days;
   for (let d = 0; d < o.days; d++) {
     const td = performance.now();
     world.setDay(d);
@@ -169,10 +202,22 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
       // Hundreds of simulated servers share a few loopback hosts: a host's Retry-After (up to an hour
       // in the world) is honoured on the demo's own time scale.
       scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 },
+      bridgeDays,
+      signer: demoKey.signer,
     });
+    // The day's figures are v1's while v1 is recorded (the site reads v1), else v2's.
     const run = summary.run;
     let changes = 0;
-    const dayRows = readJsonl(join(archive, 'observations', `${run.day}.jsonl`)).filter((r) => r.run_id === run.run_id);
+    const dayRows = summary.series.includes('v1') ? readJsonl(join(archive, 'observations', `${run.day}.jsonl`)).filter((r) => r.run_id === run.run_id) : [];
+    const v2Rows = summary.series.includes('v2') ? readJsonl(join(archive, 'observations-v2', `${run.day}.jsonl`)).filter((r) => r.run_id === run.run_id) : [];
+    const v2Eras: Record<string, number> = {};
+    for (const r of v2Rows) {
+      rowsV2++;
+      const label = String(r.status ?? r.outcome);
+      statusesV2[label] = (statusesV2[label] ?? 0) + 1;
+      erasV2[String(r.era)] = (erasV2[String(r.era)] ?? 0) + 1;
+      if (r.outcome === 'ok') v2Eras[String(r.era)] = (v2Eras[String(r.era)] ?? 0) + 1;
+    }
     for (const r of dayRows) {
       rows++;
       allTargets.add(String(r.target));
@@ -198,6 +243,10 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
       changes,
       error_classes: ec,
       ms: Math.round(performance.now() - td),
+      series: summary.series,
+      v2_rows: v2Rows.length,
+      v2_ok: v2Rows.filter((r) => r.outcome === 'ok').length,
+      v2_eras: v2Eras,
     };
     days.push(dayInfo);
     const top = Object.entries(ec)
@@ -207,7 +256,8 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
     log(
       `day ${String(d + 1).padStart(String(o.days).length)}/${o.days} ${date}  ok ${pad(dayInfo.ok)}  errors ${pad(dayInfo.errors)}${top ? ` (${top})` : ''}  no_endpoint ${pad(dayInfo.no_endpoint)}` +
         `${dayInfo.retired ? `  retired ${dayInfo.retired}` : ''}  changes ${changes}  ${(dayInfo.ms / 1000).toFixed(1)}s` +
-        `${run.roster_complete ? '' : '  registry listing cut short'}${run.degraded ? '  DEGRADED' : ''}`,
+        `${run.roster_complete ? '' : '  registry listing cut short'}${run.degraded ? '  DEGRADED' : ''}` +
+        `  [${summary.series.join('+')}${dayInfo.v2_rows ? `: v2 ok ${dayInfo.v2_ok} (${Object.entries(v2Eras).map(([e, n]) => `${e} ${n}`).join(', ')})` : ''}]`,
     );
   }
   const collectMs = Math.round(performance.now() - t0);
@@ -226,12 +276,16 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
     distinct_targets: allTargets.size,
     outcomes,
     error_classes: errorClasses,
+    rows_v2: rowsV2,
+    statuses_v2: statusesV2,
+    eras_v2: erasV2,
     changes: totalChanges,
     targets_changed: changedTargets.size,
     collect_ms: collectMs,
     build_ms: null,
     build_error: null,
     url: null,
+    editions: [],
   };
 
   let server: Server | null = null;
@@ -242,10 +296,19 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
     cleanup.server = server;
     port = (server.address() as AddressInfo).port;
   }
+  // The monthly editions, cut after the collection as the daily workflow cuts them (each from its
+  // month's first full run; the cut reads the archive as it stood then), with the URL the site is served at.
+  const siteUrl = o.serve ? `http://127.0.0.1:${port}` : DEFAULT_SITE_URL;
+  const { cutEdition } = await import('../src/editions/cut-edition.ts');
+  for (const month of [...new Set(days.map((d) => d.date.slice(0, 7)))]) {
+    const cut = await cutEdition(archive, { month, pub: { permalink: (p) => `${siteUrl}/${p.replace(/^\/+/, '')}`, simulated: true }, signer: demoKey.signer, cache: null, release: null, now: new Date(`${days.at(-1)!.date}T12:00:00Z`) });
+    if (cut.status === 'cut') log(`edition ${cut.id} cut (${cut.files.length} files, signed by ${demoKey.keyId})`);
+  }
+  summary.editions = readdirSafe(join(archive, 'editions')).filter((e) => !e.startsWith('.'));
   if (o.build) {
     const tb = performance.now();
     log(`build  the site from the simulated archive (MCP_SCHEMA_SIMULATED=1) into ${relative(process.cwd(), site) || site}`);
-    const result = await buildSite(archive, site, o.serve ? `http://127.0.0.1:${port}` : null, cleanup);
+    const result = await buildSite(archive, site, o.serve ? `http://127.0.0.1:${port}` : null, cleanup, keyFile);
     summary.build_ms = Math.round(performance.now() - tb);
     if (result.ok) {
       summary.site = site;
@@ -294,9 +357,9 @@ function readdirSafe(d: string): string[] {
   }
 }
 
-async function buildSite(archive: string, outDir: string, siteUrl: string | null, cleanup: Cleanup): Promise<{ ok: boolean; code: number | null; tail: string }> {
+async function buildSite(archive: string, outDir: string, siteUrl: string | null, cleanup: Cleanup, publicKey: string): Promise<{ ok: boolean; code: number | null; tail: string }> {
   const astro = join(REPO, 'node_modules', 'astro', 'astro.js');
-  const env: NodeJS.ProcessEnv = { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_SIMULATED: '1', ASTRO_TELEMETRY_DISABLED: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_SIMULATED: '1', MCP_SCHEMA_PUBLIC_KEY: publicKey, ASTRO_TELEMETRY_DISABLED: '1' };
   if (siteUrl) env.MCP_SCHEMA_SITE_URL = siteUrl;
   const child = spawn(process.execPath, [astro, 'build', '--outDir', outDir], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   cleanup.child = child;
@@ -407,12 +470,17 @@ banner into <out>/site and served on 127.0.0.1. Nothing leaves this machine; not
 
 Options:
   --days N          simulated days (default ${DEMO_DEFAULTS.days})
-  --size N          targets in the world, 50..25000 (default ${DEMO_DEFAULTS.size})
+  --size N          targets in the world, 50..25000 (default ${DEMO_DEFAULTS.size}); not all are
+                    listed on day one (some join later, some never within --days), so the site
+                    shows fewer: the server list counts every name observed, the dashboard the
+                    names in the latest roster
   --seed S          world seed (default ${DEMO_DEFAULTS.seed}); same seed, same archive contents
   --out DIR         output folder, wiped first (default ${DEMO_DEFAULTS.out}/)
   --port P          port for the site (default ${DEMO_DEFAULTS.port}, next free one if busy)
   --concurrency N   collector concurrency (default ${DEMO_DEFAULTS.concurrency})
   --timeout MS      collector per-request timeout (default ${DEMO_DEFAULTS.timeoutMs})
+  --bridge-days N   bridge days before the collector records v2 alone (default: the demo's days,
+                    so every day has both series; the site reads v1 only for now)
   --no-serve        build, print the summary and exit instead of serving
   --no-build        stop after collecting (no site)
   -h, --help        this text`;
@@ -439,6 +507,7 @@ async function main(argv: string[]): Promise<number> {
         port: { type: 'string' },
         concurrency: { type: 'string' },
         timeout: { type: 'string' },
+        'bridge-days': { type: 'string' },
         'no-serve': { type: 'boolean', default: false },
         'no-build': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -462,6 +531,7 @@ async function main(argv: string[]): Promise<number> {
       port: intOpt('port', values.port, 0, 65535),
       concurrency: intOpt('concurrency', values.concurrency, 1, 1024),
       timeoutMs: intOpt('timeout', values.timeout, 100, 120_000),
+      bridgeDays: intOpt('bridge-days', values['bridge-days'], 1, 3650),
       serve: !values['no-serve'] && !values['no-build'],
       build: !values['no-build'],
     };
@@ -489,7 +559,8 @@ async function main(argv: string[]): Promise<number> {
     const share = (k: string) => `${(((s.outcomes[k] ?? 0) / Math.max(1, s.rows)) * 100).toFixed(0)}%`;
     console.log(
       `\ndone in ${total.toFixed(0)}s: ${s.distinct_targets} targets × ${s.days.length} days = ${s.rows} rows ` +
-        `(ok ${share('ok')}, error ${share('error')}, no_endpoint ${share('no_endpoint')}), ${s.changes} contract changes on ${s.targets_changed} servers. Summary: ${relative(process.cwd(), join(resolve(REPO, opts.out ?? DEMO_DEFAULTS.out), 'summary.json'))}`,
+        `(ok ${share('ok')}, error ${share('error')}, no_endpoint ${share('no_endpoint')}), ${s.changes} contract changes on ${s.targets_changed} servers; ` +
+        `v2 series ${s.rows_v2} rows (${Object.entries(s.statuses_v2).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}). Summary: ${relative(process.cwd(), join(resolve(REPO, opts.out ?? DEMO_DEFAULTS.out), 'summary.json'))}`,
     );
     if (s.build_error !== null) {
       await cleanup.run();

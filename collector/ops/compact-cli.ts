@@ -5,7 +5,8 @@ import { compactArchive } from './compact.ts';
 
 const HELP = `usage: npm run compact -- [--data <dir>] [--json]
 
-Gzips closed day files: observations/<day>.jsonl → <day>.jsonl.gz, same lines in the same order.
+Gzips closed day files: observations/<day>.jsonl → <day>.jsonl.gz, same lines in the same order, and
+the same in each series folder (observations-v2/).
 A day is closed when it is older than the newest run's day and all its runs have finished. Every
 reader (site, verify, restate) reads both forms. Takes the collector's lock.
 

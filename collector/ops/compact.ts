@@ -1,9 +1,10 @@
-// `npm run compact`: gzip closed day files (observations/<day>.jsonl → <day>.jsonl.gz), the answer to
+// `npm run compact`: gzip closed day files (observations/<day>.jsonl → <day>.jsonl.gz, and the same in
+// each series' folder, observations-v2/), the answer to
 // an archive that outgrows a git repository (~25,000 rows a day; JSONL compresses about tenfold).
 // Every reader goes through src/archive/day-files.ts, which reads both forms, so nothing else changes.
 //
 // A day is closed when it is older than the newest run's day and every run with rows on it has
-// finished (a run row exists): the collector will not append to it again, except for a deliberate
+// finished (a run row of that series exists): the collector will not append to it again, except for a deliberate
 // late run with an old --now, whose rows then land in a fresh plain file beside the gz.
 //
 // Crash safety, under the collector's lock: the gz is written to a temp file, fsynced, read back and
@@ -15,11 +16,13 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
 import { fsyncPath, writeAtomic } from '../../src/archive/atomic.ts';
 import { listDays } from '../../src/archive/day-files.ts';
-import { dayFile, LAYOUT } from '../../src/archive/layout.ts';
-import { dayFileRows } from '../../src/archive/observations.ts';
+import { dayFile, SERIES_FOLDER } from '../../src/archive/layout.ts';
+import { dayFileRows, dayFileRowsV2 } from '../../src/archive/observations.ts';
+import { RUN_SERIES } from '../../src/lib/index.ts';
 import { Store } from '../store.ts';
 
 export interface CompactSummary {
+  /** Days compacted (v1), and days of the other series as `<series>/<day>` (e.g. `v2/2026-12-01`). */
   compacted: string[];
   skipped_open_days: string[];
   bytes_before: number;
@@ -30,33 +33,38 @@ export function compactArchive(dataDir: string): CompactSummary {
   const store = Store.open(dataDir, new Date().toISOString());
   try {
     const runs = store.readRuns();
-    const finished = new Set(runs.map((r) => r.run_id));
     const newestDay = runs.map((r) => r.day).sort().at(-1) ?? null;
     const summary: CompactSummary = { compacted: [], skipped_open_days: [], bytes_before: 0, bytes_after: 0 };
-    for (const day of listDays(dataDir)) {
+    for (const series of RUN_SERIES) {
+    const folder = SERIES_FOLDER[series];
+    const finished = new Set(runs.filter((r) => r.methodology_version === series).map((r) => r.run_id));
+    const label = (day: string) => (series === 'v1' ? day : `${series}/${day}`);
+    const rowsOf = series === 'v1' ? dayFileRows : dayFileRowsV2;
+    for (const day of listDays(dataDir, folder)) {
       const plain = day.files.find((f) => !f.endsWith('.gz'));
       if (!plain) continue;
       const plainPath = join(dataDir, plain);
       const text = fs.readFileSync(plainPath);
       // A row compaction cannot read throws: a day is never closed on a guess about its runs.
-      const runIds = new Set(dayFileRows(plain, text.toString('utf8')).map((r) => r.run_id));
+      const runIds = new Set(rowsOf(plain, text.toString('utf8')).map((r) => r.run_id));
       const open = newestDay === null || day.day >= newestDay || [...runIds].some((id) => !finished.has(id));
       if (open) {
-        summary.skipped_open_days.push(day.day);
+        summary.skipped_open_days.push(label(day.day));
         continue;
       }
-      const gzPath = join(dataDir, dayFile(day.day, true));
+      const gzPath = join(dataDir, dayFile(day.day, true, folder));
       const before = fs.existsSync(gzPath) ? gunzipSync(fs.readFileSync(gzPath)) : Buffer.alloc(0);
       const whole = Buffer.concat([before, text]);
       const packed = gzipSync(whole, { level: zlib.Z_BEST_COMPRESSION });
       if (!gunzipSync(packed).equals(whole)) throw new Error(`gzip round trip of ${day.day} failed; nothing changed`);
       writeAtomic(gzPath, packed, { durable: true });
-      fsyncPath(join(dataDir, LAYOUT.observations));
+      fsyncPath(join(dataDir, folder));
       fs.unlinkSync(plainPath);
-      fsyncPath(join(dataDir, LAYOUT.observations));
-      summary.compacted.push(day.day);
+      fsyncPath(join(dataDir, folder));
+      summary.compacted.push(label(day.day));
       summary.bytes_before += before.length + text.length;
       summary.bytes_after += packed.length;
+    }
     }
     return summary;
   } finally {

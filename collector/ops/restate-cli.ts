@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { V1_SERIES } from '../../src/lib/index.ts';
 import { isCliError } from '../cli-error.ts';
 import { restate } from './restate.ts';
+import { reproduceV2 } from './restate-v2.ts';
 
 const HELP = `usage: npm run restate -- --methodology <series> [--data <dir>] [--json]
 
@@ -10,7 +11,11 @@ Re-derives a whole series from the raw objects under a methodology series and wr
 <data>/restatements/<series>/ (observations/<day>.jsonl + manifest.json). The recorded v1 rows are
 never rewritten. Restating under v1 itself checks that every recorded hash is reproduced.
 
-  --methodology <series>  one of: ${V1_SERIES.join(', ')}
+Under v2 (the series in observations-v2/) it is that check for v2: every ok row's contract hash is
+re-derived from all its stored tools/list pages and its instructions hash from the stored handshake;
+nothing is written (v2 has no derived series yet).
+
+  --methodology <series>  one of: ${V1_SERIES.join(', ')}, v2
   --data <dir>            the archive (default: data/)
   --json                  print the manifest as JSON
   -h, --help              this text`;
@@ -24,6 +29,19 @@ try {
     process.exit(0);
   }
   if (!values.methodology) throw Object.assign(new Error('--methodology is required'), { exitCode: 2 });
+  if (values.methodology === 'v2') {
+    const r = await reproduceV2(values.data);
+    if (values.json) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+    else {
+      process.stdout.write(
+        [
+          `checked ${r.source_rows} v2 rows (${r.ok_rows} ok) over ${r.days.length} days: ${r.differing_rows} contract hashes and ${r.differing_instructions} instructions hashes differ from the recorded ones, ${r.unreadable_rows} rows with bodies unreadable`,
+          ...r.examples,
+        ].join('\n') + '\n',
+      );
+    }
+    process.exit(r.unreadable_rows + r.differing_rows + r.differing_instructions > 0 ? 1 : 0);
+  }
   const m = await restate(values.data, values.methodology);
   if (values.json) process.stdout.write(`${JSON.stringify(m, null, 2)}\n`);
   else {

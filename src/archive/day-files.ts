@@ -2,7 +2,8 @@
 // loader and bundles, verify, restate, compact, the collector's store): one place that knows how a
 // day is split over files and what a line is, so none of them globs or splits on its own.
 //
-//   - a day is observations/<day>.jsonl.gz (closed) followed by observations/<day>.jsonl (open);
+//   - a day is observations/<day>.jsonl.gz (closed) followed by observations/<day>.jsonl (open), and
+//     the same in each series' folder (observations-v2/);
 //   - lines end at LF, CR or CRLF, as node:readline reads them, and a last line without its newline
 //     is still a line (the loader reports it when it does not parse; see tornLastLine);
 //   - day files are streamed or read a day at a time, never the whole archive at once.
@@ -18,17 +19,20 @@ export interface DayFiles {
   files: string[];
 }
 
-/** The day files of an archive, oldest day first; an archive without observations/ has none. */
-export function listDays(dir: string): DayFiles[] {
-  const obs = join(dir, LAYOUT.observations);
+/**
+ * The day files of an archive, oldest day first; an archive without observations/ has none. `folder`:
+ * another folder of row files laid out the same way (a series folder: layout.ts SERIES_FOLDER, ROW_SERIES_DIR).
+ */
+export function listDays(dir: string, folder: string = LAYOUT.observations): DayFiles[] {
+  const obs = join(dir, folder);
   if (!existsSync(obs)) return [];
   const byDay = new Map<string, { gz?: string; plain?: string }>();
   for (const name of readdirSync(obs)) {
     const m = DAY_FILE.exec(name);
     if (!m) continue;
     const entry = byDay.get(m[1]!) ?? {};
-    if (m[2]) entry.gz = dayFile(m[1]!, true);
-    else entry.plain = dayFile(m[1]!);
+    if (m[2]) entry.gz = dayFile(m[1]!, true, folder);
+    else entry.plain = dayFile(m[1]!, false, folder);
     byDay.set(m[1]!, entry);
   }
   return [...byDay.keys()].sort().map((day) => {

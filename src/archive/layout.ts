@@ -5,27 +5,43 @@
 //   rosters/<day>.json, <day>.<n>.json the registry listing a run fetched
 //   observations/<day>.jsonl           the day being written (appended by the collector)
 //   observations/<day>.jsonl.gz        a closed day, gzipped by `npm run compact` (same lines, same order)
-//   runs.jsonl                         one row per run
+//   observations-v2/<day>.jsonl[.gz]   the same for the methodology v2 series (one folder, one schema)
+//   runs.jsonl                         one row per run and series (a run recording both writes two)
 //   restatements/<series>/             a re-derived series: observations/<day>.jsonl and manifest.json
+//   chain.jsonl                        the hash chain: one manifest per run (src/archive/chain.ts)
+//   editions/<YYYY-MM>[-rN]/           monthly editions, cut once and never rewritten (npm run edition)
+//   keys/                              public keys of DEMO signing keys (demo archives only; the real key is in the repo)
 //   quarantine/                        bytes set aside by a crash repair (never part of the record)
 //   .lock                              the collector's lock
 //
 // A day may have both a .jsonl.gz and a .jsonl for a short while (a late run appended to a day that
 // was already compacted): its rows are the gzipped lines followed by the plain ones.
 import { join } from 'node:path';
-import { SHA256_HEX } from '../lib/index.ts';
+import { SHA256_HEX, type RunSeries } from '../lib/index.ts';
 
 /** The archive's folders and files, by name. */
 export const LAYOUT = {
   objects: 'objects',
   rosters: 'rosters',
   observations: 'observations',
+  observationsV2: 'observations-v2',
   runs: 'runs.jsonl',
   restatements: 'restatements',
+  chain: 'chain.jsonl',
+  editions: 'editions',
+  keys: 'keys',
   quarantine: 'quarantine',
   lock: '.lock',
 } as const;
 
+/** The folder of each series' rows: a series is a folder, as restated series are (restatements/<series>/). */
+export const SERIES_FOLDER: Readonly<Record<RunSeries, string>> = { v1: LAYOUT.observations, v2: LAYOUT.observationsV2 };
+
+/**
+ * A folder of row files written by runs: `observations/` (v1) and `observations-<series>/` (a series a
+ * run records beside it). Restatements live under restatements/ and are derived, not written by runs.
+ */
+export const ROW_SERIES_DIR = /^observations(-[\w.-]+)?$/;
 /** `<day>.jsonl` or `<day>.jsonl.gz` under observations/ (group 1: the day, group 2: `.gz`). */
 export const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl(\.gz)?$/;
 /** A roster file name (`<day>.json`, `<day>.<n>.json`): checked before a name from a row or a listing is opened. */
@@ -52,14 +68,26 @@ export function rosterPath(dir: string, file: string): string {
   return join(dir, LAYOUT.rosters, file);
 }
 
-/** A day file's path relative to the archive (as rows and problems name it). */
-export function dayFile(day: string, gz = false): string {
-  return `${LAYOUT.observations}/${day}.jsonl${gz ? '.gz' : ''}`;
+/** A day file's path relative to the archive (as rows and problems name it); `folder`: a series' (SERIES_FOLDER). */
+export function dayFile(day: string, gz = false, folder: string = LAYOUT.observations): string {
+  return `${folder}/${day}.jsonl${gz ? '.gz' : ''}`;
 }
 
 export function runsPath(dir: string): string {
   return join(dir, LAYOUT.runs);
 }
+
+export function chainPath(dir: string): string {
+  return join(dir, LAYOUT.chain);
+}
+
+/** An edition's folder (`editions/<id>/`). The id is checked by the caller (EDITION_ID). */
+export function editionDir(dir: string, id: string): string {
+  return join(dir, LAYOUT.editions, id);
+}
+
+/** An edition id: a month, and `-r<n>` for its n-th revision. */
+export const EDITION_ID = /^(\d{4}-\d{2})(?:-r([1-9]\d*))?$/;
 
 /** A restated series' manifest, relative to the archive. */
 export function manifestFile(series: string): string {

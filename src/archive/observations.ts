@@ -1,23 +1,31 @@
-// The one reader of observation rows (observations/<day>.jsonl[.gz]; methodology v1, "Rows"): every
-// line validated by the zod contract (src/lib/contract/observation.ts) and turned into a row or a
-// problem the same way for the loader, the bundles, verify, restate and the collector's store.
-import { Observation } from '../lib/index.ts';
+// The one reader of observation rows (observations/<day>.jsonl[.gz]; methodology v1, "Rows"; and the v2
+// series' observations-v2/<day>.jsonl[.gz], methodology v2): every line validated by its series' zod
+// contract (src/lib/contract/observation.ts, observation-v2.ts) and turned into a row or a problem the
+// same way for the loader, the bundles, verify, restate and the collector's store.
+import { Observation, ObservationV2 } from '../lib/index.ts';
 import { readDayLines, scanDayLines, splitLines, type DayFiles } from './day-files.ts';
-import { NOT_JSON, parseJson, valueOrThrow, type Parsed } from './problems.ts';
+import { NOT_JSON, parseJson, valueOrThrow, type Parsed, type Schema } from './problems.ts';
 
 /** One line of a day: where it is, its text, and its row (null for a blank line). */
-export interface ObservationLine {
+export interface ObservationLine<T = Observation> {
   /** The file it is in (relative to the archive) and its 1-based line number there. */
   file: string;
   n: number;
   /** Its 1-based line number across the day's files (gz part first): how rowsAtLines finds it again. */
   line: number;
   text: string;
-  row: Parsed<Observation> | null;
+  row: Parsed<T> | null;
 }
+
+/** A line of a v2 day file (observations-v2/). */
+export type ObservationV2Line = ObservationLine<ObservationV2>;
 
 export function parseObservation(text: string): Parsed<Observation> {
   return parseJson(text, Observation);
+}
+
+export function parseObservationV2(text: string): Parsed<ObservationV2> {
+  return parseJson(text, ObservationV2);
 }
 
 /**
@@ -25,11 +33,20 @@ export function parseObservation(text: string): Parsed<Observation> {
  * validated (the loader's digest of the same content key found no problem), so lines are only
  * JSON-parsed — the bundle writer re-reads such days at full speed.
  */
-export async function* observationLines(dir: string, day: DayFiles, opts: { trusted?: boolean } = {}): AsyncGenerator<ObservationLine> {
+export function observationLines(dir: string, day: DayFiles, opts: { trusted?: boolean } = {}): AsyncGenerator<ObservationLine> {
+  return linesOf(dir, day, Observation, opts);
+}
+
+/** observationLines for a day of the v2 series (listDays(dir, SERIES_FOLDER.v2)), validated by ObservationV2. */
+export function observationV2Lines(dir: string, day: DayFiles, opts: { trusted?: boolean } = {}): AsyncGenerator<ObservationV2Line> {
+  return linesOf(dir, day, ObservationV2, opts);
+}
+
+async function* linesOf<T>(dir: string, day: DayFiles, schema: Schema<T>, opts: { trusted?: boolean }): AsyncGenerator<ObservationLine<T>> {
   let line = 0;
   for await (const { line: text, file, n } of readDayLines(dir, day)) {
     line++;
-    yield { file, n, line, text, row: text.trim() === '' ? null : opts.trusted ? trustedRow(text) : parseObservation(text) };
+    yield { file, n, line, text, row: text.trim() === '' ? null : opts.trusted ? trustedRow<T>(text) : parseJson(text, schema) };
   }
 }
 
@@ -39,9 +56,18 @@ export async function* observationLines(dir: string, day: DayFiles, opts: { trus
  * past bad data.
  */
 export function dayFileRows(file: string, text: string): Observation[] {
-  const rows: Observation[] = [];
+  return rowsOfText(file, text, Observation);
+}
+
+/** dayFileRows for a plain day file of the v2 series. */
+export function dayFileRowsV2(file: string, text: string): ObservationV2[] {
+  return rowsOfText(file, text, ObservationV2);
+}
+
+function rowsOfText<T>(file: string, text: string, schema: Schema<T>): T[] {
+  const rows: T[] = [];
   splitLines(text).forEach((line, i) => {
-    if (line.trim() !== '') rows.push(valueOrThrow(parseObservation(line), file, i + 1));
+    if (line.trim() !== '') rows.push(valueOrThrow(parseJson(line, schema), file, i + 1));
   });
   return rows;
 }
@@ -68,9 +94,9 @@ export async function rowsAtLines(dir: string, day: DayFiles, lines: ReadonlySet
   return { byLine, ofRun };
 }
 
-function trustedRow(text: string): Parsed<Observation> {
+function trustedRow<T>(text: string): Parsed<T> {
   try {
-    return { ok: true, value: JSON.parse(text) as Observation };
+    return { ok: true, value: JSON.parse(text) as T };
   } catch {
     return { ok: false, message: NOT_JSON };
   }

@@ -12,7 +12,9 @@
 import { listDays } from '../archive/day-files.ts';
 import { listRosterFiles } from '../archive/rosters.ts';
 import { readManifests } from '../archive/restatements.ts';
-import { readRuns } from '../archive/runs.ts';
+import { readChain } from '../archive/chain.ts';
+import { readEditions } from '../archive/editions.ts';
+import { readRuns, runsOf } from '../archive/runs.ts';
 import type { Problem } from '../archive/problems.ts';
 import { SERIES } from '../lib/index.ts';
 import { DigestCache, type CacheOptions, type DigestSource } from './cache.ts';
@@ -68,7 +70,9 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
 
   const read = readRuns(dir);
   problems.push(...read.problems);
-  const runs = read.runs.sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at));
+  // The site reads the v1 series only, for now: v2 rows (observations-v2/) and v2 run rows are the next
+  // step's (issue 13, phase 2b); mixing them into v1's statistics would be wrong, not just early.
+  const runs = runsOf(read.runs, 'v1').sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at));
   const rosterFiles = listRosterFiles(dir);
   const { manifests, problems: manifestProblems } = readManifests(dir);
   problems.push(...manifestProblems);
@@ -79,7 +83,13 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
       sourceRows: m.source_rows, okRows: m.ok_rows, unreadableRows: m.unreadable_rows, differingRows: m.differing_rows, original: m.original, restated: m.restated,
     };
   });
-  return { dir, days: dayFiles.map((d) => d.day), dayFiles, runs, fold, rowCount, rosterFiles, problems, restatements, cache, cacheStats: { hits: cache.hits, misses: cache.misses }, timings };
+  const eds = readEditions(dir);
+  problems.push(...eds.problems);
+  const chain = readChain(dir);
+  problems.push(...chain.problems);
+  const editions = eds.editions.map((e) => e.edition);
+  const chainView = { manifests: chain.manifests.length, head: chain.manifests.at(-1)?.manifest ?? null };
+  return { dir, days: dayFiles.map((d) => d.day), dayFiles, runs, fold, rowCount, rosterFiles, problems, restatements, editions, chain: chainView, cache, cacheStats: { hits: cache.hits, misses: cache.misses }, timings };
 }
 
 const CACHE = Symbol.for('mcp-schema.archive');

@@ -1,5 +1,6 @@
 // SIGKILL the CLI mid-run, restart it with the same --now: no torn line, no duplicate row, the
-// earlier day's file untouched byte for byte, and the run finishes with every target's row.
+// earlier day's files untouched byte for byte, and the run finishes with every target's row — in both
+// series, as the default (auto, during the bridge) records them.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -7,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCollector } from '../../collector/run.ts';
-import { Observation, Run } from '../../src/lib/index.ts';
+import { Observation, ObservationV2, Run, RunV2, type AnyRun } from '../../src/lib/index.ts';
 import type { Behaviour } from '../../sandbox/mcp-host.ts';
 import { startRegistry } from '../../sandbox/registry-server.ts';
 import { realTools, startWorld, tmpData, type World } from './world.ts';
@@ -52,6 +53,7 @@ describe('collector CLI under SIGKILL', () => {
     // Day 1: a finished run, done in-process.
     await runCollector({ registry: world.registry.url, data, allowPrivate: true, now: new Date('2026-04-01T03:00:00Z'), optout: null, concurrency: 8 });
     const day1 = fs.readFileSync(join(data, 'observations', '2026-04-01.jsonl'));
+    const day1v2 = fs.readFileSync(join(data, 'observations-v2', '2026-04-01.jsonl'));
     const runs1 = fs.readFileSync(join(data, 'runs.jsonl'));
 
     // Day 2: killed mid-run.
@@ -67,8 +69,11 @@ describe('collector CLI under SIGKILL', () => {
     const killedLines = fs.readFileSync(day2, 'utf8').split('\n').length - 1;
     expect(killedLines).toBeGreaterThan(0);
     expect(fs.existsSync(join(data, '.lock'))).toBe(true); // the dead process's lock is still there
-    // The kill can land mid-line; make sure a torn tail exists to be repaired either way.
+    // The kill can land mid-line; make sure a torn tail exists to be repaired either way (in both series).
+    const day2v2 = join(data, 'observations-v2', '2026-04-02.jsonl');
+    expect(fs.existsSync(day2v2)).toBe(true); // v2 runs first in each job
     fs.appendFileSync(day2, '{"run_id":"2026-04-02T030000Z","day":"2026-04-0');
+    fs.appendFileSync(day2v2, '{"run_id":"2026-04-02T030000Z","era":"leg');
 
     const again = cli([...common, '--now', '2026-04-02T03:00:00Z', '--json']);
     let out = '';
@@ -78,20 +83,30 @@ describe('collector CLI under SIGKILL', () => {
     const code = await new Promise<number | null>((r) => again.on('exit', r));
     expect(err).toBe('');
     expect(code).toBe(0);
-    const summary = JSON.parse(out) as { run: Run; resumed_rows: number };
+    const summary = JSON.parse(out) as { runs: AnyRun[]; resumed_rows: number };
     expect(summary.resumed_rows).toBeGreaterThanOrEqual(killedLines);
+    expect(summary.runs.map((r) => r.methodology_version)).toEqual(['v1', 'v2']);
 
-    const text = fs.readFileSync(day2, 'utf8');
-    expect(text.endsWith('\n')).toBe(true);
-    const rows = text.trimEnd().split('\n').map((l) => Observation.parse(JSON.parse(l)));
-    expect(new Set(rows.map((r) => r.target)).size).toBe(rows.length);
-    expect(rows.length).toBe(summary.run.targets);
-    expect(summary.run.outcomes.ok).toBe(world.endpoints.size);
+    for (const [file, parse, run] of [
+      [day2, (l: string): { target: string } => Observation.parse(JSON.parse(l)), summary.runs[0]!],
+      [day2v2, (l: string): { target: string } => ObservationV2.parse(JSON.parse(l)), summary.runs[1]!],
+    ] as const) {
+      const text = fs.readFileSync(file, 'utf8');
+      expect(text.endsWith('\n')).toBe(true);
+      const rows = text.trimEnd().split('\n').map(parse);
+      expect(new Set(rows.map((r) => r.target)).size).toBe(rows.length);
+      expect(rows.length).toBe(run.targets);
+      expect(run.outcomes.ok, file).toBe(world.endpoints.size);
+    }
     expect(fs.readFileSync(join(data, 'observations', '2026-04-01.jsonl'))).toEqual(day1);
+    expect(fs.readFileSync(join(data, 'observations-v2', '2026-04-01.jsonl'))).toEqual(day1v2);
     expect(fs.readFileSync(join(data, 'runs.jsonl')).subarray(0, runs1.length)).toEqual(runs1);
-    const runs = fs.readFileSync(join(data, 'runs.jsonl'), 'utf8').trimEnd().split('\n').map((l) => Run.parse(JSON.parse(l)));
-    expect(runs.map((r) => r.run_id)).toEqual(['2026-04-01T030000Z', '2026-04-02T030000Z']);
-    expect(fs.readdirSync(join(data, 'quarantine')).some((f) => f.endsWith('.torn'))).toBe(true);
+    const runs = fs.readFileSync(join(data, 'runs.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as AnyRun);
+    expect(runs.map((r) => `${r.run_id} ${r.methodology_version}`)).toEqual(['2026-04-01T030000Z v1', '2026-04-01T030000Z v2', '2026-04-02T030000Z v1', '2026-04-02T030000Z v2']);
+    for (const r of runs) (r.methodology_version === 'v2' ? RunV2 : Run).parse(r);
+    const torn = fs.readdirSync(join(data, 'quarantine')).filter((f) => f.endsWith('.torn'));
+    expect(torn.some((f) => f.startsWith('observations_'))).toBe(true);
+    expect(torn.some((f) => f.startsWith('observations-v2_'))).toBe(true);
     expect(fs.existsSync(join(data, '.lock'))).toBe(false);
   });
 

@@ -173,7 +173,7 @@ beforeAll(async () => {
   world.hosts.find((h) => h.port === Number(loopFrom.port))!.mount(loopFrom.pathname, { kind: 'redirect', location: loopFrom.pathname.replace(/mcp$/, 'loop'), status: 308 });
 
   data = tmpData();
-  summary = await runCollector({ registry: world.registry.url, data, allowPrivate: true, now: NOW, timeoutMs: 600, optout: null, concurrency: 8, probeLimits: { sseGraceMs: 200 }, scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 } });
+  summary = await runCollector({ registry: world.registry.url, data, allowPrivate: true, now: NOW, timeoutMs: 600, optout: null, concurrency: 8, methodology: 'v1', probeLimits: { sseGraceMs: 200 }, scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 } });
   rows = readFileSync(`${data}/observations/2026-02-01.jsonl`, 'utf8').trimEnd().split('\n').map((l) => Observation.parse(JSON.parse(l)));
 }, 60_000);
 

@@ -27,8 +27,9 @@ afterAll(async () => {
 });
 
 const day = (d: number) => new Date(Date.UTC(2026, 2, d, 3, 0, 0));
+/** The v1 series (the series themselves: series.test.ts). */
 const run = (data: string, d: number, extra: Partial<CollectorOptions> = {}) =>
-  runCollector({ registry: registry.url, data, allowPrivate: true, now: day(d), timeoutMs: 2000, optout: null, rosterLimits: { backoffMs: 5 }, ...extra });
+  runCollector({ registry: registry.url, data, allowPrivate: true, now: day(d), timeoutMs: 2000, optout: null, rosterLimits: { backoffMs: 5 }, methodology: 'v1', ...extra });
 const rowsOf = (data: string, d: number): Observation[] => {
   const file = join(data, 'observations', day(d).toISOString().slice(0, 10) + '.jsonl');
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => Observation.parse(JSON.parse(l))) : [];
@@ -150,7 +151,7 @@ describe('runCollector(options): runs', () => {
     await run(data, 1);
     await expect(run(data, 1)).rejects.toMatchObject({ name: 'CliError', exitCode: 4 });
     const later = new Date(day(1).getTime() + 3600_000);
-    const s = await runCollector({ registry: registry.url, data, allowPrivate: true, now: later, timeoutMs: 2000, optout: null });
+    const s = await runCollector({ registry: registry.url, data, allowPrivate: true, now: later, timeoutMs: 2000, optout: null, methodology: 'v1' });
     expect(s.run.roster_file).toBe('2026-03-01.2.json');
     expect(runsOf(data).map((r) => r.run_id)).toEqual(['2026-03-01T030000Z', '2026-03-01T040000Z']);
   });

@@ -8,9 +8,10 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyArchive } from '../../collector/ops/verify.ts';
+import { chainPath } from '../../src/archive/layout.ts';
 import { runCollector, type CollectorOptions } from '../../collector/run.ts';
 import { USER_AGENT } from '../../collector/version.ts';
-import { Observation } from '../../src/lib/index.ts';
+import { Observation, ObservationV2 } from '../../src/lib/index.ts';
 import { hang, mcpResponder, startCountingHosts, type CountingHosts, type Responder } from '../../sandbox/counting-hosts.ts';
 import { OFFICIAL_META, startRegistry, type RegistryEntry, type RegistryServer } from '../../sandbox/registry-server.ts';
 import { realTools, tmpData } from './world.ts';
@@ -60,8 +61,9 @@ async function fixture(sizes: number[], respond: (host: number, j: number) => Re
 }
 
 const NOW = new Date('2026-05-01T03:15:00Z');
+/** The v1 series unless a test says otherwise: the request counts below are the v1 probe's. */
 const collect = (f: Fixture, data: string, extra: Partial<CollectorOptions> = {}) =>
-  runCollector({ registry: f.registry.url, data, allowPrivate: true, now: NOW, timeoutMs: 1_500, optout: null, rosterLimits: { backoffMs: 5 }, ...extra });
+  runCollector({ registry: f.registry.url, data, allowPrivate: true, now: NOW, timeoutMs: 1_500, optout: null, rosterLimits: { backoffMs: 5 }, methodology: 'v1', ...extra });
 const rowsOf = (data: string): Observation[] =>
   fs.readFileSync(join(data, 'observations', '2026-05-01.jsonl'), 'utf8').trimEnd().split('\n').map((l) => Observation.parse(JSON.parse(l)));
 
@@ -85,13 +87,13 @@ function barrier(n: number, inner: Responder): Responder {
 }
 
 describe('runCollector: a gateway host and its neighbours', () => {
-  it('keeps every host within clamp(ceil(n / divisor), 1, max) and every endpoint to one request, and reaches the bound', async () => {
+  it('keeps every host within clamp(ceil(n / divisor), 1, max) and every endpoint to one request, and reaches the bound (both series: v2 then v1 per job)', async () => {
     // Host 0: 40 endpoints, divisor 10, max 3 → bound 3 (all its endpoints share one barrier of 3).
     // Hosts 1-6: 1-4 endpoints → bound 1. Two more names list host 0's first endpoints again.
     const gateway = barrier(3, mcpResponder({ tools: realTools(0), stateful: true, delayMs: () => 5 }));
     const f = await fixture([40, 1, 2, 3, 4, 2, 1], (h, j) => (h === 0 ? gateway : mcpResponder({ tools: realTools(j), stateful: j % 2 === 0, delayMs: () => 5 })), { duplicate: 2 });
     const data = tmpData();
-    const s = await collect(f, data, { concurrency: 12, perHostDivisor: 10, perHostMax: 3 });
+    const s = await collect(f, data, { concurrency: 12, perHostDivisor: 10, perHostMax: 3, methodology: 'v1,v2' });
     const [g, ...small] = f.hosts.hosts;
     expect(g!.counts.peak).toBe(3);
     for (const h of small) expect(h.counts.peak, h.host).toBe(1);
@@ -100,6 +102,10 @@ describe('runCollector: a gateway host and its neighbours', () => {
     expect(rows).toHaveLength(f.names.length);
     expect(new Set(rows.map((r) => r.target)).size).toBe(f.names.length);
     expect(rows.every((r) => r.outcome === 'ok')).toBe(true);
+    const v2 = fs.readFileSync(join(data, 'observations-v2', '2026-05-01.jsonl'), 'utf8').trimEnd().split('\n').map((l) => ObservationV2.parse(JSON.parse(l)));
+    expect(v2.map((r) => r.target).sort()).toEqual(rows.map((r) => r.target).sort());
+    expect(v2.every((r) => r.status === 'ok')).toBe(true);
+    expect(s.runs.map((r) => r.scheduling)).toEqual([s.run.scheduling, s.run.scheduling]);
     expect(s.run.scheduling).toMatchObject({
       scheduler: 'lpt',
       hosts: 7,
@@ -216,6 +222,8 @@ describe('runCollector: the deadline and a resumed run', () => {
     const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
     fs.writeFileSync(file, lines.slice(0, 25).join('\n') + '\n');
     fs.writeFileSync(join(data, 'runs.jsonl'), '');
+    // The chain's manifest is appended after the run row: a crash before the row left none.
+    fs.rmSync(chainPath(data));
     const again = await collect(f, data, { concurrency: 4, deadlineMs: null });
     const after = rowsOf(data);
     expect(after).toHaveLength(40);

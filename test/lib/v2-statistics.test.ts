@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eraAdoption, PartialRunV2Error, statusAgreement, studyShare, v2Statistics, wilson } from '../../src/lib/index.ts';
+import { eraAdoption, type ObservationV2, PartialRunV2Error, statusAgreement, studyShare, v2Statistics, wilson } from '../../src/lib/index.ts';
 import { rowV2 } from './helpers/rows-v2.ts';
 
 const day = '2026-12-01';
@@ -82,8 +82,8 @@ describe('studyShare', () => {
 describe('statusAgreement (RQ6)', () => {
   // The textbook 2×2 table [[20, 5], [10, 15]]: pₒ = 0.7, pₑ = 0.5·0.6 + 0.5·0.4 = 0.5, κ = 0.4
   // (irr::kappa2 in R gives 0.4 for these ratings).
-  const earlier = [];
-  const later = [];
+  const earlier: ObservationV2[] = [];
+  const later: ObservationV2[] = [];
   let i = 0;
   const add = (a: 'ok' | 'server_error', b: 'ok' | 'server_error', k: number) => {
     for (let j = 0; j < k; j++, i++) {

@@ -86,9 +86,14 @@ describe('npm run demo (short)', () => {
       });
       // A line per day, with drift found by the real collector (github-mcp-server releases on day 2).
       expect(output.match(/^day +\d\/4 /gm)).toHaveLength(4);
-      const summary = JSON.parse(readFileSync(join(REPO, out, 'summary.json'), 'utf8')) as { changes: number; rows: number; build_error: string | null };
+      const summary = JSON.parse(readFileSync(join(REPO, out, 'summary.json'), 'utf8')) as { changes: number; rows: number; rows_v2: number; days: { series: string[] }[]; build_error: string | null };
       expect(summary.build_error).toBeNull();
       expect(summary.changes).toBeGreaterThan(0);
+      // The default methodology records both series on every demo day, and the site still builds (it
+      // reads v1 only for now; test/loader/series.test.ts checks v2 rows stay out of its figures).
+      expect(summary.days.map((d) => d.series)).toEqual(Array(4).fill(['v1', 'v2']));
+      expect(summary.rows_v2).toBe(summary.rows);
+      expect(readdirSync(join(REPO, out, 'archive', 'observations-v2'))).toHaveLength(4);
       const home = await (await fetch(url)).text();
       expect(home).toMatch(/Simulated data/i);
       // Either a half-life or the honest tile.

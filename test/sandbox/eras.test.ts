@@ -233,7 +233,7 @@ describe('the fleet serves it', () => {
       for (const day of days) {
         w.setDay(day);
         const date = world.date(day);
-        const s = await runCollector({ registry: w.registryUrl, data: dir, now: new Date(`${date}T06:00:00.000Z`), allowPrivate: true, concurrency: 48, timeoutMs: 1000, optout: null, probeLimits: { sseGraceMs: 500 }, rosterLimits: { backoffMs: 200 }, scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 } });
+        const s = await runCollector({ registry: w.registryUrl, data: dir, now: new Date(`${date}T06:00:00.000Z`), methodology: 'v1', allowPrivate: true, concurrency: 48, timeoutMs: 1000, optout: null, probeLimits: { sseGraceMs: 500 }, rosterLimits: { backoffMs: 200 }, scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 } });
         const rows = readFileSync(join(dir, 'observations', `${date}.jsonl`), 'utf8')
           .split('\n')
           .filter(Boolean)

@@ -1,6 +1,11 @@
-// Data contract: one row per collector run (data/runs.jsonl). Methodology v1, "Runs".
+// Data contract: one row per collector run and series (data/runs.jsonl). Methodology v1, "Runs"; a run
+// that records methodology v2 too writes a second row, `RunV2`, with the same run_id (methodology v2,
+// "Cadence"). Readers take the union and filter by series (methodology_version).
 import { z } from 'zod';
+import { ERAS } from '../eras.ts';
+import { V2_STATUSES } from '../v2-status.ts';
 import { ERROR_CLASSES, METHODOLOGY_VERSION, NOT_ATTEMPTED_REASONS, OUTCOMES } from './observation.ts';
+import { METHODOLOGY_VERSION_V2, OUTCOMES_V2, V2_REQUEST_BUDGET } from './observation-v2.ts';
 
 /** Below this share of eligible targets attempted, a run is published with a "degraded" badge. */
 export const DEGRADED_BELOW = 0.9;
@@ -93,3 +98,73 @@ export const Run = z
   })
   .strict();
 export type Run = z.infer<typeof Run>;
+
+/** Requests the v2 probe counted (a row's `requests`) over the run's probed rows (ok and error). */
+export const RunRequests = z
+  .object({
+    total: count,
+    /** The most any one endpoint got (never above the budget). */
+    max: count.max(V2_REQUEST_BUDGET),
+    /** total / probed rows, rounded to 3 decimals; 0 when nothing was probed. */
+    mean: z.number().nonnegative().max(V2_REQUEST_BUDGET),
+  })
+  .strict();
+export type RunRequests = z.infer<typeof RunRequests>;
+
+/**
+ * The v2 series' row of a run (methodology v2). The same run facts as v1's row (the roster, eligible,
+ * attempts, coverage, degraded, partial, the scheduling block, which both series of a run share), its
+ * own counts — outcomes, statuses, eras, v1 error classes of its error rows — and the requests it sent.
+ */
+export const RunV2 = z
+  .object({
+    run_id: z.string().min(1).max(64),
+    day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+    started_at: z.string().datetime({ offset: true }),
+    finished_at: z.string().datetime({ offset: true }),
+    registry: z.string().max(4096),
+    roster_file: z.string().max(128).nullable(),
+    roster_complete: z.boolean(),
+    /** Rows of this series in the run (today's roster plus retired targets). */
+    targets: count,
+    eligible: count,
+    /** ok + error rows of this series. */
+    attempts: count,
+    coverage: z.number().min(0).max(1),
+    degraded: z.boolean(),
+    partial: z.boolean(),
+    limit: z.number().int().positive().nullable(),
+    outcomes: counts(OUTCOMES_V2),
+    /** Rows per v2 status (rows without one — no_endpoint, retired, not_attempted — are not counted). */
+    statuses: counts(V2_STATUSES),
+    /** Rows per era (`none` includes every row that was never probed). */
+    eras: counts(ERAS),
+    error_classes: counts(ERROR_CLASSES),
+    requests: RunRequests,
+    status: z.enum(['finished', 'failed']),
+    message: z.string().max(1024).nullable(),
+    prober_version: z.string().min(1).max(64),
+    methodology_version: z.literal(METHODOLOGY_VERSION_V2),
+    scheduling: RunScheduling.nullable(),
+  })
+  .strict();
+export type RunV2 = z.infer<typeof RunV2>;
+
+/** A line of runs.jsonl: a v1 row or a v2 row (methodology_version says which). */
+export type AnyRun = Run | RunV2;
+/** The series a run row belongs to. */
+export type RunSeries = AnyRun['methodology_version'];
+export const RUN_SERIES = [METHODOLOGY_VERSION, METHODOLOGY_VERSION_V2] as const satisfies readonly RunSeries[];
+
+/** The schema of a runs.jsonl value: RunV2 when it says methodology_version 'v2', else Run (whose own check then speaks). */
+export function runSchemaOf(value: unknown): typeof Run | typeof RunV2 {
+  return typeof value === 'object' && value !== null && (value as { methodology_version?: unknown }).methodology_version === METHODOLOGY_VERSION_V2 ? RunV2 : Run;
+}
+
+export function isRunV1(r: AnyRun): r is Run {
+  return r.methodology_version === METHODOLOGY_VERSION;
+}
+
+export function isRunV2(r: AnyRun): r is RunV2 {
+  return r.methodology_version === METHODOLOGY_VERSION_V2;
+}

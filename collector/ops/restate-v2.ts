@@ -1,0 +1,88 @@
+// `npm run restate -- --methodology v2`: the v2 series' reproducibility check. Every ok row of
+// observations-v2/ is re-derived from its raw objects — the contract hash (v1's canonical toolsSha256)
+// from the tools of ALL its stored tools/list pages (tools_pages_sha256, in order), and
+// instructions_sha256 from the stored handshake (handshake_sha256) — and compared with what was
+// recorded. Nothing is written: v2 has no derived series yet (restatements/ holds v1's), so this is the
+// check `restate --methodology v1` is for v1. The rows are read through src/archive, under the lock.
+import { listDays } from '../../src/archive/day-files.ts';
+import { SERIES_FOLDER } from '../../src/archive/layout.ts';
+import { readObjectSync } from '../../src/archive/objects.ts';
+import { observationV2Lines } from '../../src/archive/observations.ts';
+import { valueOrThrow } from '../../src/archive/problems.ts';
+import { answerFromBody, instructionsHash, isObject, parseToolsList, toolsSha256, type ObservationV2, type Tool } from '../../src/lib/index.ts';
+import { HANDSHAKE_ID, TOOLS_LIST_ID } from '../probe-v2/index.ts';
+import { Store } from '../store.ts';
+
+export interface V2Reproduction {
+  series: 'v2';
+  days: string[];
+  source_rows: number;
+  ok_rows: number;
+  /** ok rows with a page or handshake object missing, corrupt or no longer readable as an answer. */
+  unreadable_rows: number;
+  /** ok rows whose recomputed contract hash differs from the recorded one. */
+  differing_rows: number;
+  /** ok rows whose recomputed instructions hash differs. */
+  differing_instructions: number;
+  /** The first rows that differ or are unreadable (file:line and why), at most 50. */
+  examples: string[];
+}
+
+export async function reproduceV2(dataDir: string): Promise<V2Reproduction> {
+  const store = Store.open(dataDir, new Date().toISOString());
+  const m: V2Reproduction = { series: 'v2', days: [], source_rows: 0, ok_rows: 0, unreadable_rows: 0, differing_rows: 0, differing_instructions: 0, examples: [] };
+  const example = (s: string) => m.examples.length < 50 && m.examples.push(s);
+  try {
+    for (const day of listDays(dataDir, SERIES_FOLDER.v2)) {
+      for await (const l of observationV2Lines(dataDir, day)) {
+        if (!l.row) continue;
+        // A row that does not validate stops the check: a series is never judged around a hole.
+        const row = valueOrThrow(l.row, l.file, l.n);
+        m.source_rows++;
+        if (row.outcome !== 'ok') continue;
+        m.ok_rows++;
+        const at = `${l.file}:${l.n}`;
+        const again = rederive(dataDir, row);
+        if (again === null) {
+          m.unreadable_rows++;
+          example(`${at}: a stored body is missing or unreadable`);
+          continue;
+        }
+        if (again.tools !== row.tools_sha256) {
+          m.differing_rows++;
+          example(`${at}: tools_sha256 ${String(row.tools_sha256).slice(0, 12)}…, re-derived ${again.tools.slice(0, 12)}…`);
+        }
+        if (again.instructions !== row.instructions_sha256) {
+          m.differing_instructions++;
+          example(`${at}: instructions_sha256 differs`);
+        }
+      }
+      m.days.push(day.day);
+    }
+    return m;
+  } finally {
+    store.close();
+  }
+}
+
+/** The hashes of an ok row re-derived from its objects; null when a body cannot be read back. */
+function rederive(dataDir: string, row: ObservationV2): { tools: string; instructions: string | null } | null {
+  try {
+    const tools: Tool[] = [];
+    for (const [i, sha] of (row.tools_pages_sha256 ?? []).entries()) {
+      const bytes = readObjectSync(dataDir, sha);
+      if (!bytes) return null;
+      tools.push(...parseToolsList(answerFromBody(bytes, row.tools_pages_content_types?.[i] ?? null, TOOLS_LIST_ID)));
+    }
+    let instructions: string | null = null;
+    if (row.handshake_sha256) {
+      const bytes = readObjectSync(dataDir, row.handshake_sha256);
+      if (!bytes) return null;
+      const result = answerFromBody(bytes, row.handshake_content_type, HANDSHAKE_ID).result;
+      instructions = instructionsHash(isObject(result) && typeof result.instructions === 'string' ? result.instructions : null);
+    }
+    return { tools: toolsSha256(tools), instructions };
+  } catch {
+    return null;
+  }
+}
