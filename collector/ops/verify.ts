@@ -3,9 +3,9 @@
 // observations-v2/ ObservationV2), every object a row or roster points at exists and its bytes hash to
 // its name (v2: the handshake and every tools/list page too), one row per target per run and series,
 // run rows agree with their series' rows and rosters (not_attempted rows and their reasons included;
-// v2 statuses, eras and requests), the two rows of a run recording both series agree on its facts, no torn
-// line or orphan temp file is left behind, and the hash chain (chain.jsonl) still matches every run it
-// covers, its signatures verify, and its first broken link is named by its run (verify-chain.ts).
+// v2 statuses, eras and requests), the two rows of a run recording both series agree on its facts, no
+// torn line or orphan temp file is left behind, and the hash chain (chain.jsonl) still matches every
+// run it covers, its signatures verify, and its first broken link is named by its run (verify-chain.ts).
 // Every file is read through src/archive/ (the same readers and the same messages as the site's
 // loader); day files line by line and objects as streams, so memory stays flat as the archive grows.
 import { existsSync, readdirSync, statSync } from 'node:fs';

@@ -30,7 +30,8 @@ export async function archiveCutAt(dir: string, runId: string, scratch: string |
   for (const sub of [...folders, LAYOUT.rosters]) mkdirSync(path.join(view, sub), { recursive: true });
   symlinkSync(abs(LAYOUT.objects), path.join(view, LAYOUT.objects), 'dir');
   writeFileSync(runsPath(view), splitLines(readFileSync(runsPath(dir), 'utf8')).filter((l) => allowed.has(lineRunId(l) ?? '')).map((l) => `${l}\n`).join(''));
-  for (const r of upTo) if (r.roster_file && ROSTER_FILE.test(r.roster_file)) symlinkSync(rosterPath(path.resolve(dir), r.roster_file), rosterPath(view, r.roster_file));
+  // A run that recorded both series has two run rows naming the same roster: link each roster once.
+  for (const file of new Set(upTo.map((r) => r.roster_file))) if (file && ROSTER_FILE.test(file)) symlinkSync(rosterPath(path.resolve(dir), file), rosterPath(view, file));
   // Every series folder (observations/, observations-v2/): the loader's headline reads both.
   for (const folder of folders) {
     for (const d of listDays(dir, folder)) {

@@ -26,9 +26,6 @@ const v2Dir = (dir: string) => join(dir, 'observations-v2');
 const v2Files = (dir: string) => readdirSync(v2Dir(dir)).sort();
 const v2RowsOf = (dir: string, file: string) => readFileSync(join(v2Dir(dir), file), 'utf8').trimEnd().split('\n').map((l) => ObservationV2.parse(JSON.parse(l)));
 const kinds = async (dir: string) => (await verifyArchive(dir)).problems.map((p) => p.kind);
-// An edited runs.jsonl also breaks the hash chain (chain.jsonl, issue 15): these tests look at the
-// row checks, and check once that the chain names the edited run too.
-const rowProblems = (problems: { kind: string }[]) => problems.filter((p) => !p.kind.startsWith('chain'));
 
 beforeAll(async () => {
   base = await collectArchive({ seed: 'ops-series', size: 60, days: 3, methodology: 'v1,v2' });
@@ -78,8 +75,8 @@ describe('verifyArchive(dir) with both series', () => {
     runs[i] = { ...v2, statuses: { ...v2.statuses, ok: v2.statuses.ok + 1 }, requests: { ...v2.requests, total: v2.requests.total + 1 } };
     writeFileSync(join(d, 'runs.jsonl'), runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const report = await verifyArchive(d);
-    expect(rowProblems(report.problems).map((p) => p.kind)).toEqual(['run-counts', 'run-counts']);
-    expect(report.problems.map((p) => p.kind)).toContain('chain-digest');
+    // The edited run line no longer matches the run's manifest on the hash chain either.
+    expect(report.problems.map((p) => p.kind)).toEqual(['run-counts', 'run-counts', 'chain-digest']);
     expect(report.problems.map((p) => p.message).join(' ')).toMatch(/status ok.*requests/);
   });
 
@@ -88,14 +85,15 @@ describe('verifyArchive(dir) with both series', () => {
     const lines = readFileSync(join(a, 'runs.jsonl'), 'utf8').trimEnd().split('\n');
     writeFileSync(join(a, 'runs.jsonl'), lines.filter((l) => !(l.includes('"methodology_version":"v2"') && l.includes(JSON.parse(lines[0]!).run_id))).join('\n') + '\n');
     const report = await verifyArchive(a);
-    expect(rowProblems(report.problems)).toEqual([]);
+    // The run's manifest on the hash chain names both run lines: taking one out is a broken link.
+    expect(report.problems.map((p) => p.kind)).toEqual(['chain-digest']);
     expect(report.warnings.filter((w) => w.kind === 'run-unfinished').map((w) => w.message)).toEqual([expect.stringMatching(/\(v2\) have no run row/)]);
     const b = copy();
     const runs = lines.map((l) => JSON.parse(l) as Record<string, any>);
     const i = runs.findIndex((r) => r.methodology_version === 'v2');
     runs[i] = { ...runs[i]!, eligible: runs[i]!.eligible + 1 };
     writeFileSync(join(b, 'runs.jsonl'), runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    expect(rowProblems((await verifyArchive(b)).problems).map((p) => p.kind)).toEqual(['run-series']);
+    expect(await kinds(b)).toEqual(['run-series', 'chain-digest']);
   });
 });
 
