@@ -151,7 +151,8 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     serverHalfLife: halfLife(serverKm),
     everChanged: everChangedShare(serverIntervals),
     volatility: volatility(drifts),
-    timelines: timelines(raw, changes),
+    // Over the headline's days and runs: on a stitched headline v1's before the seam, v2's from it on.
+    timelines: timelines({ runs: timelineRuns(raw), days: raw.foldDays.map((d) => d.day), fold: raw.fold }, changes),
     // A v2 run's rows carry v1's error class (methodology v2), so the table reads the same on either series.
     errorShares: latestFullRun && fullRows.length > 0 ? errorClassShares(fullRows, { run: latestFullRun as Run }) : null,
     tiles: tiles(latestRun, latestFullRun, changes, asOfDay),
@@ -227,6 +228,13 @@ function instructionsDrift(fold: Fold, s: TargetState, slug: string, changes: Ch
     out.push({ id: `${day}-instructions-${hash(after)?.slice(0, 12) ?? 'none'}`, target: s.name, slug, day, observedAt, runId, before: hash(before), after: hash(after), findings });
   }
   return out;
+}
+
+/** The runs of the headline's timeline: v1's, or v1's before the seam and the headline's (v2) from it on. */
+function timelineRuns(raw: RawArchive): AnyRun[] {
+  const seam = raw.headline.seamDay;
+  if (seam === null) return raw.runs;
+  return [...raw.runs.filter((r) => r.day < seam), ...raw.headlineRuns.filter((r) => r.day >= seam)];
 }
 
 /** A target's v2 ok rows as src/lib protocolMigration reads them (none on a v1 headline). */

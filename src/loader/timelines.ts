@@ -2,12 +2,13 @@
 // already holds — the run rows (runs.jsonl), the changes, and the fold's first day and retired rows of
 // each target — so nothing here reads a row again. Shares go through src/lib's wilson; the counts are
 // the run rows' own (verify checks that they agree with the observation rows).
-import { ERROR_CLASSES, wilson, type ErrorClass, type Run, type WilsonInterval } from '../lib/index.ts';
+import { ERROR_CLASSES, wilson, type ErrorClass, type Run, type RunV2, type WilsonInterval } from '../lib/index.ts';
 import type { Fold } from './fold.ts';
 
 /** What a timeline reads of a change (views.ts ChangeView) and of the raw archive (views.ts RawArchive). */
 type ChangeView = { day: string; compatibility: 'ERR' | 'WARN' | 'INFO' | null; security: string | null; revert: boolean };
-type RawArchive = { runs: Run[]; days: string[]; fold: Fold };
+// The headline's runs and days (derive.ts): v1's, or on the stitched headline v1's before the seam and v2's from it on.
+type RawArchive = { runs: readonly (Run | RunV2)[]; days: readonly string[]; fold: Fold };
 
 /** One collector run: how much of what it should have contacted it did contact. */
 export interface RunPoint {

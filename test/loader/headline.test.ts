@@ -93,6 +93,13 @@ describe('the headline series', () => {
     expect((server.latest as { methodology_version: string }).methodology_version).toBe('v2');
     // The v1 series' own figures stay v1's.
     expect(a.runs.every((r) => r.methodology_version === 'v1')).toBe(true);
+    // The trends run to the last day: coverage by run is v1's before the seam and v2's from it on, and
+    // every change is counted in its week.
+    expect(a.timelines.runs.map((r) => r.day)).toEqual(Array.from({ length: 9 }, (_, i) => day(FIRST + i)));
+    const runIds = readFileSync(join(dir, 'runs.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { run_id: string; day: string; methodology_version: string });
+    expect(a.timelines.runs.map((r) => r.run_id)).toEqual(runIds.filter((r) => (r.day < SEAM ? r.methodology_version === 'v1' : r.methodology_version === 'v2')).map((r) => r.run_id));
+    expect(a.timelines.weeks.reduce((n, w) => n + w.total, 0)).toBe(a.changes.length);
+    expect(a.timelines.roster.at(-1)!.day).toBe(day(FIRST + 8));
   });
 
   it('censors a hash that differs across the seam (v1 read page 1, v2 every page) instead of counting a change', async () => {
