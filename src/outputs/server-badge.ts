@@ -3,6 +3,7 @@
 // measured in Verdana, no dependencies). Days are whole UTC days between the rows' `day` fields, as
 // everywhere on the site; the count runs to the last successful answer, not to today: a server that
 // stopped answering has not been seen unchanged since.
+import { createHash } from 'node:crypto';
 import { badgen } from 'badgen';
 import type { ServerView } from '../loader/views.ts';
 
@@ -25,8 +26,20 @@ export function badgeText(s: Pick<ServerView, 'status' | 'head' | 'lastChange' |
   return { label, status: `unchanged for ${n} day${n === 1 ? '' : 's'}`, color: 'green' };
 }
 
+/**
+ * The badge's SVG. badgen names its gradient and mask with random ids, so two builds of one archive
+ * wrote different bytes (and SHA256SUMS moved daily for nothing); the ids are renamed, in order of
+ * first appearance, to ones derived from the badge's own text — unique within the file, same every build.
+ */
 export function serverBadge(t: BadgeText): string {
-  return badgen({ label: t.label, status: t.status, color: t.color });
+  const svg = badgen({ label: t.label, status: t.status, color: t.color });
+  const key = createHash('sha256').update(JSON.stringify([t.label, t.status, t.color])).digest('hex').slice(0, 8);
+  const ids = new Map<string, string>();
+  for (const m of svg.matchAll(/\bid="([^"]+)"/g)) if (!ids.has(m[1]!)) ids.set(m[1]!, `b${key}-${ids.size}`);
+  return svg.replace(/\bid="([^"]+)"|url\(#([^)]+)\)/g, (whole, id?: string, ref?: string) => {
+    if (id !== undefined) return `id="${ids.get(id) ?? id}"`;
+    return ids.has(ref!) ? `url(#${ids.get(ref!)})` : whole;
+  });
 }
 
 function days(from: string, to: string): number {

@@ -33,4 +33,19 @@ describe('serverBadge(text)', () => {
     expect(svg).toContain('aria-label="MCP contract: unchanged for 38 days"');
     expect(svg).toContain('<title>MCP contract: unchanged for 38 days</title>');
   });
+
+  it('writes the same bytes every time, with every url(#id) pointing at an id of its own file', () => {
+    const t = { label: 'MCP contract', status: 'changed on 2026-01-02', color: 'blue' };
+    const a = serverBadge(t);
+    expect(serverBadge(t)).toBe(a);
+    const ids = [...a.matchAll(/\bid="([^"]+)"/g)].map((m) => m[1]);
+    const refs = [...a.matchAll(/url\(#([^)]+)\)/g)].map((m) => m[1]);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const r of refs) expect(ids).toContain(r);
+    // Another badge text, other ids (two badges inlined in one page cannot collide).
+    const b = serverBadge({ ...t, status: 'unchanged for 3 days' });
+    expect([...b.matchAll(/\bid="([^"]+)"/g)].some((m) => ids.includes(m[1]))).toBe(false);
+  });
 });
