@@ -48,7 +48,8 @@ export async function benchBuild(archive: string, out: string, env: Record<strin
   let peak = 0;
   // Peak RSS per stage: a sample belongs to the stage after the last one that has ended.
   const stagePeak: Record<string, number> = {};
-  const ORDER = ['startup', 'load', 'fold', 'rows', 'derive', 'render', 'server-files', 'bundles', 'objects', 'search'];
+  // In the order their marks arrive: 'bundles-jsonl' and 'parquet' are the two parts of 'bundles', marked as they end.
+  const ORDER = ['startup', 'load', 'fold', 'rows', 'derive', 'render', 'server-files', 'bundles-jsonl', 'parquet', 'bundles', 'chart-zip', 'objects', 'search'];
   const poll = setInterval(() => {
     const rss = treeRss(child.pid!);
     peak = Math.max(peak, rss);

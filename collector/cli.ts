@@ -7,7 +7,8 @@ import cliProgress from 'cli-progress';
 import { CliError, EXIT } from './cli-error.ts';
 import { METHODOLOGY_CHOICES, type AnyRun, type MethodologyChoice } from '../src/lib/index.ts';
 import { DEFAULTS, runCollector, SCHEDULE_DEFAULTS, type CollectorSummary, type Progress } from './run.ts';
-import { PROBER_VERSION, USER_AGENT } from './version.ts';
+import { signerFromPem, type ChainSigner } from '../src/lib/index.ts';
+import { PROBER_VERSION, SIGNING_KEY_LABEL, USER_AGENT } from './version.ts';
 
 const DEFAULT_OPTOUT = fileURLToPath(new URL('../optout.txt', import.meta.url));
 
@@ -48,6 +49,9 @@ usage: npm run collect -- [options]
 
 Not-attempted rows count against coverage: a run below 90% is recorded as degraded. A job skipped
 at the deadline or on an unresponsive host gets a not_attempted row in every series it records.
+
+environment: MCP_SCHEMA_SIGNING_KEY  an Ed25519 private key (PKCS#8 PEM) that signs the run's manifest
+             on the hash chain (chain.jsonl); unset: the manifest is unsigned (npm run verify warns)
 
 exit codes: 0 run finished (also when degraded), 1 zero attempts (the run is recorded as failed),
             2 bad options or unusable --data, 3 another collector holds the lock,
@@ -122,6 +126,15 @@ export async function main(argv: string[]): Promise<number> {
       throw new CliError(`--registry is not a URL: ${JSON.stringify(values.registry)}`, EXIT.usage);
     }
   }
+  // The signing key comes from the environment (a CI secret), read here and nowhere else in the collector.
+  let signer: ChainSigner | null = null;
+  if (process.env.MCP_SCHEMA_SIGNING_KEY) {
+    try {
+      signer = signerFromPem(process.env.MCP_SCHEMA_SIGNING_KEY, SIGNING_KEY_LABEL);
+    } catch (e) {
+      throw new CliError(`MCP_SCHEMA_SIGNING_KEY is not an Ed25519 private key in PEM: ${(e as Error).message}`, EXIT.usage, { cause: e });
+    }
+  }
   const bar = !values.json && process.stderr.isTTY ? progressBar() : null;
   let summary: CollectorSummary;
   try {
@@ -141,6 +154,7 @@ export async function main(argv: string[]): Promise<number> {
       allowPrivate: values['allow-private'] ?? false,
       optout: values.optout !== undefined ? resolve(values.optout) : DEFAULT_OPTOUT,
       onProgress: bar?.update,
+      signer,
     });
   } finally {
     bar?.stop();

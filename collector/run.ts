@@ -15,7 +15,8 @@
 // reuses the roster file that attempt wrote and, per series, skips every target that already has a
 // row for the run_id, so there is never a duplicate row. A run whose series are all in runs.jsonl is
 // refused; one with a run row for some of them only records the others.
-import type { AnyRun, MethodologyChoice, NotAttemptedReason, Observation, ObservationV2, RosterTarget, RunScheduling, RunSeries } from '../src/lib/index.ts';
+import { appendRunManifests } from '../src/archive/chain.ts';
+import type { AnyRun, ChainSigner, MethodologyChoice, NotAttemptedReason, Observation, ObservationV2, RosterTarget, RunScheduling, RunSeries } from '../src/lib/index.ts';
 import { BRIDGE_DAYS, clip, ERROR_CLASSES, seriesToRecord, sha256Hex } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { classify } from './errors.ts';
@@ -69,6 +70,8 @@ export interface CollectorOptions {
   schedule?: Schedule;
   /** Schedule bounds in ms, for tests and scaled benchmarks (defaults: SCHEDULE_DEFAULTS). */
   scheduleLimits?: Partial<typeof SCHEDULE_DEFAULTS>;
+  /** Signs the run's chain manifest (cli.ts reads MCP_SCHEMA_SIGNING_KEY); null or absent: unsigned. */
+  signer?: ChainSigner | null;
 }
 
 /**
@@ -346,6 +349,9 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
     if (has('v1')) written.push(runRow({ ...facts, rows: v1.rows }));
     if (has('v2')) written.push(runRowV2({ ...facts, rows: v2.rows }));
     for (const run of written) store.appendRun(run);
+    // The run's manifest on the hash chain (src/archive/chain.ts), sealed at the run's own clock: one
+    // manifest per run, covering the run row and the rows of every series it recorded.
+    await appendRunManifests(o.data, runId, { signer: o.signer ?? null, sealedAt: written[0]!.finished_at, durable: store.durable });
     const durationMs = Math.round(performance.now() - t0);
     const rowsWritten = v1.rows.length + v2.rows.length - earlierRows;
     return {

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { fsyncPath, nodeFs, tempName, writeAtomicAsync, writeDurably, type FsEffects } from '../src/archive/atomic.ts';
 import { tornLastLine } from '../src/archive/day-files.ts';
-import { DAY_FILE, dayFile, LAYOUT, objectPath, rosterPath, runsPath, SERIES_FOLDER, TEMP_MARK } from '../src/archive/layout.ts';
+import { chainPath, DAY_FILE, dayFile, LAYOUT, objectPath, rosterPath, runsPath, SERIES_FOLDER, TEMP_MARK } from '../src/archive/layout.ts';
 import { dayFileRows, dayFileRowsV2 } from '../src/archive/observations.ts';
 import { InvalidArchiveError, valueOrThrow } from '../src/archive/problems.ts';
 import { listRosterFiles, readRoster } from '../src/archive/rosters.ts';
@@ -80,6 +80,11 @@ export class Store {
     return store;
   }
 
+  /** Whether writes are fsynced (false only for the bench's throwaway archives). */
+  get durable(): boolean {
+    return this.#durable;
+  }
+
   get lockPath(): string {
     return join(this.dir, LAYOUT.lock);
   }
@@ -129,9 +134,9 @@ export class Store {
     throw new CliError(`could not take ${this.lockPath}: another collector is starting`, EXIT.locked);
   }
 
-  /** Truncate a torn last line of runs.jsonl and of every day file, keeping the torn bytes in quarantine/. */
+  /** Truncate a torn last line of runs.jsonl, chain.jsonl and of every day file, keeping the torn bytes in quarantine/. */
   #repairTornTails(): void {
-    const files = [runsPath(this.dir), ...seriesFolders().flatMap((folder) => listDir(join(this.dir, folder)).filter((f) => f.endsWith('.jsonl')).map((f) => join(this.dir, folder, f)))];
+    const files = [runsPath(this.dir), chainPath(this.dir), ...seriesFolders().flatMap((folder) => listDir(join(this.dir, folder)).filter((f) => f.endsWith('.jsonl')).map((f) => join(this.dir, folder, f)))];
     for (const file of files) {
       if (!fs.existsSync(file) || !tornLastLine(file)) continue; // intact: never opened for writing
       const data = fs.readFileSync(file);

@@ -12,3 +12,6 @@ export const PROBER_VERSION: string = (
 ).version;
 
 export const USER_AGENT = `mcp-schema/${PROBER_VERSION} (+${CONTACT_URL}; archive of MCP tool contracts)`;
+
+/** The label of the project's signing key id (`mcp-schema-ed25519-<fingerprint>`; keys/mcp-schema-ed25519.pub). */
+export const SIGNING_KEY_LABEL = 'mcp-schema';

@@ -3,6 +3,9 @@
 //   2. run the real collector (collector/run.ts) once per simulated day into <out>/archive, with its
 //      default methodology (auto: both series, v1 in observations/ and v2 in observations-v2/, until the
 //      bridge is complete, then v2 alone; the demo's bridge lasts all its days unless --bridge-days);
+//   2b. sign every run's chain manifest with a generated DEMO key (its public half in
+//      <archive>/keys/DEMO-ed25519.pub: the key id and the file say DEMO) and cut the monthly editions
+//      as the daily workflow would (npm run edition), simulated;
 //   3. build the real site from that archive with the "simulated data" banner
 //      (MCP_SCHEMA_DATA=<archive> MCP_SCHEMA_SIMULATED=1 astro build --outDir <out>/site);
 //   4. serve <out>/site on 127.0.0.1 and print the URL (until Ctrl-C).
@@ -15,6 +18,7 @@ import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startWorld, type RunningWorld } from './fleet.ts';
+import { DEFAULT_SITE_URL } from '../src/site/settings.ts';
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url));
 
@@ -92,6 +96,8 @@ export interface DemoSummary {
   build_ms: number | null;
   /** Build failure (stderr tail) when the site did not build. */
   build_error: string | null;
+  /** Monthly editions cut into the archive. */
+  editions: string[];
   url: string | null;
 }
 
@@ -155,6 +161,11 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
 
   // Imported here so `--help` and option errors never load the collector.
   const { runCollector } = await import('../collector/run.ts');
+  const { generateKeyPair, writeKeyFiles } = await import('../collector/ops/keys.ts');
+  const { DEMO_KEY_LABEL } = await import('../src/lib/index.ts');
+  // A demo signs its chain with a key of its own, labelled DEMO in its file name and in every key id.
+  const demoKey = generateKeyPair(DEMO_KEY_LABEL);
+  const keyFile = writeKeyFiles(demoKey, DEMO_KEY_LABEL, join(archive, 'keys'), null).publicFile;
 
   const t0 = performance.now();
   const world = await startWorld({ seed: o.seed, size: o.size });
@@ -192,6 +203,7 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
       // in the world) is honoured on the demo's own time scale.
       scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 },
       bridgeDays,
+      signer: demoKey.signer,
     });
     // The day's figures are v1's while v1 is recorded (the site reads v1), else v2's.
     const run = summary.run;
@@ -273,6 +285,7 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
     build_ms: null,
     build_error: null,
     url: null,
+    editions: [],
   };
 
   let server: Server | null = null;
@@ -283,10 +296,19 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
     cleanup.server = server;
     port = (server.address() as AddressInfo).port;
   }
+  // The monthly editions, cut after the collection as the daily workflow cuts them (each from its
+  // month's first full run; the cut reads the archive as it stood then), with the URL the site is served at.
+  const siteUrl = o.serve ? `http://127.0.0.1:${port}` : DEFAULT_SITE_URL;
+  const { cutEdition } = await import('../src/editions/cut-edition.ts');
+  for (const month of [...new Set(days.map((d) => d.date.slice(0, 7)))]) {
+    const cut = await cutEdition(archive, { month, pub: { permalink: (p) => `${siteUrl}/${p.replace(/^\/+/, '')}`, simulated: true }, signer: demoKey.signer, cache: null, release: null, now: new Date(`${days.at(-1)!.date}T12:00:00Z`) });
+    if (cut.status === 'cut') log(`edition ${cut.id} cut (${cut.files.length} files, signed by ${demoKey.keyId})`);
+  }
+  summary.editions = readdirSafe(join(archive, 'editions')).filter((e) => !e.startsWith('.'));
   if (o.build) {
     const tb = performance.now();
     log(`build  the site from the simulated archive (MCP_SCHEMA_SIMULATED=1) into ${relative(process.cwd(), site) || site}`);
-    const result = await buildSite(archive, site, o.serve ? `http://127.0.0.1:${port}` : null, cleanup);
+    const result = await buildSite(archive, site, o.serve ? `http://127.0.0.1:${port}` : null, cleanup, keyFile);
     summary.build_ms = Math.round(performance.now() - tb);
     if (result.ok) {
       summary.site = site;
@@ -335,9 +357,9 @@ function readdirSafe(d: string): string[] {
   }
 }
 
-async function buildSite(archive: string, outDir: string, siteUrl: string | null, cleanup: Cleanup): Promise<{ ok: boolean; code: number | null; tail: string }> {
+async function buildSite(archive: string, outDir: string, siteUrl: string | null, cleanup: Cleanup, publicKey: string): Promise<{ ok: boolean; code: number | null; tail: string }> {
   const astro = join(REPO, 'node_modules', 'astro', 'astro.js');
-  const env: NodeJS.ProcessEnv = { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_SIMULATED: '1', ASTRO_TELEMETRY_DISABLED: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_SIMULATED: '1', MCP_SCHEMA_PUBLIC_KEY: publicKey, ASTRO_TELEMETRY_DISABLED: '1' };
   if (siteUrl) env.MCP_SCHEMA_SITE_URL = siteUrl;
   const child = spawn(process.execPath, [astro, 'build', '--outDir', outDir], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   cleanup.child = child;
@@ -448,7 +470,10 @@ banner into <out>/site and served on 127.0.0.1. Nothing leaves this machine; not
 
 Options:
   --days N          simulated days (default ${DEMO_DEFAULTS.days})
-  --size N          targets in the world, 50..25000 (default ${DEMO_DEFAULTS.size})
+  --size N          targets in the world, 50..25000 (default ${DEMO_DEFAULTS.size}); not all are
+                    listed on day one (some join later, some never within --days), so the site
+                    shows fewer: the server list counts every name observed, the dashboard the
+                    names in the latest roster
   --seed S          world seed (default ${DEMO_DEFAULTS.seed}); same seed, same archive contents
   --out DIR         output folder, wiped first (default ${DEMO_DEFAULTS.out}/)
   --port P          port for the site (default ${DEMO_DEFAULTS.port}, next free one if busy)

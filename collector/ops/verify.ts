@@ -3,8 +3,9 @@
 // observations-v2/ ObservationV2), every object a row or roster points at exists and its bytes hash to
 // its name (v2: the handshake and every tools/list page too), one row per target per run and series,
 // run rows agree with their series' rows and rosters (not_attempted rows and their reasons included;
-// v2 statuses, eras and requests), the two rows of a run recording both series agree on its facts, and
-// no torn line or orphan temp file is left behind.
+// v2 statuses, eras and requests), the two rows of a run recording both series agree on its facts, no
+// torn line or orphan temp file is left behind, and the hash chain (chain.jsonl) still matches every
+// run it covers, its signatures verify, and its first broken link is named by its run (verify-chain.ts).
 // Every file is read through src/archive/ (the same readers and the same messages as the site's
 // loader); day files line by line and objects as streams, so memory stays flat as the archive grows.
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -17,12 +18,10 @@ import { readRoster, rosterEntries } from '../../src/archive/rosters.ts';
 import { runLines } from '../../src/archive/runs.ts';
 import { isRunV2, NOT_ATTEMPTED_REASONS, RUN_SERIES, type NotAttemptedReason, type Observation, type ObservationV2, type Outcome, OUTCOMES, type Roster } from '../../src/lib/index.ts';
 import { oneLine } from '../errors.ts';
+import { verifyChain, type ChainReport, type Finding, type TrustedKey } from './verify-chain.ts';
+import { verifyEditions } from './verify-editions.ts';
 
-export interface Finding {
-  kind: string;
-  where: string;
-  message: string;
-}
+export type { Finding };
 
 export interface VerifyReport {
   dir: string;
@@ -33,6 +32,15 @@ export interface VerifyReport {
   objects: number;
   problems: Finding[];
   warnings: Finding[];
+  /** The hash chain: its length and head (null when the archive has none yet). */
+  chain: Pick<ChainReport, 'manifests' | 'head'> | null;
+  /** Edition folders checked (editions/<id>/). */
+  editions: number;
+}
+
+export interface VerifyOptions {
+  /** Public keys the chain's signatures are checked against (the repo's keys/ by default in the CLI). */
+  keys?: readonly TrustedKey[];
 }
 
 const MAX_LISTED = 200;
@@ -47,8 +55,8 @@ interface RunTally {
   first: string;
 }
 
-export async function verifyArchive(dir: string): Promise<VerifyReport> {
-  const report: VerifyReport = { dir, dayFiles: 0, rows: 0, runs: 0, rosters: 0, objects: 0, problems: [], warnings: [] };
+export async function verifyArchive(dir: string, options: VerifyOptions = {}): Promise<VerifyReport> {
+  const report: VerifyReport = { dir, dayFiles: 0, rows: 0, runs: 0, rosters: 0, objects: 0, problems: [], warnings: [], chain: null, editions: 0 };
   const problem = (kind: string, where: string, message: string) => report.problems.push({ kind, where, message });
   const warn = (kind: string, where: string, message: string) => report.warnings.push({ kind, where, message });
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
@@ -242,13 +250,29 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
     warn('quarantine', `${LAYOUT.quarantine}/${name}`, 'bytes set aside by a crash repair (kept for inspection, not part of the record)');
   }
   if (existsSync(join(dir, LAYOUT.lock))) warn('lock', LAYOUT.lock, 'a lock file is present (a run in progress, or a dead one the next run recovers)');
+
+  // 7. The hash chain.
+  const chain = await verifyChain(dir, options.keys ?? []);
+  report.problems.push(...chain.problems);
+  report.warnings.push(...chain.warnings);
+  report.chain = chain.manifests > 0 ? { manifests: chain.manifests, head: chain.head } : null;
+
+  // 8. Editions: unchanged since they were cut.
+  const editions = await verifyEditions(dir, options.keys ?? []);
+  report.problems.push(...editions.problems);
+  report.warnings.push(...editions.warnings);
+  report.editions = editions.editions;
   return report;
 }
 
 export function formatReport(r: VerifyReport): string {
   const out = [
-    `archive ${r.dir}: ${r.dayFiles} day files, ${r.rows} rows, ${r.runs} runs, ${r.rosters} rosters, ${r.objects} objects`,
+    `archive ${r.dir}: ${r.dayFiles} day files, ${r.rows} rows, ${r.runs} runs, ${r.rosters} rosters, ${r.objects} objects, ${r.editions} editions`,
   ];
+  const h = r.chain?.head;
+  if (h) out.push(`chain: ${r.chain!.manifests} manifests, head ${h.hash} (manifest ${h.seq}${h.run_id ? `, run ${h.run_id}` : ''}), ${h.key_id ? `signed by ${h.key_id}` : 'unsigned'}`);
+  const broken = r.problems.find((p) => p.kind.startsWith('chain'));
+  if (broken) out.push(`chain: first broken link: ${broken.message}`);
   for (const [label, list] of [['problem', r.problems], ['warning', r.warnings]] as const) {
     for (const f of list.slice(0, MAX_LISTED)) out.push(`${label}: ${f.kind} at ${f.where}: ${f.message}`);
     if (list.length > MAX_LISTED) out.push(`… and ${list.length - MAX_LISTED} more ${label}s`);

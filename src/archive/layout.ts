@@ -8,6 +8,9 @@
 //   observations-v2/<day>.jsonl[.gz]   the same for the methodology v2 series (one folder, one schema)
 //   runs.jsonl                         one row per run and series (a run recording both writes two)
 //   restatements/<series>/             a re-derived series: observations/<day>.jsonl and manifest.json
+//   chain.jsonl                        the hash chain: one manifest per run (src/archive/chain.ts)
+//   editions/<YYYY-MM>[-rN]/           monthly editions, cut once and never rewritten (npm run edition)
+//   keys/                              public keys of DEMO signing keys (demo archives only; the real key is in the repo)
 //   quarantine/                        bytes set aside by a crash repair (never part of the record)
 //   .lock                              the collector's lock
 //
@@ -24,6 +27,9 @@ export const LAYOUT = {
   observationsV2: 'observations-v2',
   runs: 'runs.jsonl',
   restatements: 'restatements',
+  chain: 'chain.jsonl',
+  editions: 'editions',
+  keys: 'keys',
   quarantine: 'quarantine',
   lock: '.lock',
 } as const;
@@ -31,6 +37,11 @@ export const LAYOUT = {
 /** The folder of each series' rows: a series is a folder, as restated series are (restatements/<series>/). */
 export const SERIES_FOLDER: Readonly<Record<RunSeries, string>> = { v1: LAYOUT.observations, v2: LAYOUT.observationsV2 };
 
+/**
+ * A folder of row files written by runs: `observations/` (v1) and `observations-<series>/` (a series a
+ * run records beside it). Restatements live under restatements/ and are derived, not written by runs.
+ */
+export const ROW_SERIES_DIR = /^observations(-[\w.-]+)?$/;
 /** `<day>.jsonl` or `<day>.jsonl.gz` under observations/ (group 1: the day, group 2: `.gz`). */
 export const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl(\.gz)?$/;
 /** A roster file name (`<day>.json`, `<day>.<n>.json`): checked before a name from a row or a listing is opened. */
@@ -65,6 +76,18 @@ export function dayFile(day: string, gz = false, folder: string = LAYOUT.observa
 export function runsPath(dir: string): string {
   return join(dir, LAYOUT.runs);
 }
+
+export function chainPath(dir: string): string {
+  return join(dir, LAYOUT.chain);
+}
+
+/** An edition's folder (`editions/<id>/`). The id is checked by the caller (EDITION_ID). */
+export function editionDir(dir: string, id: string): string {
+  return join(dir, LAYOUT.editions, id);
+}
+
+/** An edition id: a month, and `-r<n>` for its n-th revision. */
+export const EDITION_ID = /^(\d{4}-\d{2})(?:-r([1-9]\d*))?$/;
 
 /** A restated series' manifest, relative to the archive. */
 export function manifestFile(series: string): string {

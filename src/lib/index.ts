@@ -41,3 +41,4 @@ export * from './json-lines.ts';
 export * from './tool-diff.ts';
 export * from './tools-patch.ts';
 export * from './bridge.ts';
+export * from './chain.ts';

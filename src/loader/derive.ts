@@ -6,13 +6,17 @@
 // (rows.ts) with the few other rows pages show whole. Raw objects are read on demand.
 import type { DayFiles } from '../archive/day-files.ts';
 import { readObject } from '../archive/objects.ts';
-import { byCodeUnits, contractIntervals, detectDrift, errorClassShares, halfLife, kaplanMeier, servedToolHashes, serverHealth, type Drift, type HealthProbe, type Interval, type Observation, type Run, type ServedToolHashes } from '../lib/index.ts';
+import {
+  byCodeUnits, contractIntervals, detectDrift, errorClassShares, everChangedShare, firstChangeIntervals, halfLife, kaplanMeier, servedToolHashes, serverHealth, volatility,
+  type Drift, type FirstChangeInterval, type HealthProbe, type Interval, type Observation, type Run, type ServedToolHashes,
+} from '../lib/index.ts';
 import { slugFor } from '../lib/slug.ts';
 import { cachedBodyFacts, type BodyFacts } from './bodies.ts';
 import { cachedChanges, ToolsCache } from './changes.ts';
 import { ATTEMPT, CODES, OK } from './digest.ts';
 import { leanRows, type Fold, type RowRef, type TargetState } from './fold.ts';
 import { cachedRowsAt } from './rows.ts';
+import { timelines } from './timelines.ts';
 import type { Archive, BodyFindingView, ChangeView, CurrentBodyView, RawArchive, ServerView, SetView, StripSegment, Tiles, VersionView } from './views.ts';
 
 export async function deriveArchive(raw: RawArchive): Promise<Archive> {
@@ -54,6 +58,10 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
 
   const servers: ServerView[] = [];
   const intervals: Interval[] = [];
+  // The server-level curve beside the contract curve (issue 16): one first-change lifetime per target.
+  const serverIntervals: FirstChangeInterval[] = [];
+  // What volatility reads of each drift: its changes' days and its versions' day span (O(targets + changes)).
+  const drifts: Drift[] = [];
   const changes: ChangeView[] = [];
   const bodyFindings: BodyFindingView[] = [];
   const sets = new Map<string, SetView>();
@@ -66,6 +74,8 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     const lean = leanRows(fold, s);
     const drift: Drift = lean.length > 0 ? detectDrift(lean) : { target: name, head: null, versions: [], changes: [], repeatMover: false };
     intervals.push(...contractIntervals(lean));
+    serverIntervals.push(...firstChangeIntervals(lean));
+    drifts.push(drift);
     const slug = slugFor(name);
     const serverChanges = await cachedChanges(raw.cache, lib, drift, slug, contentTypes, raw.dir, stats);
     changes.push(...serverChanges);
@@ -82,6 +92,10 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     intervals.map((i) => i.event),
   );
   const median = halfLife(km);
+  const serverKm = kaplanMeier(
+    serverIntervals.map((i) => i.duration),
+    serverIntervals.map((i) => i.event),
+  );
   const asOf = latestRun?.finished_at ?? servers.map((s) => s.lastObserved).sort().at(-1) ?? null;
   const bySlug = new Map(servers.map((s) => [s.slug, s]));
   const pages = new PageCache(raw.dir);
@@ -105,6 +119,12 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     intervals,
     km,
     halfLife: median,
+    serverIntervals,
+    serverKm,
+    serverHalfLife: halfLife(serverKm),
+    everChanged: everChangedShare(serverIntervals),
+    volatility: volatility(drifts),
+    timelines: timelines(raw, changes),
     errorShares: latestFullRun && fullRows.length > 0 ? errorClassShares(fullRows, { run: latestFullRun }) : null,
     tiles: tiles(latestRun, latestFullRun, changes, asOfDay),
     days: raw.days,
@@ -116,7 +136,10 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     proberVersions: [...new Set(raw.runs.map((r) => r.prober_version))],
     methodologyVersions: [...new Set(raw.runs.map((r) => r.methodology_version))],
     restatements: raw.restatements,
+    editions: raw.editions,
+    chain: raw.chain,
     cacheStats: { ...raw.cacheStats, ...stats },
+    contentType: (bodySha256) => contentTypes.get(bodySha256) ?? null,
     tools: (bodySha256) => new ToolsCache(raw.dir, contentTypes).get(bodySha256),
     toolHashes: (bodySha256) => toolHashesOf(raw.dir, bodySha256, contentTypes.get(bodySha256) ?? null),
     registryEntry: (row) => pages.entry(row),
@@ -237,11 +260,20 @@ function strip(fold: Fold, s: TargetState, changes: ChangeView[]): StripSegment[
     const errorClass = sep >= 0 ? c.slice(sep + 1) : null;
     if (code === OK && tools >= 0 && changeDays.has(`${firstDay}|${fold.hashes[tools]}`)) {
       out.push({ kind: 'changed', errorClass, http, count: 1, firstDay, lastDay: firstDay });
-      if (count > 1) out.push({ kind, errorClass, http, count: count - 1, firstDay, lastDay });
+      // The rest of the run starts at its second observation, not on the change day (issue 16: hover
+      // dates were a day early). Ok rows are kept in order, so it is the ok row after the change's.
+      if (count > 1) out.push({ kind, errorClass, http, count: count - 1, firstDay: secondDay(fold, s, first, tools) ?? firstDay, lastDay });
     } else out.push({ kind, errorClass, http, count, firstDay, lastDay });
   }
   return out;
 }
+
+/** The day of the ok row after the first ok row on `day` with contract `tools`. */
+function secondDay(fold: Fold, s: TargetState, day: number, tools: number): string | null {
+  for (let i = 0; i < s.okDay.length - 1; i++) if (s.okDay[i] === day && s.okTools[i] === tools) return fold.dayIds[s.okDay[i + 1]!] ?? null;
+  return null;
+}
+
 
 function serverView(fold: Fold, s: TargetState, slug: string, latest: Observation, registryRow: Observation | null, endpointRow: Observation | null, drift: Drift, changes: ChangeView[]): Omit<ServerView, 'lastProbe' | 'consecutiveFailures' | 'health' | 'current'> {
   const lastOk = s.okMs.length > 0 ? (s.okIso?.get(s.okMs.length - 1) ?? new Date(s.okMs.at(-1)!).toISOString()) : null;

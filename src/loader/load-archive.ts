@@ -12,6 +12,8 @@
 import { listDays } from '../archive/day-files.ts';
 import { listRosterFiles } from '../archive/rosters.ts';
 import { readManifests } from '../archive/restatements.ts';
+import { readChain } from '../archive/chain.ts';
+import { readEditions } from '../archive/editions.ts';
 import { readRuns, runsOf } from '../archive/runs.ts';
 import type { Problem } from '../archive/problems.ts';
 import { SERIES } from '../lib/index.ts';
@@ -81,7 +83,13 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
       sourceRows: m.source_rows, okRows: m.ok_rows, unreadableRows: m.unreadable_rows, differingRows: m.differing_rows, original: m.original, restated: m.restated,
     };
   });
-  return { dir, days: dayFiles.map((d) => d.day), dayFiles, runs, fold, rowCount, rosterFiles, problems, restatements, cache, cacheStats: { hits: cache.hits, misses: cache.misses }, timings };
+  const eds = readEditions(dir);
+  problems.push(...eds.problems);
+  const chain = readChain(dir);
+  problems.push(...chain.problems);
+  const editions = eds.editions.map((e) => e.edition);
+  const chainView = { manifests: chain.manifests.length, head: chain.manifests.at(-1)?.manifest ?? null };
+  return { dir, days: dayFiles.map((d) => d.day), dayFiles, runs, fold, rowCount, rosterFiles, problems, restatements, editions, chain: chainView, cache, cacheStats: { hits: cache.hits, misses: cache.misses }, timings };
 }
 
 const CACHE = Symbol.for('mcp-schema.archive');

@@ -3,9 +3,12 @@
 // interval, a half-life), it is that type, never a copy of its fields.
 import type { Problem } from '../archive/problems.ts';
 import type { RestateManifest, SeriesSummary } from '../archive/restatements.ts';
-import type { DiffSummary, ErrorClassShares, Finding, HalfLife, Interval, KMRow, Level, NotAttemptedReason, Observation, Run, ServedToolHashes, ServerHealth, Tool } from '../lib/index.ts';
+import type { ChainManifest, DiffSummary, Edition, ErrorClassShares, EverChangedRow, Finding, FirstChangeInterval, HalfLife, Interval, KMRow, Level, NotAttemptedReason, Observation, Run, ServedToolHashes, ServerHealth, Tool, Volatility } from '../lib/index.ts';
 import type { DigestCache } from './cache.ts';
 import type { Fold } from './fold.ts';
+import type { Timelines } from './timelines.ts';
+
+export type { Timelines };
 
 export type { Problem };
 
@@ -94,9 +97,13 @@ export interface SetView {
   servers: { target: string; slug: string; firstSeen: string; lastSeen: string; observations: number }[];
 }
 
-/** A run of consecutive observations with the same outcome (and, for ok, the same contract). */
+/**
+ * A run of consecutive observations with the same outcome (and, for ok, the same contract). `kind` is
+ * `changed` for a change's first observation, `error` for any error class, else the row's outcome —
+ * so an outcome the collector learns later (issue 12's `not_attempted`) reaches the strip unchanged.
+ */
 export interface StripSegment {
-  kind: 'ok' | 'changed' | 'error' | 'no_endpoint' | 'retired' | 'excluded' | 'not_attempted';
+  kind: 'ok' | 'changed' | 'error' | Exclude<Observation['outcome'], 'ok' | 'error'>;
   /** For kind error: the error class, and the HTTP status its rows carried (0: none); for not_attempted: the reason. */
   errorClass: string | null;
   http: number;
@@ -152,6 +159,11 @@ export interface Tiles {
   degraded: boolean;
 }
 
+export interface ChainView {
+  manifests: number;
+  head: ChainManifest | null;
+}
+
 export interface RestatementView {
   series: RestateManifest['series'];
   /** Title and summary from src/lib SERIES (the manifest's own copy is not shown). */
@@ -189,6 +201,16 @@ export interface Archive {
   intervals: Interval[];
   km: KMRow[];
   halfLife: HalfLifeView | null;
+  /** Server level (issue 16): each target's time until it first changed its contract (src/lib firstChangeIntervals). */
+  serverIntervals: FirstChangeInterval[];
+  serverKm: KMRow[];
+  serverHalfLife: HalfLifeView | null;
+  /** Share of servers ever changed by days observed, with the constant-rate line (src/lib everChangedShare). */
+  everChanged: EverChangedRow[];
+  /** Who the contract half-life rests on: changes per target over the whole archive (src/lib volatility). */
+  volatility: Volatility;
+  /** Coverage by run, changes by week and level, error-class shares by full run, roster flow by day. */
+  timelines: Timelines;
   errorShares: ErrorClassShares | null;
   tiles: Tiles;
   days: string[];
@@ -201,7 +223,13 @@ export interface Archive {
   methodologyVersions: string[];
   /** Restated series (`npm run restate`), validated manifests: v1 and each restatement side by side. */
   restatements: RestatementView[];
+  /** Monthly editions (editions/<id>/edition.json), by month then revision: the last is the one to cite. */
+  editions: Edition[];
+  /** The hash chain: its length and its last manifest (null before the first chained run). */
+  chain: ChainView;
   cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number; bodyHits: number; bodyMisses: number };
+  /** The Content-Type of the rows that carried a raw tools/list body; null when unknown. */
+  contentType(bodySha256: string): string | null;
   /** A raw tools/list body's tool list, read and parsed on demand (not cached: heads of 25k servers would not fit). */
   tools(bodySha256: string): Promise<Tool[] | string>;
   /** A raw body's tool definition hashes (src/lib servedToolHashes), read on demand; a string says why there are none. */
@@ -223,6 +251,8 @@ export interface RawArchive {
   /** Lines or files that failed validation: skipped, counted, and shown on /data/. */
   problems: Problem[];
   restatements: RestatementView[];
+  editions: Edition[];
+  chain: ChainView;
   cache: DigestCache;
   cacheStats: { hits: number; misses: number };
   timings: Timings;

@@ -6,20 +6,23 @@
 //     day or one with invalid lines is re-gzipped from its valid lines (verbatim), and that member is
 //     cached by the day's content hash; the CSV member of every day is cached the same way; the
 //     whole-archive files are the months' members concatenated again;
-//   - SHA-256 is computed on the bytes as they are written, never by reading a file back.
+//   - SHA-256 is computed on the bytes as they are written, never by reading a file back — except the
+//     Parquet files (parquet.ts), which DuckDB writes and which are hashed once after.
 // Where each file goes (the site or a release folder) is decided in catalogue.ts. Days are read through
 // src/archive's observation reader; the bundles are a function of the loaded archive, the output
 // folders, the cache folder and the Publication: no environment.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { observationLines } from '../archive/observations.ts';
 import type { Archive, DayInfo } from '../loader/views.ts';
 import { bundledAsIs, csvLine, csvOf, dayMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeRosterMember } from './members.ts';
-import { INTERVAL_FIELDS, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, type BundleFile } from './catalogue.ts';
+import { chainPath } from '../archive/layout.ts';
+import { INTERVAL_FIELDS, chainHeadJson, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, type BundleFile } from './catalogue.ts';
 import { HashedFile } from './hashed-file.ts';
-import type { Publication } from './publication.ts';
+import { writeParquetBundles } from './parquet.ts';
+import { SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 import { survivalCsv } from './survival-csv.ts';
 
 export interface WrittenBundles {
@@ -34,8 +37,13 @@ export interface WrittenBundles {
  * are files other outputs already wrote (the bulk descriptors, server-files.ts): described in
  * datapackage.json, and listed in the SHA256SUMS of the folder they are in (/data/ or the release).
  */
-export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publication; cacheDir: string; written?: readonly { file: BundleFile; where: 'data' | 'release' | 'api' }[] }): Promise<WrittenBundles> {
+export async function writeBundles(
+  a: Archive,
+  outDir: string,
+  opts: { pub: Publication; cacheDir: string; written?: readonly { file: BundleFile; where: 'data' | 'release' | 'api' }[]; onStage?: (stage: string, ms: number, extra?: Record<string, unknown>) => void },
+): Promise<WrittenBundles> {
   const { pub } = opts;
+  const t0 = performance.now();
   const siteDir = path.join(outDir, 'data');
   const relDir = pub.releaseDir;
   await mkdir(siteDir, { recursive: true });
@@ -46,15 +54,18 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
   const release: BundleFile[] = [];
   const record = (f: BundleFile) => (dirOf(f.name) === siteDir ? site.push(f) : release.push({ ...f, url: bundleUrl(f.name, 'release', pub) }));
   const members = new Members(a, opts.cacheDir);
+  // A simulated build's data files carry -SIMULATED in their names (publication.ts simulatedName).
+  const nm = (name: string) => simulatedName(name, pub);
 
   // Observations: per month (the days' members) and whole (the months' members), JSONL and CSV.
   const header = gzipSync(csvLine(OBS_COLUMNS));
-  const whole = { jsonl: new HashedFile(path.join(dirOf('observations.jsonl.gz'), 'observations.jsonl.gz')), csv: new HashedFile(path.join(dirOf('observations.csv.gz'), 'observations.csv.gz')) };
+  const wholeNames = { jsonl: nm('observations.jsonl.gz'), csv: nm('observations.csv.gz') };
+  const whole = { jsonl: new HashedFile(path.join(dirOf(wholeNames.jsonl), wholeNames.jsonl)), csv: new HashedFile(path.join(dirOf(wholeNames.csv), wholeNames.csv)) };
   await whole.csv.write(header);
   await whole.jsonl.write(gzipSync('')); // an empty archive still downloads as valid gzip
   let wholeRows = 0;
   for (const month of a.months) {
-    const names = { jsonl: `observations-${month}.jsonl.gz`, csv: `observations-${month}.csv.gz` };
+    const names = { jsonl: nm(`observations-${month}.jsonl.gz`), csv: nm(`observations-${month}.csv.gz`) };
     const part = { jsonl: new HashedFile(path.join(dirOf(names.jsonl), names.jsonl)), csv: new HashedFile(path.join(dirOf(names.csv), names.csv)) };
     await part.csv.write(header);
     let monthRows = 0;
@@ -70,8 +81,8 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
     record({ name: names.csv, resource: 'observations', rows: monthRows, ...(await part.csv.end()) });
     wholeRows += monthRows;
   }
-  record({ name: 'observations.jsonl.gz', resource: 'observations', rows: wholeRows, ...(await whole.jsonl.end()) });
-  record({ name: 'observations.csv.gz', resource: 'observations', rows: wholeRows, ...(await whole.csv.end()) });
+  record({ name: wholeNames.jsonl, resource: 'observations', rows: wholeRows, ...(await whole.jsonl.end()) });
+  record({ name: wholeNames.csv, resource: 'observations', rows: wholeRows, ...(await whole.csv.end()) });
 
   const small = async (name: string, resource: BundleFile['resource'], rows: number | null, bytes: string | Buffer) => {
     const file = new HashedFile(path.join(dirOf(name), name));
@@ -79,10 +90,11 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
     record({ name, resource, rows, ...(await file.end()) });
   };
 
-  await small('runs.jsonl', 'runs', a.runs.length, a.runs.map((r) => JSON.stringify(r) + '\n').join(''));
+  await small(nm('runs.jsonl'), 'runs', a.runs.length, a.runs.map((r) => JSON.stringify(r) + '\n').join(''));
 
   // Drift events with their findings (oldest first, as an append-only log reads), streamed through gzip.
-  const changes = new HashedFile(path.join(dirOf('changes.jsonl.gz'), 'changes.jsonl.gz'));
+  const changesName = nm('changes.jsonl.gz');
+  const changes = new HashedFile(path.join(dirOf(changesName), changesName));
   await changes.gzipLines(
     (function* () {
       for (let i = a.changes.length - 1; i >= 0; i--) {
@@ -90,15 +102,16 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
       }
     })(),
   );
-  record({ name: 'changes.jsonl.gz', resource: 'changes', rows: a.changes.length, ...(await changes.end()) });
+  record({ name: changesName, resource: 'changes', rows: a.changes.length, ...(await changes.end()) });
 
   // Contract intervals: enough to redo the survival estimate elsewhere.
   const intervals = [csvLine(INTERVAL_FIELDS.map((f) => f.name)), ...a.intervals.map((i) => csvLine(INTERVAL_FIELDS.map((f) => i[f.name as keyof typeof i])))].join('');
-  await small('contract-intervals.csv', 'contract-intervals', a.intervals.length, intervals);
-  await small('survival.csv', 'survival', a.km.length, survivalCsv(a));
+  await small(nm('contract-intervals.csv'), 'contract-intervals', a.intervals.length, intervals);
+  await small(nm('survival.csv'), 'survival', a.km.length, survivalCsv(a, pub.simulated));
 
   // Roster snapshots: one validated roster per line, each file's member cached by its content.
-  const rosters = new HashedFile(path.join(dirOf('rosters.jsonl.gz'), 'rosters.jsonl.gz'));
+  const rostersName = nm('rosters.jsonl.gz');
+  const rosters = new HashedFile(path.join(dirOf(rostersName), rostersName));
   let rosterCount = 0;
   for (const file of a.rosterFiles) {
     const m = await members.roster(file);
@@ -107,7 +120,43 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
       rosterCount++;
     }
   }
-  record({ name: 'rosters.jsonl.gz', resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
+  record({ name: rostersName, resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
+
+  // Parquet (parquet.ts): from the same day and roster members, written by DuckDB, then hashed.
+  const t1 = performance.now();
+  opts.onStage?.('bundles-jsonl', t1 - t0);
+  const parquet = await writeParquetBundles(a, {
+    pub,
+    cacheDir: opts.cacheDir,
+    target: (name) => path.join(dirOf(nm(name)), nm(name)),
+    sources: {
+      dayMembers: async (month) => {
+        const files: string[] = [];
+        for (const day of a.dayFiles.filter((d) => d.day.startsWith(month))) files.push((await members.of(day)).jsonl);
+        return files;
+      },
+      rosterMembers: async (month) => {
+        const files: string[] = [];
+        for (const file of a.rosterFiles.filter((f) => f.startsWith(month))) {
+          const m = await members.roster(file);
+          if (m) files.push(m);
+        }
+        return files;
+      },
+    },
+  });
+  for (const p of parquet) {
+    const hashed = new HashedFile(null);
+    await hashed.copy(p.file);
+    record({ name: nm(p.name), resource: p.resource, rows: p.rows, ...(await hashed.end()) });
+  }
+  opts.onStage?.('parquet', performance.now() - t1, { files: parquet.length, rows: parquet.reduce((n, p) => n + (p.resource === 'observations' ? p.rows : 0), 0) });
+
+  // The hash chain and its head (src/archive/chain.ts): SHA256SUMS lists them, so it carries the head.
+  if (a.chain.head) {
+    await small(simulatedName('chain.jsonl', pub), null, a.chain.manifests, readFileSync(chainPath(a.dir)));
+    await small(simulatedName('chain-head.json', pub), null, null, chainHeadJson(a, pub));
+  }
 
   // Files other outputs wrote: under /data/ (this SHA256SUMS), in the release folder (its SHA256SUMS),
   // or elsewhere on the site (datapackage.json only, by URL).
@@ -115,7 +164,7 @@ export async function writeBundles(a: Archive, outDir: string, opts: { pub: Publ
   for (const { file, where } of opts.written ?? []) (where === 'data' ? site : where === 'release' ? release : elsewhere).push(file);
 
   await small('LICENSE-DATA.txt', null, null, licenceData(pub));
-  await small('LICENSE-CODE.txt', null, null, LICENCE_CODE);
+  await small('LICENSE-CODE.txt', null, null, `${pub.simulated ? `${SIMULATED_NOTE}\n\n` : ''}${LICENCE_CODE}`);
   await small('CITATION.cff', null, null, citationCff(a, pub));
   // The datapackage describes every file wherever it lives (release files carry their URL).
   const described = [...site, ...release, ...elsewhere];

@@ -2,10 +2,10 @@
 // datapackage.json (Frictionless Data Package v1), so the three never disagree. The field lists of
 // the recorded formats come from their zod contracts (src/lib/contract/): a field added to a contract
 // is a compile error here until it is described, and the order is the contract's.
-import { NOT_ATTEMPTED_REASONS, Observation, OUTCOMES, Roster, RosterPage, RosterTarget, Run, type Interval, type NotAttemptedReason } from '../lib/index.ts';
+import { chainHash, NOT_ATTEMPTED_REASONS, Observation, OUTCOMES, Roster, RosterPage, RosterTarget, Run, type Interval, type NotAttemptedReason } from '../lib/index.ts';
 import type { Archive, ChangeView } from '../loader/views.ts';
 import { DESCRIPTOR_BLOCKS } from './descriptor-schema.ts';
-import { SITE_NAME, type Publication } from './publication.ts';
+import { SIMULATED_NOTE, simulatedName, SITE_NAME, type Publication } from './publication.ts';
 
 /**
  * Where the big files live (bench/README.md, "Deployability"). A static host caps the published site
@@ -23,7 +23,7 @@ export function bundleUrl(name: string, where: 'site' | 'release', pub: Publicat
   return where === 'release' ? pub.releaseUrl + encodeURIComponent(name) : pub.permalink(`/data/${name}`);
 }
 
-export type ResourceName = 'observations' | 'runs' | 'changes' | 'contract-intervals' | 'survival' | 'rosters' | 'servers';
+export type ResourceName = 'observations' | 'runs' | 'changes' | 'findings' | 'contract-intervals' | 'survival' | 'rosters' | 'roster-targets' | 'servers';
 
 export interface BundleFile {
   name: string;
@@ -89,7 +89,32 @@ const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
 
 export const OBSERVATION_FIELDS: Field[] = Object.keys(Observation.innerType().shape).map((name) => ({ name, ...OBSERVATION_DOCS[name as keyof Observation] }));
 
-export const RUN_FIELDS: Field[] = [{ name: 'run', type: 'object', description: `One collector run per line, verbatim: ${Object.keys(Run.shape).join(', ')}.` }];
+/** How each run field reads; the contract (src/lib/contract/run.ts) gives the list and the order (issue 16: one field each, not one object). */
+const RUN_DOCS: { [K in keyof Run]-?: Omit<Field, 'name'> } = {
+  run_id: { type: 'string', description: 'The run (its start instant, compact form).' },
+  day: { type: 'date', description: 'UTC day of the run.' },
+  started_at: { type: 'datetime', description: 'When the run started (RFC 3339).' },
+  finished_at: { type: 'datetime', description: 'When it finished: "data as of".' },
+  registry: { type: 'string', description: 'Base URL of the registry listed.' },
+  roster_file: { type: 'string', description: 'File under rosters/ the run wrote; null when no roster could be fetched.' },
+  roster_complete: { type: 'boolean', description: 'Paging reached the end of the registry listing.' },
+  targets: { type: 'integer', description: 'Distinct server names in the roster (plus retired ones).' },
+  eligible: { type: 'integer', description: 'Targets meant to be contacted: listed, with an endpoint, not opted out.' },
+  attempts: { type: 'integer', description: 'Targets contacted (ok + error rows).' },
+  coverage: { type: 'number', description: 'attempts / eligible (1 when nothing was eligible).' },
+  degraded: { type: 'boolean', description: 'coverage below 0.9: published with a "degraded" badge.' },
+  partial: { type: 'boolean', description: 'Restricted by --limit: never feeds published shares.' },
+  limit: { type: 'integer', description: 'The --limit given; null when none.' },
+  outcomes: { type: 'object', description: 'Rows per outcome: ok, error, no_endpoint, retired, excluded, not_attempted (eligible but not contacted; absent from runs before the outcome existed).' },
+  error_classes: { type: 'object', description: 'Error rows per class (no_endpoint included).' },
+  status: { type: 'string', description: 'finished, or failed (the run could not do its job, e.g. zero attempts).' },
+  message: { type: 'string', description: 'Why a run failed or what was odd; null otherwise.' },
+  prober_version: { type: 'string', description: 'Version of the collector.' },
+  methodology_version: { type: 'string', description: 'Methodology the run was made under (v1).' },
+  scheduling: { type: 'object', description: 'How the probe stage was scheduled (changelog "Deviation from v1: scheduling"): scheduler, hosts, max_targets_per_host, per_host_limit, global_concurrency, max_in_flight_per_host, unresponsive_after, deadline_at, not_attempted (rows per reason), slowest_hosts. Absent from runs written before it existed.' },
+};
+
+export const RUN_FIELDS: Field[] = Object.keys(Run.shape).map((name) => ({ name, ...RUN_DOCS[name as keyof Run] }));
 
 /** changes.jsonl, one table: each field's name, how it reads, and where its value comes from. */
 const CHANGE_COLUMNS: (Field & { of: (c: ChangeView) => unknown })[] = [
@@ -110,6 +135,30 @@ const CHANGE_COLUMNS: (Field & { of: (c: ChangeView) => unknown })[] = [
 ];
 
 export const CHANGE_FIELDS: Field[] = CHANGE_COLUMNS.map(({ name, type, description }) => ({ name, type, description }));
+
+/** findings-<month>.parquet: one row per classification finding, flattened out of the changes, with the change it belongs to. */
+const FINDING_COLUMNS: (Field & { of: (c: ChangeView, f: ChangeView['findings'][number]) => unknown })[] = [
+  { name: 'target', type: 'string', description: 'Registry server.name of the change.', of: (c) => c.target },
+  { name: 'day', type: 'date', description: 'Day of the change.', of: (c) => c.day },
+  { name: 'run_id', type: 'string', description: 'Run of the change.', of: (c) => c.runId },
+  { name: 'after_tools_sha256', type: 'string', description: 'Contract hash the change moved to (with target, the change\'s key).', of: (c) => c.afterSha256 },
+  { name: 'rule', type: 'string', description: 'Rule id (methodology rules page).', of: (_, f) => f.rule },
+  { name: 'axis', type: 'string', description: 'compatibility or security.', of: (_, f) => f.axis },
+  { name: 'level', type: 'string', description: 'ERR, WARN, INFO (compatibility) or HIGH, WARN (security).', of: (_, f) => f.level },
+  { name: 'tool', type: 'string', description: 'Tool name (registry text).', of: (_, f) => f.tool },
+  { name: 'path', type: 'string', description: 'RFC 6901 pointer into the tool.', of: (_, f) => f.path },
+  { name: 'before', type: 'any', description: 'Value at the pointer before (JSON; null when absent).', of: (_, f) => f.before ?? null },
+  { name: 'after', type: 'any', description: 'Value at the pointer after (JSON; null when absent).', of: (_, f) => f.after ?? null },
+  { name: 'fingerprint', type: 'string', description: 'Stable id of (rule, tool, path).', of: (_, f) => f.fingerprint },
+  { name: 'message', type: 'string', description: 'The finding in one sentence.', of: (_, f) => f.message },
+];
+
+export const FINDING_FIELDS: Field[] = FINDING_COLUMNS.map(({ name, type, description }) => ({ name, type, description }));
+
+/** The findings of a change as records (keys FINDING_FIELDS, in that order). */
+export function findingRecords(c: ChangeView): Record<string, unknown>[] {
+  return c.findings.map((f) => Object.fromEntries(FINDING_COLUMNS.map((col) => [col.name, col.of(c, f)])));
+}
 
 /** One line of changes.jsonl (its keys are CHANGE_FIELDS, in that order). */
 export function changeRecord(c: ChangeView): Record<string, unknown> {
@@ -137,10 +186,40 @@ export const SURVIVAL_FIELDS: Field[] = [
   { name: 'upper_95', type: 'number', description: 'Plain pointwise 95% band, upper (clipped to 1).' },
 ];
 
-/** Roster fields as the contract lists them, with the fields of its pages and targets. */
-const ROSTER_KEYS = Object.keys(Roster.shape).map((k) => (k === 'pages' ? `pages (${Object.keys(RosterPage.shape).join(', ')})` : k === 'targets' ? `targets (${Object.keys(RosterTarget.shape).join(', ')})` : k));
+/** How each roster field reads; the contract (src/lib/contract/roster.ts) gives the list and the order. */
+const ROSTER_DOCS: { [K in keyof Roster]-?: Omit<Field, 'name'> } = {
+  day: { type: 'date', description: 'UTC day of the run that fetched it.' },
+  run_id: { type: 'string', description: 'That run.' },
+  fetched_at: { type: 'datetime', description: 'When paging finished (RFC 3339).' },
+  source: { type: 'string', description: 'The list endpoint paged.' },
+  complete: { type: 'boolean', description: 'Paging reached the end: only complete rosters retire servers.' },
+  incomplete_reason: { type: 'string', description: 'Why paging stopped early; null when complete.' },
+  pages: { type: 'array', description: `One object per page fetched: ${Object.keys(RosterPage.shape).join(', ')}.` },
+  counts: { type: 'object', description: 'pages, entries (name+version rows), targets (distinct names), with_endpoint.' },
+  targets: { type: 'array', description: `One object per distinct server name, the isLatest entry: ${Object.keys(RosterTarget.shape).join(', ')}.` },
+};
 
-const ROSTER_FIELDS: Field[] = [{ name: 'roster', type: 'object', description: `One validated roster per line: ${ROSTER_KEYS.join(', ')}.` }];
+export const ROSTER_FIELDS: Field[] = Object.keys(Roster.shape).map((name) => ({ name, ...ROSTER_DOCS[name as keyof Roster] }));
+
+/** roster-targets-<month>.parquet: one row per target of each roster, with the roster's day, run and completeness (names from the contracts). */
+const ROSTER_TARGET_DOCS: Record<string, string> = {
+  day: 'Day of the roster.',
+  run_id: 'Run that fetched it.',
+  fetched_at: 'When it was fetched.',
+  complete: 'Whether the listing was read to its end.',
+  name: 'Registry server.name (one target per name).',
+  version: 'Registry server.version of its latest entry.',
+  status: 'Registry status of that entry.',
+  endpoint: 'Its first streamable-http remote, when usable.',
+  endpoint_problem: 'Why there is no endpoint (no_streamable_http, templated_url, invalid_url, ...).',
+  page_sha256: 'Raw registry page holding the entry (objects/).',
+  page_index: 'Index of the entry in that page.',
+};
+const ROSTER_TARGET_FIELDS: Field[] = [...(['day', 'run_id', 'fetched_at', 'complete'] as const), ...(Object.keys(RosterTarget.shape) as (keyof typeof RosterTarget.shape)[])].map((name) => ({
+  name,
+  type: name === 'day' ? 'date' : name === 'fetched_at' ? 'datetime' : name === 'complete' ? 'boolean' : name === 'page_index' ? 'integer' : 'string',
+  description: ROSTER_TARGET_DOCS[name] ?? name,
+}));
 
 /** A descriptor's top-level fields: the registry's server.json, and each of our _meta blocks (descriptor-schema.ts says what each holds). */
 const SERVER_FIELDS: Field[] = [
@@ -155,6 +234,8 @@ export const RESOURCES: Record<ResourceName, { title: string; description: strin
   'contract-intervals': { title: 'Contract intervals', description: 'Contract lifetimes (event or censored): the input of the survival estimate.', fields: INTERVAL_FIELDS },
   survival: { title: 'Survival curve', description: 'The Kaplan–Meier table, one row per distinct time.', fields: SURVIVAL_FIELDS },
   rosters: { title: 'Roster snapshots', description: 'The registry roster fetched by each run.', fields: ROSTER_FIELDS },
+  'roster-targets': { title: 'Roster targets', description: 'One row per target of each roster (Parquet).', fields: ROSTER_TARGET_FIELDS },
+  findings: { title: 'Findings', description: 'One row per classification finding of each change, flattened (Parquet).', fields: FINDING_FIELDS },
   servers: { title: 'Per-server descriptors', description: "Every server the archive has seen, retired and opted-out ones included: the registry entry verbatim plus our health, connectability, tools, contract and identity blocks (the files under /api/servers/).", fields: SERVER_FIELDS },
 };
 
@@ -166,6 +247,15 @@ export interface PlannedBundle {
   where: 'site' | 'release';
 }
 
+/** The Parquet bundles' names (parquet.ts writes them): per month for the big tables, whole for the small ones. */
+export function parquetNames(months: readonly string[]): { name: string; resource: ResourceName; month: string | null }[] {
+  return [
+    ...months.flatMap((m) => (['observations', 'roster-targets', 'changes', 'findings'] as const).map((r) => ({ name: `${r}-${m}.parquet`, resource: r, month: m }))),
+    { name: 'runs.parquet', resource: 'runs' as const, month: null },
+    { name: 'contract-intervals.parquet', resource: 'contract-intervals' as const, month: null },
+  ];
+}
+
 export function plannedBundles(a: Archive, pub: Publication): PlannedBundle[] {
   const rel = pub.releaseDir !== null;
   const recent = new Set(a.months.slice(-SITE_MONTHS));
@@ -173,8 +263,10 @@ export function plannedBundles(a: Archive, pub: Publication): PlannedBundle[] {
   const list: Omit<PlannedBundle, 'where'>[] = [];
   const at = new Map<string, PlannedBundle['where']>();
   const add = (b: Omit<PlannedBundle, 'where'>, where: PlannedBundle['where'] = 'site') => {
-    list.push(b);
-    at.set(b.name, where);
+    // Data files carry -SIMULATED in a simulated build; conventional names (datapackage.json, …) do not.
+    const name = b.resource ? simulatedName(b.name, pub) : b.name;
+    list.push({ ...b, name });
+    at.set(name, where);
   };
   add({ name: 'observations.jsonl.gz', resource: 'observations', note: 'whole archive, JSON Lines, gzip' }, big);
   add({ name: 'observations.csv.gz', resource: 'observations', note: 'whole archive, CSV, gzip' }, big);
@@ -184,6 +276,12 @@ export function plannedBundles(a: Archive, pub: Publication): PlannedBundle[] {
     add({ name: `observations-${m}.csv.gz`, resource: 'observations', note: `${m}, CSV, gzip` }, where);
   }
   add({ name: 'rosters.jsonl.gz', resource: 'rosters', note: 'JSON Lines, gzip' }, big);
+  // Parquet: the same months on the site as the JSON Lines and CSV, older ones in the release folder.
+  for (const p of parquetNames(a.months)) add({ name: p.name, resource: p.resource, note: `${p.month ? `${p.month}, ` : ''}Parquet (zstd)` }, p.month && rel && !recent.has(p.month) ? 'release' : 'site');
+  if (a.chain.head) {
+    add({ name: simulatedName('chain.jsonl', pub), resource: null, note: 'the hash chain: one manifest per run (npm run verify checks it)' });
+    add({ name: simulatedName('chain-head.json', pub), resource: null, note: 'its head: the last manifest, its SHA-256 and signature' });
+  }
   for (const b of smallBundles()) add(b);
   return list.map((b) => ({ ...b, where: at.get(b.name)! }));
 }
@@ -214,11 +312,13 @@ export const CSV_NOTE =
   'Numbers, booleans and empty cells are never changed. For the exact text, use the JSON Lines files: they are verbatim.';
 
 export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publication): unknown {
+  const sim = (text: string) => (pub.simulated ? `${SIMULATED_NOTE} ${text}` : text);
   return {
     profile: 'data-package',
-    name: 'mcp-schema',
-    title: 'mcp-schema: observations of remote MCP servers\' tool contracts',
-    description: 'Daily tools/list observations of every remote MCP server in the official registry, contract changes, contract lifetimes and their Kaplan–Meier survival estimate. Methodology v1.',
+    name: pub.simulated ? 'mcp-schema-simulated' : 'mcp-schema',
+    title: `${pub.simulated ? 'SIMULATED DATA — ' : ''}mcp-schema: observations of remote MCP servers' tool contracts`,
+    description: sim('Daily tools/list observations of every remote MCP server in the official registry, contract changes, contract lifetimes and their Kaplan–Meier survival estimate. Methodology v1.'),
+    ...(pub.simulated ? { simulated: true } : {}),
     homepage: pub.permalink('/data/'),
     version: a.asOfDay ?? 'empty',
     created: a.asOf ?? undefined,
@@ -228,20 +328,21 @@ export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publi
       .map((f) => {
         const r = RESOURCES[f.resource!];
         const csv = f.name.includes('.csv');
+        const parquet = f.name.endsWith('.parquet');
         const json = /\.json$/.test(f.name);
         return {
-          name: f.name.replace(/[^a-z0-9._-]/g, '-').replace(/\.(jsonl|csv)(\.gz)?$/, '').replace(/\.json$/, '-json').toLowerCase(),
+          name: f.name.replace(/[^a-z0-9._-]/g, '-').replace(/\.(jsonl|csv)(\.gz)?$/, '').replace(/\.json$/, '-json').replace(/\.parquet$/, '-parquet').toLowerCase(),
           title: r.title,
           description: r.description,
           path: f.url ?? f.name,
-          format: csv ? 'csv' : json ? 'json' : 'jsonl',
-          mediatype: csv ? 'text/csv' : json ? 'application/json' : 'application/x-ndjson',
+          format: parquet ? 'parquet' : csv ? 'csv' : json ? 'json' : 'jsonl',
+          mediatype: parquet ? 'application/vnd.apache.parquet' : csv ? 'text/csv' : json ? 'application/json' : 'application/x-ndjson',
           ...(f.name.endsWith('.gz') ? { compression: 'gz' } : {}),
-          encoding: 'utf-8',
+          ...(parquet ? {} : { encoding: 'utf-8' }),
           bytes: f.bytes,
           hash: `sha256:${f.sha256}`,
           rows: f.rows,
-          schema: { fields: r.fields },
+          schema: { fields: pub.simulated && f.resource === 'survival' ? [{ name: 'simulated', type: 'string', description: SIMULATED_NOTE }, ...r.fields] : r.fields },
           ...(csv && f.resource === 'observations' ? { dialect: { delimiter: ',', lineTerminator: '\r\n', header: true } } : {}),
         };
       }),
@@ -251,11 +352,29 @@ export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publi
 
 export function citationCff(a: Archive, pub: Publication): string {
   const q = (s: string) => JSON.stringify(s);
+  // Once an edition exists, the dataset is cited as the latest one: frozen, at its permanent URL.
+  const e = a.editions.at(-1);
+  if (e) {
+    return [
+      'cff-version: 1.2.0',
+      `message: ${q(`${pub.simulated ? `${SIMULATED_NOTE} ` : ''}If you use this dataset, please cite the edition below: it never changes. Later data are in later editions.`)}`,
+      'type: dataset',
+      `title: ${q(`${pub.simulated ? 'SIMULATED DATA — ' : ''}${SITE_NAME}: observations of remote MCP servers' tool contracts, edition ${e.edition}`)}`,
+      'authors:',
+      `  - name: ${q(`${SITE_NAME} contributors`)}`,
+      `version: ${q(e.edition)}`,
+      `date-released: ${q(e.data_as_of_day)}`,
+      `url: ${q(e.url)}`,
+      'license: CC-BY-4.0',
+      'keywords: ["Model Context Protocol", "MCP", "API drift", "survival analysis"]',
+      '',
+    ].join('\n');
+  }
   return [
     'cff-version: 1.2.0',
-    'message: "If you use this dataset, please cite it as below, with the data-as-of date."',
+    `message: ${q(`${pub.simulated ? `${SIMULATED_NOTE} ` : ''}If you use this dataset, please cite it as below, with the data-as-of date.`)}`,
     'type: dataset',
-    `title: ${q(`${SITE_NAME}: observations of remote MCP servers' tool contracts`)}`,
+    `title: ${q(`${pub.simulated ? 'SIMULATED DATA — ' : ''}${SITE_NAME}: observations of remote MCP servers' tool contracts`)}`,
     'authors:',
     `  - name: ${q(`${SITE_NAME} contributors`)}`,
     `version: ${q(a.asOfDay ?? 'empty')}`,
@@ -267,8 +386,14 @@ export function citationCff(a: Archive, pub: Publication): string {
   ].join('\n');
 }
 
+/** chain-head.json: the chain's last manifest with its hash, so SHA256SUMS (which lists this file) carries the head. */
+export function chainHeadJson(a: Pick<Archive, 'chain'>, pub: Pick<Publication, 'simulated'>): string {
+  const head = a.chain.head;
+  return `${JSON.stringify({ ...(pub.simulated ? { simulated: true, simulated_note: SIMULATED_NOTE } : {}), manifests: a.chain.manifests, sha256: head ? chainHash(head) : null, manifest: head }, null, 2)}\n`;
+}
+
 export function licenceData(pub: Publication): string {
-  return `The mcp-schema dataset (observations, runs, drift events, contract intervals, survival curve and
+  return `${pub.simulated ? `${SIMULATED_NOTE}\n\n` : ''}The mcp-schema dataset (observations, runs, drift events, contract intervals, survival curve and
 roster snapshots) is licensed under the Creative Commons Attribution 4.0 International licence (CC BY 4.0):
 https://creativecommons.org/licenses/by/4.0/legalcode
 

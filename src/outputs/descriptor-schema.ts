@@ -52,6 +52,7 @@ export const DescriptorInfo = z
     bulk_url: url.describe('Every descriptor in one file, shaped as the registry\'s list answer ({"servers": [...], "metadata": {...}}): /api/servers.json, or a release asset when the site publishes its big files there.'),
     schema_url: url.describe('JSON Schema of our blocks (this format).'),
     docs_url: url.describe('The data page section that documents every field.'),
+    simulated: z.literal(true).optional().describe('Present only in a build of a simulated world (the demo, tests): no figure in the file describes a real server.'),
   })
   .strict()
   .describe('What this file is: format version, methodology, data date, links to its schema and documentation.');

@@ -6,7 +6,6 @@
 //
 // Everything here is read from the derived archive (src/loader) and computed by src/lib; registry
 // facts are derived defensively from the hostile entry (registry-facts.ts).
-import { objectKey } from '../archive/layout.ts';
 import { clip, contractSha256, isObject, PARTIAL_LISTING, parseWwwAuthenticate, probedRemote, proseSha256, resourceMetadataHint, schemaHygiene, toolSurfaceHashes, type Finding, type ServedToolHashes, type Tool } from '../lib/index.ts';
 import type { Archive, ServerView } from '../loader/views.ts';
 import {
@@ -20,6 +19,7 @@ import {
   type Observed,
   type ToolsBlock,
 } from './descriptor-schema.ts';
+import { rawObjectPath } from './linked-objects.ts';
 import { META_NAMESPACE, type Publication } from './publication.ts';
 import { declaredRemotes, namespaceOf, repositoryKey, repositoryUrl } from './registry-facts.ts';
 
@@ -75,11 +75,13 @@ export interface ServerFacts {
   /** The latest successful answer's tools, or why they cannot be read; null before one. */
   tools: Tool[] | string | null;
   hashes: ServedToolHashes | string | null;
+  /** Site path of the latest successful answer's raw body (linked-objects.ts rawObjectPath); null before one. */
+  rawBodyPath: string | null;
 }
 
 export async function serverFacts(a: Archive, s: ServerView): Promise<ServerFacts> {
   const body = s.current?.bodySha256 ?? null;
-  return { entry: await entryOf(a, s), tools: body ? await a.tools(body) : null, hashes: body ? await a.toolHashes(body) : null };
+  return { entry: await entryOf(a, s), tools: body ? await a.tools(body) : null, hashes: body ? await a.toolHashes(body) : null, rawBodyPath: body ? rawObjectPath(body, a.contentType(body)) : null };
 }
 
 /** The descriptor of one server. */
@@ -111,6 +113,7 @@ function info(a: Archive, s: ServerView, pub: Publication): DescriptorInfo {
     bulk_url: bulkUrl(pub),
     schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH),
     docs_url: pub.permalink('/data/#descriptors'),
+    ...(pub.simulated ? { simulated: true as const } : {}),
   };
 }
 
@@ -194,7 +197,7 @@ function toolsBlock(s: ServerView, tools: Tool[] | null, hashes: ServedToolHashe
   const cur = s.current;
   const links = {
     body_sha256: cur?.bodySha256 ?? null,
-    raw_body_url: cur ? pub.permalink(`/${objectKey(cur.bodySha256)}`) : null,
+    raw_body_url: cur && f.rawBodyPath ? pub.permalink(f.rawBodyPath) : null,
     tools_url: cur ? pub.permalink(toolsPath(s.slug)) : null,
   };
   const common = {
@@ -306,7 +309,7 @@ export function serverToolsFile(s: ServerView, f: ServerFacts, pub: Pick<Publica
     descriptor_url: pub.permalink(descriptorPath(s.slug)),
     observed_at: cur.observedAt,
     body_sha256: cur.bodySha256,
-    raw_body_url: pub.permalink(`/${objectKey(cur.bodySha256)}`),
+    raw_body_url: pub.permalink(f.rawBodyPath ?? rawObjectPath(cur.bodySha256, null)),
     tools_sha256: s.head?.toolsSha256 ?? null,
     set_sha256: cur.setHash,
     set_problem: cur.setHashProblem,

@@ -15,7 +15,7 @@
 import { getRssString, type RSSFeedItem } from '@astrojs/rss';
 import { clip } from '../lib/index.ts';
 import type { BodyFindingView, ChangeView } from '../loader/views.ts';
-import type { Publication } from './publication.ts';
+import { SIMULATED_MARK, SIMULATED_NOTE, type Publication } from './publication.ts';
 import { xmlText } from './xml-text.ts';
 
 /** Items per feed: enough for a weekly reader on a busy day, small enough to fetch often. */
@@ -29,6 +29,8 @@ export interface FeedChannel {
   homePath: string;
   /** Site path of the JSON Feed itself. */
   feedPath: string;
+  /** Site path of the RSS feed itself: its atom:link rel="self" (RSS Advisory Board's best practice). */
+  rssPath?: string;
 }
 
 /** The site-wide feed (/drift.xml, /drift.json). */
@@ -38,6 +40,18 @@ export function driftChannel(empty: boolean): FeedChannel {
     description: empty ? 'Nothing has been observed yet.' : 'Changes of the tools/list contracts of remote MCP servers in the official registry, and security findings of the answers they serve, newest first.',
     homePath: '/drift/',
     feedPath: '/drift.json',
+    rssPath: '/drift.xml',
+  };
+}
+
+/** A feed of one drift filter (/drift/<key>.xml, /drift/<key>.json): only the changes at that level. */
+export function levelChannel(key: string, label: string): FeedChannel {
+  return {
+    title: `mcp-schema: MCP tool contract changes, ${label}`,
+    description: `Changes of the tools/list contracts of remote MCP servers in the official registry filed under "${label}", newest first.`,
+    homePath: `/drift/${key}/`,
+    feedPath: `/drift/${key}.json`,
+    rssPath: `/drift/${key}.xml`,
   };
 }
 
@@ -48,12 +62,13 @@ export function serverChannel(name: string, slug: string): FeedChannel {
     description: "Changes of this server's tools/list contract, and security findings of its answers, newest first.",
     homePath: `/servers/${slug}/`,
     feedPath: `/servers/${slug}/feed.json`,
+    rssPath: `/servers/${slug}/feed.xml`,
   };
 }
 
 export function changeTitle(c: ChangeView): string {
-  const level = [c.compatibility, c.security && `security ${c.security}`].filter(Boolean).join(', ');
-  return `${clip(c.target, 200)} changed its tools${level ? ` (${level})` : ''}`;
+  const level = [c.compatibility ?? 'no rule fired', c.security && `security ${c.security}`].filter(Boolean).join(', ');
+  return `${clip(c.target, 200)} ${c.revert ? 'reverted its tools to an earlier contract' : 'changed its tools'} (${level})`;
 }
 
 /** The change in plain text, one line per fact (the RSS description is this, escaped as HTML). */
@@ -115,30 +130,49 @@ function entries(changes: readonly ChangeView[], bodyFindings: readonly BodyFind
 }
 
 /** RSS 2.0 of the newest FEED_ITEMS changes and body findings. */
-export function rssFeed(changes: readonly ChangeView[], ch: FeedChannel, pub: Pick<Publication, 'permalink'>, bodyFindings: readonly BodyFindingView[] = []): Promise<string> {
+/** A feed's pub: its links, and whether the build is simulated (then every title and the channel say so). */
+type FeedPublication = Pick<Publication, 'permalink' | 'simulated'>;
+
+/** A simulated build's feeds: `[SIMULATED] ` before every title, the note before the channel's description. */
+function marked(text: string, pub: FeedPublication): string {
+  return pub.simulated ? `[${SIMULATED_MARK}] ${text}` : text;
+}
+
+function markedChannel(ch: FeedChannel, pub: FeedPublication): FeedChannel {
+  return pub.simulated ? { ...ch, title: marked(ch.title, pub), description: `${SIMULATED_NOTE} ${ch.description}` } : ch;
+}
+
+export function rssFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication, bodyFindings: readonly BodyFindingView[] = []): Promise<string> {
+  const ch = markedChannel(channel, pub);
   const items: RSSFeedItem[] = entries(changes, bodyFindings).map((e) =>
     e.kind === 'change'
-      ? { title: changeTitle(e.c), link: changeUrl(e.c, pub), pubDate: new Date(e.c.observedAt), description: changeSummaryHtml(e.c), categories: tags(e.c) }
-      : { title: bodyFindingTitle(e.b), link: bodyFindingUrl(e.b, pub), pubDate: new Date(e.b.observedAt), description: asHtml(bodyFindingSummary(e.b)), categories: [`security-${bodyLevel(e.b)}`] },
+      ? { title: marked(changeTitle(e.c), pub), link: changeUrl(e.c, pub), pubDate: new Date(e.c.observedAt), description: changeSummaryHtml(e.c), categories: tags(e.c) }
+      : { title: marked(bodyFindingTitle(e.b), pub), link: bodyFindingUrl(e.b, pub), pubDate: new Date(e.b.observedAt), description: asHtml(bodyFindingSummary(e.b)), categories: [`security-${bodyLevel(e.b)}`] },
   );
-  return getRssString(xmlSafe({ title: ch.title, description: ch.description, site: pub.permalink(ch.homePath), items }));
+  const self = ch.rssPath ? `<atom:link href="${attr(xmlText(pub.permalink(ch.rssPath)))}" rel="self" type="application/rss+xml"/>` : undefined;
+  return getRssString({
+    ...xmlSafe({ title: ch.title, description: ch.description, site: pub.permalink(ch.homePath), items }),
+    ...(self ? { xmlns: { atom: 'http://www.w3.org/2005/Atom' }, customData: self } : {}),
+  });
 }
 
 /** JSON Feed 1.1 of the same items. `id` and `_mcp_schema` keep the exact registry name (JSON escapes anything). */
-export function jsonFeed(changes: readonly ChangeView[], ch: FeedChannel, pub: Pick<Publication, 'permalink'>, bodyFindings: readonly BodyFindingView[] = []): string {
+export function jsonFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication, bodyFindings: readonly BodyFindingView[] = []): string {
+  const ch = markedChannel(channel, pub);
   const feed = {
     version: 'https://jsonfeed.org/version/1.1',
     ...xmlSafe({ title: ch.title, home_page_url: pub.permalink(ch.homePath), feed_url: pub.permalink(ch.feedPath), description: ch.description }),
     language: 'en',
+    ...(pub.simulated ? { _mcp_schema: { simulated: true } } : {}),
     items: entries(changes, bodyFindings).map((e) => (e.kind === 'change' ? changeItem(e.c, pub) : bodyFindingItem(e.b, pub))),
   };
   return JSON.stringify(feed, null, 2);
 }
 
-function changeItem(c: ChangeView, pub: Pick<Publication, 'permalink'>) {
+function changeItem(c: ChangeView, pub: FeedPublication) {
   return {
     id: `${c.target}#${c.id}`,
-    ...xmlSafe({ url: changeUrl(c, pub), title: changeTitle(c), content_text: changeSummary(c) }),
+    ...xmlSafe({ url: changeUrl(c, pub), title: marked(changeTitle(c), pub), content_text: changeSummary(c) }),
     date_published: new Date(c.observedAt).toISOString(),
     tags: xmlSafe(tags(c)),
     _mcp_schema: {
@@ -152,10 +186,10 @@ function changeItem(c: ChangeView, pub: Pick<Publication, 'permalink'>) {
   };
 }
 
-function bodyFindingItem(b: BodyFindingView, pub: Pick<Publication, 'permalink'>) {
+function bodyFindingItem(b: BodyFindingView, pub: FeedPublication) {
   return {
     id: `${b.target}#body-${b.id}`,
-    ...xmlSafe({ url: bodyFindingUrl(b, pub), title: bodyFindingTitle(b), content_text: bodyFindingSummary(b) }),
+    ...xmlSafe({ url: bodyFindingUrl(b, pub), title: marked(bodyFindingTitle(b), pub), content_text: bodyFindingSummary(b) }),
     date_published: new Date(b.observedAt).toISOString(),
     tags: xmlSafe([`security-${bodyLevel(b)}`]),
     _mcp_schema: { kind: 'body-finding', target: b.target, body_sha256: b.bodySha256, findings: b.findings.map(findingFields) },
@@ -171,7 +205,7 @@ function bodyLevel(b: BodyFindingView): string {
 }
 
 function tags(c: ChangeView): string[] {
-  return [c.compatibility, c.security && `security-${c.security}`].filter((x): x is string => Boolean(x));
+  return [c.compatibility ?? 'no-rule-fired', c.security && `security-${c.security}`, c.revert && 'revert'].filter((x): x is string => Boolean(x));
 }
 
 function list(names: string[]): string {
@@ -187,6 +221,11 @@ function xmlSafe<T>(value: T): T {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, xmlSafe(v)])) as T;
   }
   return value; // numbers, booleans, Dates
+}
+
+/** Text in a double-quoted XML attribute. */
+function attr(s: string): string {
+  return s.replace(/[&<"]/g, (ch) => HTML_ESCAPES[ch]!);
 }
 
 /** Text as HTML that renders as that text (safe in element content and quoted attributes). */

@@ -12,19 +12,20 @@ import { gzipSync } from 'node:zlib';
  * gives the same bytes).
  */
 export class HashedFile {
-  private readonly out: WriteStream;
+  private readonly out: WriteStream | null;
   private readonly hash: Hash = createHash('sha256');
   private bytes = 0;
   private pendingText: string[] = [];
-  constructor(file: string) {
-    mkdirSync(path.dirname(file), { recursive: true });
-    this.out = createWriteStream(file);
+  /** `file` null: only hash what is written (a file another writer made, read back through copy: the Parquet bundles). */
+  constructor(file: string | null) {
+    if (file) mkdirSync(path.dirname(file), { recursive: true });
+    this.out = file ? createWriteStream(file) : null;
   }
 
   async write(chunk: Buffer): Promise<void> {
     this.hash.update(chunk);
     this.bytes += chunk.length;
-    if (!this.out.write(chunk)) await once(this.out, 'drain');
+    if (this.out && !this.out.write(chunk)) await once(this.out, 'drain');
   }
 
   async gzipChunk(text: string): Promise<void> {
@@ -52,8 +53,10 @@ export class HashedFile {
   }
 
   async end(): Promise<{ sha256: string; bytes: number }> {
-    this.out.end();
-    await once(this.out, 'close');
+    if (this.out) {
+      this.out.end();
+      await once(this.out, 'close');
+    }
     return { sha256: this.hash.digest('hex'), bytes: this.bytes };
   }
 }

@@ -1,11 +1,21 @@
 // The raw bodies of every contract version and change (what server pages link to), of each server's
 // latest successful answer, of each set hash and body finding (what the descriptors, tools, set files
-// and feeds link to), copied to the site at the path they have in the archive (/objects/<aa>/<sha256>),
-// served without an extension so hosts send them as downloads, never as HTML.
+// and feeds link to), copied to the site at their archive path plus an extension from the Content-Type
+// they were served with (/objects/<aa>/<sha256>.json, or .txt for text/event-stream and anything else):
+// static hosts type files by extension, so JSON is sent as JSON and an SSE body as plain text —
+// readable in a browser, never HTML, never an extension-less octet-stream download (issue 16). The
+// name before the extension is still the SHA-256 of the bytes; every link to a raw body goes through
+// rawObjectPath.
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isObjectName, objectKey, objectPath } from '../archive/layout.ts';
 import type { Archive } from '../loader/views.ts';
+
+/** The site path of a raw body: its archive key plus the extension its Content-Type calls for. */
+export function rawObjectPath(sha256: string, contentType: string | null): string {
+  const json = /^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType?.trim() ?? '');
+  return `/${objectKey(sha256)}${json ? '.json' : '.txt'}`;
+}
 
 /** Copy the linked objects into `outDir`; returns how many were copied (a missing object is skipped). */
 export async function copyLinkedObjects(a: Archive, outDir: string): Promise<number> {
@@ -19,7 +29,7 @@ export async function copyLinkedObjects(a: Archive, outDir: string): Promise<num
   const dirs = new Set<string>();
   for (const sha of shas) {
     if (!isObjectName(sha)) continue;
-    const to = path.join(outDir, objectKey(sha));
+    const to = path.join(outDir, ...rawObjectPath(sha, a.contentType(sha)).split('/').filter(Boolean));
     try {
       if (!dirs.has(path.dirname(to))) {
         await mkdir(path.dirname(to), { recursive: true });

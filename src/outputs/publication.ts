@@ -4,6 +4,8 @@
 // settings (src/site/settings.ts publication()), a test from whatever it likes.
 
 export const SITE_NAME = 'mcp-schema';
+/** The code and the archive (data/ with its chain), for "verify it yourself" (the collector's User-Agent names the same). */
+export const SOURCE_REPOSITORY = 'https://github.com/mcp-schema/mcp-schema';
 /** Our `_meta` namespace in /api/servers/<slug>.json (reverse DNS, as the registry's own keys are). */
 export const META_NAMESPACE = 'org.mcp-schema';
 
@@ -14,4 +16,28 @@ export interface Publication {
   releaseDir: string | null;
   /** The public base URL of that folder, with a trailing slash. */
   releaseUrl: string;
+  /**
+   * The build shows a simulated world (the demo, tests): every file it writes says so — images carry a
+   * stamp and text metadata, data files a `-SIMULATED` name (simulatedName) and a field or line, feeds
+   * and API answers a field and their titles. Outputs read it here, never from the environment.
+   */
+  simulated: boolean;
+}
+
+/** The word every file of a simulated build carries, in its name or its text. */
+export const SIMULATED_MARK = 'SIMULATED';
+
+/** What a simulated file says, in one line. */
+export const SIMULATED_NOTE = 'SIMULATED DATA: a local test world, not the official MCP registry. No figure here describes real servers.';
+
+/**
+ * A data file's published name: as is, or with `-SIMULATED` before its extensions in a simulated build
+ * (`observations-2025-12.jsonl.gz` → `observations-2025-12-SIMULATED.jsonl.gz`), so a file saved
+ * alone still says what it is. Names tools look for by convention (datapackage.json, CITATION.cff,
+ * SHA256SUMS, licences) keep their name and say it in their text.
+ */
+export function simulatedName(name: string, pub: Pick<Publication, 'simulated'>): string {
+  if (!pub.simulated) return name;
+  const m = /^([^.]+)(\..*)?$/.exec(name);
+  return m ? `${m[1]}-${SIMULATED_MARK}${m[2] ?? ''}` : `${name}-${SIMULATED_MARK}`;
 }

@@ -13,6 +13,9 @@
 //   /api/sets/<set hash>.json        every set hash the archive has seen: who served it, first and last seen
 //   /api/schema/descriptor.json      the JSON Schema of a descriptor
 //   /servers/<slug>/feed.xml, .json  RSS 2.0 and JSON Feed 1.1 of the server's changes and body findings
+//   /servers/<slug>/badge.svg        the README badge (server-badge.ts), every server
+//   /servers/<slug>/changes/<change id>.patch.json   each change as an RFC 6902 JSON Patch (src/lib
+//                                    toolsPatch over the name-keyed tools), when both bodies parse
 // One descriptor is built at a time and streamed into the bulk files: nothing holds them all. Files are
 // compact JSON: at 25,000 servers indentation alone would cost the site tens of megabytes (bench/README.md,
 // "Deployability").
@@ -22,14 +25,16 @@
 // its gzipped twin, /data/servers.jsonl.gz (about a tenth of that).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { objectKey } from '../archive/layout.ts';
-import type { Archive, BodyFindingView, ServerView, SetView } from '../loader/views.ts';
+import { toolsPatch } from '../lib/index.ts';
+import type { Archive, BodyFindingView, ChangeView, ServerView, SetView } from '../loader/views.ts';
+import { rawObjectPath } from './linked-objects.ts';
+import { badgeText, serverBadge } from './server-badge.ts';
 import { descriptorJsonSchema } from './descriptor-schema.ts';
 import type { BundleFile } from './catalogue.ts';
 import { bulkUrl, DESCRIPTOR_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath, toolsPath } from './descriptor.ts';
 import { jsonFeed, rssFeed, serverChannel } from './feeds.ts';
 import { HashedFile } from './hashed-file.ts';
-import type { Publication } from './publication.ts';
+import { SIMULATED_MARK, SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 
 /** The /api/servers/<slug>.json body. */
 export async function serverApiJson(a: Archive, s: ServerView, pub: Publication): Promise<string> {
@@ -42,9 +47,29 @@ export function hasFeeds(s: ServerView): boolean {
   return s.head !== null;
 }
 
-export async function serverFeeds(s: ServerView, pub: Pick<Publication, 'permalink'>, bodyFindings: readonly BodyFindingView[] = []): Promise<{ rss: string; json: string }> {
+export async function serverFeeds(s: ServerView, pub: Pick<Publication, 'permalink' | 'simulated'>, bodyFindings: readonly BodyFindingView[] = []): Promise<{ rss: string; json: string }> {
   const channel = serverChannel(s.name, s.slug);
   return { rss: await rssFeed(s.changes, channel, pub, bodyFindings), json: jsonFeed(s.changes, channel, pub, bodyFindings) };
+}
+
+/**
+ * Site path of a change's JSON Patch; it exists when the change has a diff (both bodies parsed). A JSON
+ * Patch is a bare array with no place for a note, so a simulated build says it in the name.
+ */
+export function patchPath(c: Pick<ChangeView, 'slug' | 'id'>, pub: Pick<Publication, 'simulated'>): string {
+  return `/servers/${c.slug}/changes/${simulatedName(`${c.id}.patch.json`, pub)}`;
+}
+
+export function hasPatch(c: Pick<ChangeView, 'diff'>): boolean {
+  return c.diff !== null;
+}
+
+/** A change as RFC 6902 operations turning its before tools into its after tools (name-keyed), or null without both lists. */
+export async function changePatch(a: Pick<Archive, 'tools'>, c: ChangeView): Promise<string | null> {
+  if (!hasPatch(c) || !c.beforeBody || !c.afterBody) return null;
+  const [before, after] = [await a.tools(c.beforeBody), await a.tools(c.afterBody)];
+  if (!Array.isArray(before) || !Array.isArray(after)) return null;
+  return `${JSON.stringify(toolsPatch(before, after), null, 2)}\n`;
 }
 
 export interface WrittenServerFiles {
@@ -65,7 +90,10 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
 
   const bulkDir = pub.releaseDir ?? api;
   const bulk = new HashedFile(path.join(bulkDir, 'servers.json'));
-  const lines = new HashedFile(path.join(outDir, 'data', 'servers.jsonl.gz'));
+  // A simulated build names the bundle -SIMULATED and marks every file below (Publication.simulated).
+  const linesName = simulatedName('servers.jsonl.gz', pub);
+  const mark = <T extends Record<string, unknown>>(o: T): T => (pub.simulated ? { ...o, simulated: true } : o);
+  const lines = new HashedFile(path.join(outDir, 'data', linesName));
   await bulk.write(Buffer.from('{"servers":['));
   let pending: string[] = [];
   let pendingSize = 0;
@@ -85,28 +113,38 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
     }
     const tools = serverToolsFile(s, facts, pub);
     if (tools) {
-      await writeFile(path.join(outDir, toolsPath(s.slug)), JSON.stringify(tools));
+      await writeFile(path.join(outDir, toolsPath(s.slug)), JSON.stringify(mark(tools)));
+      files++;
+    }
+    const dir = path.join(outDir, 'servers', s.slug);
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'badge.svg'), serverBadge(simulatedBadge(badgeText(s, a.asOfDay), pub)));
+    files++;
+    if (s.changes.some(hasPatch)) await mkdir(path.join(dir, 'changes'), { recursive: true });
+    for (const c of s.changes) {
+      const patch = await changePatch(a, c);
+      if (patch === null) continue;
+      await writeFile(path.join(outDir, ...patchPath(c, pub).split('/').filter(Boolean)), patch);
       files++;
     }
     if (!hasFeeds(s)) continue;
-    const dir = path.join(outDir, 'servers', s.slug);
-    await mkdir(dir, { recursive: true });
     const f = await serverFeeds(s, pub, findingsOf.get(s.name));
     await writeFile(path.join(dir, 'feed.xml'), f.rss);
     await writeFile(path.join(dir, 'feed.json'), f.json);
     files += 2;
   }
   await lines.gzipChunk(pending.join('')); // an empty archive still downloads as valid gzip
-  await bulk.write(Buffer.from(`],"metadata":${JSON.stringify({ count: a.servers.length, generated_at: a.asOf, schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH) })}}\n`));
+  await bulk.write(Buffer.from(`],"metadata":${JSON.stringify(mark({ count: a.servers.length, generated_at: a.asOf, schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH) }))}}\n`));
   const written = { bulk: await bulk.end(), lines: await lines.end() };
   if (!pub.releaseDir) {
-    await writeFile(path.join(api, 'servers.json.sha256'), `${written.bulk.sha256}  servers.json\n`);
+    // A simulated build says so on a comment line (`sha256sum -c --strict` skips lines that start with #).
+    await writeFile(path.join(api, 'servers.json.sha256'), `${pub.simulated ? `# ${SIMULATED_NOTE}\n` : ''}${written.bulk.sha256}  servers.json\n`);
     files += 2;
   }
 
   await mkdir(path.join(api, 'sets'), { recursive: true });
   for (const set of a.sets) {
-    await writeFile(path.join(outDir, setPath(set.setHash)), JSON.stringify(await setFile(a, set, pub)));
+    await writeFile(path.join(outDir, setPath(set.setHash)), JSON.stringify(mark(await setFile(a, set, pub))));
     files++;
   }
   await mkdir(path.join(api, 'schema'), { recursive: true });
@@ -116,7 +154,7 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
   return {
     files,
     bundles: [
-      { file: { name: 'servers.jsonl.gz', resource: 'servers', rows, ...written.lines }, where: 'data' },
+      { file: { name: linesName, resource: 'servers', rows, ...written.lines }, where: 'data' },
       { file: { name: 'servers.json', url: bulkUrl(pub), resource: 'servers', rows, ...written.bulk }, where: pub.releaseDir ? 'release' : 'api' },
     ],
   };
@@ -133,7 +171,7 @@ export async function setFile(a: Archive, set: SetView, pub: Pick<Publication, '
     generated_at: a.asOf,
     tools: lines?.length ?? null,
     lines,
-    raw_body_url: pub.permalink(`/${objectKey(set.bodySha256)}`),
+    raw_body_url: pub.permalink(rawObjectPath(set.bodySha256, a.contentType(set.bodySha256))),
     servers_total: set.servers.length,
     servers: set.servers.map((s) => ({
       name: s.target,
@@ -144,4 +182,9 @@ export async function setFile(a: Archive, set: SetView, pub: Pick<Publication, '
       observations: s.observations,
     })),
   };
+}
+
+/** A badge embedded in a README has no banner beside it: in a simulated build its label says so. */
+function simulatedBadge(t: ReturnType<typeof badgeText>, pub: Pick<Publication, 'simulated'>): ReturnType<typeof badgeText> {
+  return pub.simulated ? { ...t, label: `${SIMULATED_MARK} ${t.label}` } : t;
 }

@@ -1,5 +1,7 @@
 // The level filters of /drift/: each one is its own paginated list of static pages, so filtering
-// works without JavaScript. Levels come from the classification findings (src/lib rules).
+// works without JavaScript, and has its own feeds (/drift/<key>.xml, .json). Levels come from the
+// classification findings (src/lib rules); every change is under exactly one compatibility filter
+// (ERR, WARN, INFO or none fired), and reverts have a filter of their own.
 import type { ChangeView } from '../loader/load-archive.ts';
 
 export interface DriftFilter {
@@ -14,7 +16,9 @@ export const DRIFT_FILTERS: DriftFilter[] = [
   { key: 'err', label: 'ERR: breaks callers', test: (c) => c.compatibility === 'ERR' },
   { key: 'warn', label: 'WARN', test: (c) => c.compatibility === 'WARN' },
   { key: 'info', label: 'INFO only', test: (c) => c.compatibility === 'INFO' },
+  { key: 'none', label: 'No rule fired', test: (c) => c.compatibility === null },
   { key: 'security', label: 'Security HIGH', test: (c) => c.security === 'HIGH' },
+  { key: 'revert', label: 'Reverts', test: (c) => c.revert },
 ];
 
 export const PAGE_SIZE = 50;

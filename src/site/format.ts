@@ -1,6 +1,6 @@
 // Formatting shared by pages and components: one spelling of each number and status on every page.
 // Pure: no settings, no archive.
-import type { ServerStatus, StripSegment } from '../loader/views.ts';
+import type { ServerStatus } from '../loader/views.ts';
 
 /** Days as the site writes them: whole days as integers, others to one decimal. */
 export function days(d: number): string {
@@ -28,8 +28,30 @@ export function statusText(status: ServerStatus, detail: string | null, http?: n
   return status.replaceAll('_', ' ');
 }
 
-/** A status strip cell's text alternative: its days, what happened, and how many observations. */
-export function stripLabel(s: StripSegment): string {
-  const what = s.kind === 'changed' ? 'ok, contract changed' : statusText(s.kind, s.errorClass, s.http);
-  return `${s.firstDay === s.lastDay ? s.firstDay : `${s.firstDay} to ${s.lastDay}`}: ${what}${s.count > 1 ? ` (${s.count} observations)` : ''}`;
+
+/** "Data as of" for a reader: the run's instant to the minute, in UTC ("2026-02-12 06:00 UTC"), not a raw timestamp. */
+export function asOfText(iso: string): string {
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
+
+/** A file size in decimal units, as downloads are labelled ("1.4 MB", "820 bytes"). */
+export function bytes(n: number): string {
+  if (n < 1000) return `${n} byte${n === 1 ? '' : 's'}`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let v = n / 1000;
+  let u = 0;
+  while (v >= 1000 && u < units.length - 1) {
+    v /= 1000;
+    u++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
+}
+
+/** Whole UTC days from one day (YYYY-MM-DD) to another. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+/** Outcome classes in words (the error-class tables and charts). */
+export const CLASS_LABELS: Record<string, string> = { ok: 'answered OK', timeout: 'timeout', tls: 'TLS failure', http_4xx: 'HTTP 4xx', http_5xx: 'HTTP 5xx', auth: 'authentication required', rate_limited: 'rate limited', no_endpoint: 'no endpoint', parse: 'unparseable answer' };

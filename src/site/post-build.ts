@@ -5,12 +5,16 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { writeBundles } from '../outputs/bundles.ts';
+import { fillBundleSizes } from '../outputs/bundle-sizes.ts';
+import { bytes } from './format.ts';
+import { copyEditions } from '../outputs/editions.ts';
 import { copyLinkedObjects } from '../outputs/linked-objects.ts';
 import { writeSearchIndex } from '../outputs/search-index.ts';
 import { writeServerFiles } from '../outputs/server-files.ts';
+import { writeChartZip } from './chart-files.ts';
 import { cacheDir, publication } from './settings.ts';
 import { siteArchive } from './site-archive.ts';
-import { markSince, timed } from './timings.ts';
+import { mark, markSince, timed } from './timings.ts';
 
 /** GitHub Pages publishes sites up to 1 GB; we warn well before. */
 export const SITE_BYTES_LIMIT = 1_000_000_000;
@@ -20,12 +24,16 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   const a = await siteArchive();
   const pub = publication();
   const perServer = await timed('server-files', () => writeServerFiles(a, outDir, pub));
-  const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), written: perServer.bundles }));
+  // 'bundles' includes its two parts, marked as they end: 'bundles-jsonl' (JSON Lines, CSV) and 'parquet'.
+  const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), written: perServer.bundles, onStage: mark }));
+  await timed('chart-zip', () => writeChartZip(a, outDir, pub));
+  const editions = await timed('editions', () => copyEditions(a, outDir, pub));
+  await fillBundleSizes(outDir, files, bytes);
   const objects = await timed('objects', () => copyLinkedObjects(a, outDir));
   const indexed = await timed('search', () => writeSearchIndex(outDir));
   const size = await siteSize(outDir);
   const warn = size.bytes > SITE_BYTES_LIMIT ? ` — WARNING: over the ${SITE_BYTES_LIMIT / 1e9} GB GitHub Pages limit` : '';
-  return `wrote ${perServer.files} per-server descriptors, tools files, feeds and set files, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}`;
+  return `wrote ${perServer.files} per-server descriptors, tools files, feeds and set files, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, ${editions} editions, search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}`;
 }
 
 export async function siteSize(dir: string): Promise<{ bytes: number; files: number }> {

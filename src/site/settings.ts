@@ -11,9 +11,12 @@
 //   MCP_SCHEMA_RELEASE_DIR  where the big bundles go, to be published as release assets (unset: all on the site)
 //   MCP_SCHEMA_RELEASE_URL  the public base URL of that folder (default: <site>/data/release/)
 //   MCP_SCHEMA_TIMINGS      a file the build appends its stage timings to (bench/build.ts)
+//   MCP_SCHEMA_PUBLIC_KEY   the public key the chain is signed with, shown on /data/ (default: keys/mcp-schema-ed25519.pub; the demo's DEMO key)
 // The build runs from the repository root (npm run build): sourceRoot() is that folder.
 import { availableParallelism } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { keyIdOf, publicKeyFromPem } from '../lib/index.ts';
 import type { Publication } from '../outputs/publication.ts';
 
 export const DEFAULT_SITE_URL = 'https://mcp-schema.example.org';
@@ -69,9 +72,18 @@ export function releaseUrl(): string {
 
 /** How the outputs address the published site (src/outputs/publication.ts). */
 export function publication(): Publication {
-  return { permalink, releaseDir: releaseDir(), releaseUrl: releaseUrl() };
+  return { permalink, releaseDir: releaseDir(), releaseUrl: releaseUrl(), simulated: simulated() };
 }
 
 export function timingsFile(): string | null {
   return process.env.MCP_SCHEMA_TIMINGS || null;
+}
+
+/** The public key the chain and the editions are signed with, as PEM with its key id; null when there is none yet. */
+export function publicKey(): { pem: string; keyId: string; file: string } | null {
+  const file = process.env.MCP_SCHEMA_PUBLIC_KEY ? path.resolve(process.env.MCP_SCHEMA_PUBLIC_KEY) : path.join(sourceRoot(), 'keys', 'mcp-schema-ed25519.pub');
+  if (!existsSync(file)) return null;
+  const pem = readFileSync(file, 'utf8');
+  const label = /^(.+)-ed25519\.pub$/.exec(path.basename(file))?.[1] ?? 'mcp-schema';
+  return { pem, keyId: keyIdOf(publicKeyFromPem(pem), label), file: path.basename(file) };
 }

@@ -6,7 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { slugFor } from '../../src/lib/slug.ts';
 import { builtSite, ROOT, TMP } from '../site/shared.ts';
-import { CONTROL_NAME, HOSTILE_NAME, LONG_NAME, SITE_FILE_NAMES } from '../helpers/archive.ts';
+import { CONTROL_NAME, HOSTILE_NAME, LONG_NAME, RETIRED_NAME, REVERT_NAME, SITE_FILE_NAMES } from '../helpers/archive.ts';
+import { measureLegibility, type Legibility } from './legibility.ts';
 import { browserSuite, launchChromium } from './chromium.ts';
 import { serveStatic, type StaticSite } from './serve.ts';
 
@@ -36,8 +37,8 @@ browserSuite('the fixture site in Chromium', () => {
     expect(seen, 'script or console errors on the pages this test opened').toEqual([]);
   });
 
-  async function open(pathname: string): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  async function open(pathname: string, width = 1200): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
     await page.goto(site.origin + pathname, { waitUntil: 'load' });
@@ -47,7 +48,8 @@ browserSuite('the fixture site in Chromium', () => {
   it('dashboard shows the half-life tile and a survival chart whose tail is dashed', async () => {
     const page = await open('/');
     await expect(page.locator('#half-life').textContent()).resolves.toMatch(/Schema half-life/);
-    await expect(page.getByTestId('half-life-value').textContent()).resolves.toMatch(/^(—|\d+(\.\d)? days)$/);
+    await expect(page.getByTestId('half-life-value').textContent()).resolves.toMatch(/^(—|(more than )?\d+(\.\d)? days?)$/);
+    await expect(page.getByTestId('server-half-life-value').textContent()).resolves.toMatch(/^(—|(more than )?\d+(\.\d)? days?)$/);
     const tail = page.locator('[data-testid=survival-chart] svg g.km-tail path');
     await expect(tail.count()).resolves.toBe(1);
     await expect(tail.evaluate((el) => getComputedStyle(el).strokeDasharray)).resolves.not.toBe('none');
@@ -58,13 +60,48 @@ browserSuite('the fixture site in Chromium', () => {
     await page.close();
   });
 
-  it('a server page shows a diff with the findings and schemas side by side', async () => {
+  it('a server page shows each changed tool as a unified diff: colour and +/− per line, hunk paths, findings under their lines', async () => {
     const page = await open(`/servers/${slugFor('io.github.github/github-mcp-server')}/`);
     const changes = page.getByTestId('change');
     expect(await changes.count()).toBeGreaterThan(0);
     const text = await page.locator('main').textContent();
     expect(text).toMatch(/Added \(\d+\)|Changed \(\d+\)|Removed \(\d+\)/);
+    const look = await page.evaluate(() => {
+      const row = (kind: string) => document.querySelector<HTMLTableRowElement>(`table.diff tr.${kind}`);
+      const sign = (kind: string) => row(kind)?.querySelector('td.sign [aria-hidden]')?.textContent ?? null;
+      const bg = (kind: string) => (row(kind) ? getComputedStyle(row(kind)!).backgroundColor : null);
+      const finding = document.querySelector('table.diff tr.finding-row');
+      return {
+        add: sign('add'), del: sign('del'), addBg: bg('add'), delBg: bg('del'), ctxBg: bg('ctx'),
+        spoken: row('add')?.querySelector('td.sign .visually-hidden')?.textContent ?? null,
+        hunk: document.querySelector('table.diff tr.hunk')?.textContent ?? '',
+        findingAfter: finding?.previousElementSibling?.className ?? null,
+        folds: document.querySelectorAll('table.diff tr.fold').length,
+      };
+    });
+    expect(look.add).toBe('+');
+    expect(look.spoken).toBe('added');
+    expect(look.addBg).not.toBe(look.ctxBg);
+    expect(look.hunk).toMatch(/^@@ -\d+,\d+ \+\d+,\d+ @@ at \//);
+    expect(['add', 'del', 'ctx', 'finding-row']).toContain(look.findingAfter);
+    expect(look.folds).toBeGreaterThan(0);
+    const patch = await page.getByTestId('patch-link').first().getAttribute('href');
+    const res = await page.request.get(site.origin + patch!);
+    expect(res.headers()['content-type']).toBe('application/json');
+    expect(Array.isArray(await res.json())).toBe(true);
     await page.screenshot({ path: path.join(SHOTS, 'server-github.png'), fullPage: false });
+    await page.close();
+  });
+
+  it('a revert shows removed lines in their own colour with a − sign', async () => {
+    const page = await open(`/servers/${slugFor(REVERT_NAME)}/`);
+    const look = await page.evaluate(() => {
+      const del = document.querySelector<HTMLTableRowElement>('table.diff tr.del');
+      const add = document.querySelector<HTMLTableRowElement>('table.diff tr.add');
+      return { sign: del?.querySelector('td.sign [aria-hidden]')?.textContent, delBg: del && getComputedStyle(del).backgroundColor, addBg: add && getComputedStyle(add).backgroundColor };
+    });
+    expect(look.sign).toBe('−');
+    expect(look.delBg).not.toBe(look.addBg);
     await page.close();
   });
 
@@ -77,7 +114,8 @@ browserSuite('the fixture site in Chromium', () => {
     expect(main).toContain('</pre><script>window.__pwned = 3</script>');
     await expect(page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
     await expect(page.locator('main script').count()).resolves.toBe(0);
-    await expect(page.locator('main img').count()).resolves.toBe(0);
+    // The only image is our README badge; nothing the registry wrote became an <img>.
+    await expect(page.locator('main img:not(.server-badge)').count()).resolves.toBe(0);
     await expect(page.locator('a[href^="javascript:"]').count()).resolves.toBe(0);
     await page.screenshot({ path: path.join(SHOTS, 'server-hostile.png'), fullPage: true });
     await page.close();
@@ -159,7 +197,71 @@ browserSuite('the fixture site in Chromium', () => {
     await page.close();
   });
 
-  it.each(['/', '/servers/', `/servers/${slugFor(HOSTILE_NAME)}/`, `/servers/${slugFor('io.github.github/github-mcp-server')}/`, '/drift/', '/methodology/', '/methodology/rules/', '/data/', '/charts/schema-survival/', '/search/', '/lookup/'])(
+  // Issue 16: what a reader meets at a desktop width and on a phone. Text (charts included) is at
+  // least 11 px on screen, no word is broken inside, and the page never scrolls sideways (wide
+  // tables and diffs scroll inside their own boxes). A screenshot of each is kept to look at.
+  const READER_PAGES = ['/', '/trends/', '/drift/', '/drift/revert/', '/servers/', `/servers/${slugFor('io.github.github/github-mcp-server')}/`, `/servers/${slugFor(REVERT_NAME)}/`, `/servers/${slugFor(RETIRED_NAME)}/`, `/servers/${slugFor(HOSTILE_NAME)}/`, '/data/', '/methodology/', '/methodology/rules/', '/charts/schema-survival/', '/lookup/'];
+  it.each([1280, 390].flatMap((w) => READER_PAGES.map((p) => [w, p] as const)))('at %d px, %s is legible: text ≥ 11 px, charts unshrunk, words whole, no sideways scroll', async (width, pathname) => {
+    const page = await open(pathname, width);
+    const l: Legibility = await measureLegibility(page);
+    expect(l.textNodes).toBeGreaterThan(10);
+    expect(l.small, 'text under 11 px').toEqual([]);
+    expect(l.smallChartText, 'chart text under 11 px on screen').toEqual([]);
+    expect(l.brokenWords, 'words broken across lines').toEqual([]);
+    expect(l.wrappedDates, 'dates broken across lines').toEqual([]);
+    expect(l.overflow, 'page wider than the viewport').toBeLessThanOrEqual(0);
+    if (pathname === '/' || pathname === '/trends/') expect(l.visibleCharts, 'one size of each chart shown').toBeGreaterThan(0);
+    await page.screenshot({ path: path.join(SHOTS, `${width}-${pathname.replace(/[^a-z0-9]+/gi, '_').replace(/^_|_$/g, '') || 'home'}.png`), fullPage: false });
+    await page.close();
+  });
+
+  it('at 390 px the dashboard shows the phone-sized survival chart, with its dashed tail', async () => {
+    const page = await open('/', 390);
+    await expect(page.getByTestId('survival-chart').isVisible()).resolves.toBe(false);
+    const narrow = page.getByTestId('survival-chart-narrow');
+    await expect(narrow.isVisible()).resolves.toBe(true);
+    const tail = narrow.locator('svg g.km-tail path');
+    await expect(tail.evaluate((el) => getComputedStyle(el).strokeDasharray)).resolves.not.toBe('none');
+    const box = (await tail.boundingBox())!;
+    expect(box.width).toBeGreaterThan(10);
+    await page.close();
+  });
+
+  it('the editions list links the frozen edition page, which shows its chart, tiles and citation with no script and no error', async () => {
+    const list = await open('/editions/');
+    const link = list.getByTestId('editions').locator('a', { hasText: /^2025-12$/ });
+    await expect(link.getAttribute('href')).resolves.toBe('/editions/2025-12/');
+    await list.close();
+    const page = await open('/editions/2025-12/');
+    await expect(page.locator('h1').textContent()).resolves.toBe('mcp-schema, edition 2025-12');
+    await expect(page.locator('.sim').textContent()).resolves.toMatch(/^SIMULATED DATA/);
+    await expect(page.locator('.chart > svg').count()).resolves.toBe(1);
+    await expect(page.locator('.chart > svg text.title').textContent()).resolves.toMatch(/^Schema survival/);
+    await expect(page.getByTestId('edition-tiles').locator('tr').count()).resolves.toBe(6);
+    await expect(page.getByTestId('edition-citation').textContent()).resolves.toContain('edition 2025-12, data as of 2025-12-15');
+    await expect(page.locator('script').count()).resolves.toBe(0);
+    // Every relative link of the frozen page resolves on the site it was copied into.
+    const hrefs = await page.locator('a[href]').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href).filter((h) => h.startsWith(location.origin)));
+    expect(hrefs.length).toBeGreaterThan(10);
+    for (const h of hrefs) expect((await page.request.get(h)).status(), h).toBe(200);
+    await page.screenshot({ path: path.join(SHOTS, 'edition.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('the chart page cites the edition and offers the zip; the exported SVG carries its source line', async () => {
+    const page = await open('/charts/schema-survival/');
+    await expect(page.getByTestId('cite-edition').locator('a').first().getAttribute('href')).resolves.toBe('https://mcp-schema.example.org/editions/2025-12/');
+    const zip = await page.getByTestId('chart-zip').getAttribute('href');
+    expect(zip).toBe('/charts/schema-survival/schema-survival-SIMULATED.zip');
+    expect((await page.request.get(site.origin + zip!)).status()).toBe(200);
+    const svg = await (await page.request.get(`${site.origin}/charts/schema-survival/schema-survival.svg`)).text();
+    const texts = await page.evaluate((x) => [...new DOMParser().parseFromString(x, 'image/svg+xml').querySelectorAll('text')].map((t) => t.textContent), svg);
+    expect(texts).toContain('Source: mcp-schema — https://mcp-schema.example.org/charts/schema-survival/');
+    expect(texts[0]).toMatch(/^SIMULATED DATA/);
+    await page.close();
+  });
+
+  it.each(['/', '/servers/', '/trends/', `/servers/${slugFor(HOSTILE_NAME)}/`, `/servers/${slugFor('io.github.github/github-mcp-server')}/`, `/servers/${slugFor(REVERT_NAME)}/`, `/servers/${slugFor(RETIRED_NAME)}/`, '/drift/', '/drift/revert/', '/methodology/', '/methodology/v1/', '/methodology/rules/', '/data/', '/charts/schema-survival/', '/search/', '/lookup/', '/editions/', '/editions/2025-12/'])(
     'axe-core finds no serious or critical violation on %s',
     async (pathname) => {
       const page = await open(pathname);

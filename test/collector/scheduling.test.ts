@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyArchive } from '../../collector/ops/verify.ts';
+import { chainPath } from '../../src/archive/layout.ts';
 import { runCollector, type CollectorOptions } from '../../collector/run.ts';
 import { USER_AGENT } from '../../collector/version.ts';
 import { Observation, ObservationV2 } from '../../src/lib/index.ts';
@@ -221,6 +222,8 @@ describe('runCollector: the deadline and a resumed run', () => {
     const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
     fs.writeFileSync(file, lines.slice(0, 25).join('\n') + '\n');
     fs.writeFileSync(join(data, 'runs.jsonl'), '');
+    // The chain's manifest is appended after the run row: a crash before the row left none.
+    fs.rmSync(chainPath(data));
     const again = await collect(f, data, { concurrency: 4, deadlineMs: null });
     const after = rowsOf(data);
     expect(after).toHaveLength(40);

@@ -10,7 +10,8 @@
 // text; one with a very long description (the site must cut it and link the raw body); one whose
 // name, tool names and descriptions hold control characters, which drifts on day 4 so the drift feed
 // carries them (feeds must stay XML); and one per name the site itself writes (`index.html`,
-// `feed.xml`, `data`, …), whose pages must not collide with the site's files (issue 10).
+// `feed.xml`, `data`, …), whose pages must not collide with the site's files (issue 10); one that
+// reverts to its first contract on day 7 and one that leaves the registry on day 6 (issue 16).
 //
 // With `lifecycle`, servers whose registry life the descriptors must tell (issue 14, 17): one that
 // answers (an optional secret header, an `sse` remote listed first, a templated remote after), one
@@ -23,7 +24,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCollector } from '../../collector/run.ts';
-import type { MethodologyChoice } from '../../src/lib/index.ts';
+import type { ChainSigner, MethodologyChoice } from '../../src/lib/index.ts';
 import { startWorld } from '../../sandbox/fleet.ts';
 import { startMcpHost, type McpHost, type ToolDef } from '../../sandbox/mcp-host.ts';
 import { OFFICIAL_META, startRegistry, type RegistryEntry } from '../../sandbox/registry-server.ts';
@@ -50,6 +51,10 @@ export const LIFECYCLE = {
  * Names equal to what the site writes under /servers/ (index.html, each server's feed.xml and
  * feed.json), under /api/servers/, or at its root: each must get its own page and files.
  */
+/** Listed on days 0–5, then gone from the registry: a retired server with a contract (issue 16). */
+export const RETIRED_NAME = 'io.github.example/leaves-on-day-6';
+/** Serves tool list A, then B from day 4, then A again from day 7: a revert (issue 16). */
+export const REVERT_NAME = 'io.github.example/flip-flop';
 export const SITE_FILE_NAMES = ['index.html', 'index', 'feed.xml', 'feed.json', '404.html', 'data', 'api', 'servers', 'pagefind', '_astro', 'drift.xml', 'drift.json'];
 
 export interface ArchiveOptions {
@@ -69,14 +74,18 @@ export interface ArchiveOptions {
    * they were); `v1,v2` for an archive with both series.
    */
   methodology?: MethodologyChoice;
+  /** Signs each run's chain manifest (test keys only). */
+  signer?: ChainSigner | null;
+  /** Day of the world the first run observes (default 0): a later start continues an archive. */
+  firstDay?: number;
 }
 
 /** The site's fixture archive: 12 days of a 50-target world with the hostile servers. */
 export const SITE_FIXTURE: ArchiveOptions = { seed: 'site-fixture', size: 50, days: 12, hostile: true, lifecycle: true, timeoutMs: 3000 };
 
-/** Collect an archive into `dir` (emptied first), or into a new temporary folder; returns the folder. */
-export async function collectArchive(opts: ArchiveOptions, dir?: string): Promise<string> {
-  if (dir) {
+/** Collect an archive into `dir` (emptied first unless `keep`: then the runs are added to it), or into a new temporary folder; returns the folder. */
+export async function collectArchive(opts: ArchiveOptions, dir?: string, keep = false): Promise<string> {
+  if (dir && !keep) {
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
   }
@@ -89,7 +98,7 @@ export async function collectArchive(opts: ArchiveOptions, dir?: string): Promis
   const optout = opts.lifecycle ? path.join(await mkdtemp(path.join(tmpdir(), 'mcps-optout-')), 'optout.txt') : null;
   if (optout) await writeFile(optout, `# the lifecycle fixture's opted-out server\n${LIFECYCLE.optedOut}\n`);
   try {
-    for (day = 0; day < opts.days; day++) {
+    for (day = opts.firstDay ?? 0; day < (opts.firstDay ?? 0) + opts.days; day++) {
       world.setDay(day);
       await runCollector({
         registry: registry?.url ?? world.registryUrl,
@@ -103,6 +112,7 @@ export async function collectArchive(opts: ArchiveOptions, dir?: string): Promis
         // A local world puts hundreds of simulated servers on a few loopback hosts: a host's
         // Retry-After (up to an hour in the world) is honoured on a time scale of its own.
         scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 },
+        signer: opts.signer ?? null,
       });
     }
   } finally {
@@ -142,10 +152,15 @@ async function hostileServers(today: () => number): Promise<{ host: McpHost; ent
       : { name: CONTROL_TOOLS[1], description: `Added on day 4.\u0001 ${HOSTILE_MARKUP}`, inputSchema: { type: 'object', properties: {} } },
   ];
   const plainTools: ToolDef[] = [{ name: 'ping', description: 'Answers pong.', inputSchema: { type: 'object', properties: {} } }];
+  const flipTools = (): ToolDef[] => [
+    { name: 'lookup', description: 'Looks a thing up.', inputSchema: { type: 'object', properties: { q: { type: 'string' }, ...(today() >= 4 && today() < 7 ? { limit: { type: 'integer' } } : {}) }, required: today() >= 4 && today() < 7 ? ['q', 'limit'] : ['q'] } },
+  ];
   const hostileUrl = host.mount('/evil/mcp', { kind: 'mcp', tools: hostileTools, json: false });
   const longUrl = host.mount('/long/mcp', { kind: 'mcp', tools: longTools, json: true });
   const controlUrl = host.mount('/control/mcp', { kind: 'mcp', tools: controlTools, json: true });
   const plainUrl = host.mount('/plain/mcp', { kind: 'mcp', tools: plainTools, json: true });
+  const flipUrl = host.mount('/flip/mcp', { kind: 'mcp', tools: flipTools, json: true });
+  const leavingUrl = host.mount('/leaving/mcp', { kind: 'mcp', tools: plainTools, json: true });
   return {
     host,
     entries: () => [
@@ -153,6 +168,8 @@ async function hostileServers(today: () => number): Promise<{ host: McpHost; ent
       entry(LONG_NAME, longUrl, 'Long descriptions', 'https://example.com/verbose'),
       entry(CONTROL_NAME, controlUrl, 'Control\u0000 characters\u001b[0m', 'https://example.com/control'),
       ...SITE_FILE_NAMES.map((name) => entry(name, plainUrl, `Named like the site's own ${name}`, 'https://example.com/site-files')),
+      entry(REVERT_NAME, flipUrl, 'Adds a required input on day 4 and takes it back on day 7.', 'https://example.com/flip-flop'),
+      ...(today() < 6 ? [entry(RETIRED_NAME, leavingUrl, 'Leaves the registry on day 6.', 'https://example.com/leaving')] : []),
     ],
   };
 }

@@ -8,4 +8,8 @@ export const TEST_PUBLICATION: Publication = {
   permalink: (pathname) => `${SITE}/${pathname.replace(/^\/+/, '')}`,
   releaseDir: null,
   releaseUrl: `${SITE}/data/release/`,
+  simulated: false,
 };
+
+/** The same, for a simulated build (the demo's). */
+export const SIMULATED_PUBLICATION: Publication = { ...TEST_PUBLICATION, simulated: true };

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveArchive, loadArchive, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { readObject } from '../../src/archive/objects.ts';
-import { contractIntervals, halfLife, kaplanMeier, servedSetHash, serverHealth, type Observation } from '../../src/lib/index.ts';
+import { contractIntervals, detectDrift, everChangedShare, firstChangeIntervals, halfLife, kaplanMeier, servedSetHash, serverHealth, volatility, wilson, type Observation } from '../../src/lib/index.ts';
 import { slugFor } from '../../src/lib/slug.ts';
 import { HOSTILE_NAME, LIFECYCLE } from '../helpers/archive.ts';
 import { fixtureArchive } from '../site/shared.ts';
@@ -76,6 +76,49 @@ describe('loadArchive(dir) on the fixture archive', () => {
     const km = kaplanMeier(intervals.map((i) => i.duration), intervals.map((i) => i.event));
     expect(a.km).toEqual(km);
     expect(a.halfLife).toEqual(halfLife(km));
+  });
+
+  it('takes the server-level curve, the ever-changed share and volatility from src/lib over the same rows (issue 16)', async () => {
+    const byTarget = group(await allRows(dir), (r) => r.target);
+    const first = [...byTarget.values()].flatMap((r) => firstChangeIntervals(r));
+    expect(a.serverIntervals.map((i) => i.target).sort()).toEqual(first.map((i) => i.target).sort());
+    const km = kaplanMeier(first.map((i) => i.duration), first.map((i) => i.event));
+    expect(a.serverKm).toEqual(kaplanMeier(a.serverIntervals.map((i) => i.duration), a.serverIntervals.map((i) => i.event)));
+    expect(a.serverKm.map((r) => [r.time, r.atRisk, r.events])).toEqual(km.map((r) => [r.time, r.atRisk, r.events]));
+    expect(a.serverHalfLife).toEqual(halfLife(km));
+    expect(a.everChanged).toEqual(everChangedShare(a.serverIntervals));
+    const v = volatility([...byTarget.values()].map((r) => detectDrift(r)));
+    expect(a.volatility.changes).toBe(a.changes.length);
+    expect(a.volatility.volatile).toEqual(v.volatile);
+    expect(a.volatility.answering).toBe(v.answering);
+  });
+
+  it('starts every strip segment on a day of its own: the rest of a run after a change starts at its second observation', () => {
+    let afterChange = 0;
+    for (const s of a.servers) {
+      for (let i = 1; i < s.strip.length; i++) {
+        // One run a day in the fixture, so two segments never share a day.
+        expect(s.strip[i]!.firstDay > s.strip[i - 1]!.lastDay, `${s.name} segment ${i}`).toBe(true);
+        if (s.strip[i - 1]!.kind === 'changed' && s.strip[i]!.kind === 'ok') afterChange++;
+      }
+    }
+    expect(afterChange).toBeGreaterThan(0);
+  });
+
+  it('builds the views over time from the run rows, the changes and the fold', () => {
+    const t = a.timelines;
+    expect(t.runs.map((r) => r.run_id)).toEqual(a.runs.map((r) => r.run_id));
+    expect(t.weeks.reduce((n, w) => n + w.total, 0)).toBe(a.changes.length);
+    for (const w of t.weeks) expect(Object.values(w.levels).reduce((x, y) => x + y, 0)).toBe(w.total);
+    expect(new Date(`${t.weeks[0]!.week}T00:00:00Z`).getUTCDay()).toBe(1);
+    expect(t.roster.reduce((n, d) => n + d.joined, 0)).toBe(a.servers.length);
+    expect(t.roster[0]!.first).toBe(true);
+    expect(t.roster.map((d) => d.day)).toEqual(a.days);
+    const full = a.runs.filter((r) => r.status === 'finished' && !r.partial);
+    expect(t.errorShares.map((p) => p.run_id)).toEqual(full.map((r) => r.run_id));
+    const last = t.errorShares.at(-1)!;
+    expect(last.classes.ok).toEqual({ count: full.at(-1)!.outcomes.ok, ...wilson(full.at(-1)!.outcomes.ok, full.at(-1)!.attempts) });
+    expect(Object.values(last.classes).reduce((n, c) => n + c.count, 0)).toBe(last.attempts);
   });
 
   it('lists changes newest first with their diff and classification', () => {

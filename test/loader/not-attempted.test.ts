@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCollector } from '../../collector/run.ts';
 import { loadArchive, type Archive } from '../../src/loader/load-archive.ts';
-import { statusText, stripLabel } from '../../src/site/format.ts';
+import { statusText } from '../../src/site/format.ts';
+import { stripCellLabel as stripLabel } from '../../src/site/strip-kinds.ts';
 import { hang, mcpResponder, startCountingHosts, type CountingHosts } from '../../sandbox/counting-hosts.ts';
 import { OFFICIAL_META, startRegistry, type RegistryServer } from '../../sandbox/registry-server.ts';
 import { realTools, tmpData } from '../collector/world.ts';

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { BodyFindingView, ChangeView } from '../../src/loader/load-archive.ts';
-import { bodyFindingSummary, bodyFindingTitle, changeSummary, changeSummaryHtml, changeTitle, jsonFeed, rssFeed, serverChannel, type FeedChannel } from '../../src/outputs/feeds.ts';
+import { bodyFindingSummary, bodyFindingTitle, changeSummary, changeSummaryHtml, changeTitle, driftChannel, jsonFeed, levelChannel, rssFeed, serverChannel, type FeedChannel } from '../../src/outputs/feeds.ts';
 import { TEST_PUBLICATION } from '../helpers/publication.ts';
 import { xmlText } from '../../src/outputs/xml-text.ts';
 import { BIDI, CONTROLS, hostileChange, hostileText, LONE_SURROGATES } from '../helpers/hostile-text.ts';
@@ -108,6 +108,30 @@ describe('rssFeed(changes, channel, pub)', () => {
       }),
       { numRuns: 8 },
     );
+  });
+});
+
+describe('changeTitle(change) and the feeds\' self links (issue 16)', () => {
+  it('says "reverted" for a revert and names the level, "no rule fired" when none did', () => {
+    expect(changeTitle(change({ revert: true }))).toBe('io.github.x/y reverted its tools to an earlier contract (ERR)');
+    expect(changeTitle(change({ compatibility: null, findings: [] }))).toBe('io.github.x/y changed its tools (no rule fired)');
+    expect(changeTitle(change({ compatibility: 'INFO', security: 'HIGH' }))).toBe('io.github.x/y changed its tools (INFO, security HIGH)');
+  });
+
+  it.each([
+    ['the drift feed', driftChannel(false), '/drift.xml'],
+    ['a level feed', levelChannel('err', 'ERR: breaks callers'), '/drift/err.xml'],
+    ['a server feed', serverChannel('io.github.x/y', 'io.github.x_y'), '/servers/io.github.x_y/feed.xml'],
+  ])('%s carries an atom:link rel="self" to its own address', async (_, channel, rss) => {
+    const xml = await rssFeed([change({})], channel, TEST_PUBLICATION);
+    expect(xml).toContain('xmlns:atom="http://www.w3.org/2005/Atom"');
+    expect(xml).toContain(`<atom:link href="${TEST_PUBLICATION.permalink(rss)}" rel="self" type="application/rss+xml"/>`);
+    expect(() => parseRss(xml)).not.toThrow();
+  });
+
+  it('tags a revert and a change with no compatibility finding in the JSON Feed', () => {
+    const feed = JSON.parse(jsonFeed([change({ revert: true, compatibility: null })], CHANNEL, TEST_PUBLICATION)) as { items: { tags: string[] }[] };
+    expect(feed.items[0]!.tags).toEqual(['no-rule-fired', 'revert']);
   });
 });
 

@@ -11,6 +11,7 @@ import { xmlText } from '../../src/outputs/xml-text.ts';
 import { CONTROL_NAME, CONTROL_TOOLS, SITE_FILE_NAMES } from '../helpers/archive.ts';
 import { builtSite, fixtureArchive, type BuiltSite } from './shared.ts';
 import { parseRss } from '../helpers/strict-rss.ts';
+import { pngSize, readPngText } from '../../src/charts/png-text.ts';
 
 const read = (site: BuiltSite, p: string) => readFile(path.join(site.out, p), 'utf8');
 
@@ -81,10 +82,12 @@ describe('npm run build on the fixture archive', () => {
     }
     for (const name of [...SITE_FILE_NAMES, CONTROL_NAME]) {
       const slug = slugFor(name);
-      expect(await read(site, `servers/${slug}/index.html`), name).toContain(`">${name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</h1>`);
+      // Line-break opportunities (<wbr>, our markup) sit after separators; the name itself is all text.
+      expect((await read(site, `servers/${slug}/index.html`)).replace(/<wbr>/g, ''), name).toContain(`">${name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</h1>`);
       const api = JSON.parse(await read(site, `api/servers/${slug}.json`)) as { server: { name: string } };
       expect(api.server.name).toBe(name);
-      expect(parseRss(await read(site, `servers/${slug}/feed.xml`)).channel.title).toBe(xmlText(`mcp-schema: changes of ${name}`));
+      // A simulated build marks every feed's title (Publication.simulated).
+      expect(parseRss(await read(site, `servers/${slug}/feed.xml`)).channel.title).toBe(xmlText(`[SIMULATED] mcp-schema: changes of ${name}`));
     }
     expect(await read(site, 'servers/index.html')).toContain('<h1');
   });
@@ -93,7 +96,7 @@ describe('npm run build on the fixture archive', () => {
     const feeds = ['drift.xml', ...(await readdir(path.join(site.out, 'servers'))).filter((d) => existsSync(path.join(site.out, 'servers', d, 'feed.xml'))).map((d) => `servers/${d}/feed.xml`)];
     expect(feeds.length).toBeGreaterThan(SITE_FILE_NAMES.length);
     for (const f of feeds) expect(() => parseRss(readFileSync(path.join(site.out, f), 'utf8')), f).not.toThrow();
-    const item = parseRss(await read(site, 'drift.xml')).items.find((i) => i.title.startsWith(xmlText(CONTROL_NAME)));
+    const item = parseRss(await read(site, 'drift.xml')).items.find((i) => i.title.startsWith(xmlText(`[SIMULATED] ${CONTROL_NAME}`)));
     expect(item).toBeDefined();
     expect(item!.description).toContain(`added ${xmlText(CONTROL_TOOLS[1]).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')}`);
     expect(item!.description).toContain(`removed ${xmlText(CONTROL_TOOLS[0])}`);
@@ -102,13 +105,14 @@ describe('npm run build on the fixture archive', () => {
 
   it('ships observations whose row count matches the archive, per month and whole', async () => {
     const s = await sums(site);
-    const whole = gunzipSync(await readFile(path.join(site.out, 'data/observations.jsonl.gz'))).toString('utf8').split('\n').filter(Boolean);
-    const monthly = [...s.keys()].filter((n) => /^observations-\d{4}-\d{2}\.jsonl\.gz$/.test(n));
+    // A simulated build's data files carry -SIMULATED in their names.
+    const whole = gunzipSync(await readFile(path.join(site.out, 'data/observations-SIMULATED.jsonl.gz'))).toString('utf8').split('\n').filter(Boolean);
+    const monthly = [...s.keys()].filter((n) => /^observations-\d{4}-\d{2}-SIMULATED\.jsonl\.gz$/.test(n));
     let monthRows = 0;
     for (const m of monthly) monthRows += gunzipSync(await readFile(path.join(site.out, 'data', m))).toString('utf8').split('\n').filter(Boolean).length;
     expect(whole.length).toBeGreaterThan(0);
     expect(monthRows).toBe(whole.length);
-    const csv = gunzipSync(await readFile(path.join(site.out, 'data/observations.csv.gz'))).toString('utf8').trim().split('\r\n');
+    const csv = gunzipSync(await readFile(path.join(site.out, 'data/observations-SIMULATED.csv.gz'))).toString('utf8').trim().split('\r\n');
     expect(csv[0]).toMatch(/^run_id,day,observed_at,target,/);
     const pkg = JSON.parse(await read(site, 'data/datapackage.json')) as { notes: string; resources: { path: string; hash: string; schema: { fields: { description: string }[] } }[] };
     // The data page and datapackage.json say what csvLine does to registry text, in the same words.
@@ -131,7 +135,14 @@ describe('npm run build on the fixture archive', () => {
     const statuses = new Set(bulk.servers.map((d) => d._meta['org.mcp-schema/schema-history']!.status));
     for (const st of ['ok', 'error', 'no_endpoint', 'retired', 'excluded']) expect(statuses, st).toContain(st);
     const s = await sums(site);
-    expect(s.get('servers.jsonl.gz')).toBe(createHash('sha256').update(await readFile(path.join(site.out, 'data/servers.jsonl.gz'))).digest('hex'));
+    // The fixture build is simulated: the bundle's name says so, like every data bundle's.
+    expect(s.get('servers-SIMULATED.jsonl.gz')).toBe(createHash('sha256').update(await readFile(path.join(site.out, 'data/servers-SIMULATED.jsonl.gz'))).digest('hex'));
+    expect(existsSync(path.join(site.out, 'data/servers.jsonl.gz'))).toBe(false);
+    expect(await read(site, 'data/index.html')).toContain('href="/data/servers-SIMULATED.jsonl.gz"');
+    // servers.json's checksum file says it on a comment line sha256sum -c skips, then checks the file.
+    const [note, line] = (await read(site, 'api/servers.json.sha256')).trimEnd().split('\n');
+    expect(note).toMatch(/^# SIMULATED DATA/);
+    expect(line).toBe(`${createHash('sha256').update(await readFile(path.join(site.out, 'api/servers.json'))).digest('hex')}  servers.json`);
     const setHashes = new Set(bulk.servers.map((d) => d._meta['org.mcp-schema/schema-history']!.set_sha256).filter((h): h is string => typeof h === 'string'));
     expect(setHashes.size).toBeGreaterThan(0);
     for (const h of setHashes) {
@@ -158,12 +169,77 @@ describe('npm run build on the fixture archive', () => {
     }
   });
 
+  it('says SIMULATED in every file it publishes: in its name, its text, or its metadata', async () => {
+    // What needs no mark, each with its reason.
+    const waived: [RegExp, string][] = [
+      [/^_astro\//, "the site's own styles and scripts: no data"],
+      [/^pagefind\//, 'the search index of pages that each carry the banner'],
+      [/^objects\//, 'raw bytes as the servers sent them, named by their SHA-256: a mark would break the name'],
+      [/^favicon\.svg$/, 'the site icon'],
+      [/^methodology\/vectors\.json$/, "the methodology's canonical-JSON test vectors: the same in every build, about no server"],
+      [/(^|\/)SHA256SUMS\.sig$/, 'an Ed25519 signature of the SHA256SUMS beside it, which names every file with its mark'],
+    ];
+    const unmarked: string[] = [];
+    const seen = new Set<string>();
+    for (const e of await readdir(site.out, { withFileTypes: true, recursive: true })) {
+      if (!e.isFile()) continue;
+      const rel = path.relative(site.out, path.join(e.parentPath, e.name));
+      const waiver = waived.find(([re]) => re.test(rel));
+      if (waiver) {
+        seen.add(waiver[1]);
+        continue;
+      }
+      if (e.name.includes('SIMULATED')) continue;
+      const bytes = await readFile(path.join(site.out, rel));
+      const ext = path.extname(e.name);
+      let marked: boolean;
+      if (ext === '.png') marked = /SIMULATED/.test(readPngText(bytes).get('Comment') ?? '') && /SIMULATED/.test(readPngText(bytes).get('Title') ?? '');
+      else if (['.gz', '.zip', '.parquet'].includes(ext)) marked = false; // binary: only its name can say it
+      else marked = ext === '.html' ? bytes.toString('utf8').includes('Simulated data') || bytes.toString('utf8').includes('SIMULATED DATA') : /simulated/i.test(bytes.toString('utf8'));
+      if (!marked) unmarked.push(rel);
+    }
+    expect(unmarked).toEqual([]);
+    // A waiver nothing matched is stale.
+    expect([...seen].sort()).toEqual(waived.map((w) => w[1]).sort());
+  });
+
+  it('publishes its edition verbatim at /editions/<id>/, and the chart page and CITATION.cff cite it', async () => {
+    const { readEditions } = await import('../../src/archive/editions.ts');
+    const { editions } = readEditions(archive);
+    expect(editions.map((e) => e.id)).toEqual(['2025-12']);
+    for (const e of await readdir(editions[0]!.dir, { recursive: true, withFileTypes: true })) {
+      if (!e.isFile()) continue;
+      const rel = path.relative(editions[0]!.dir, path.join(e.parentPath, e.name));
+      expect((await readFile(path.join(site.out, 'editions', '2025-12', rel))).equals(await readFile(path.join(e.parentPath, e.name))), rel).toBe(true);
+    }
+    const url = 'https://mcp-schema.example.org/editions/2025-12/';
+    expect(await read(site, 'editions/index.html')).toContain('href="/editions/2025-12/"');
+    expect(await read(site, 'charts/schema-survival/index.html')).toContain(`edition 2025-12, data as of 2025-12-15. Methodology v1. ${url}`);
+    expect(await read(site, 'data/CITATION.cff')).toContain(`url: "${url}"`);
+    expect(await read(site, 'index.html')).toContain(`href="${url}"`);
+  });
+
+  it('carries the chain head in SHA256SUMS and shows the DEMO key and the commands to verify', async () => {
+    const s = await sums(site);
+    const head = JSON.parse(await read(site, 'data/chain-head-SIMULATED.json')) as { sha256: string; manifest: { signature: { key_id: string } } };
+    expect(s.has('chain-head-SIMULATED.json')).toBe(true);
+    expect(head.manifest.signature.key_id).toMatch(/^DEMO-ed25519-/);
+    const page = await read(site, 'data/index.html');
+    expect(page).toContain(head.sha256);
+    expect(page).toContain('npm run verify');
+    expect(page).toContain('-----BEGIN PUBLIC KEY-----');
+    expect(page.replace(/&#39;/g, "'")).toMatch(/read_parquet\(\[\s*'https:\/\/mcp-schema\.example\.org\/data\/observations-2025-12-SIMULATED\.parquet'/);
+  });
+
   it('draws a standalone survival SVG with xmlns, title and desc', async () => {
     const svg = await read(site, 'charts/schema-survival/schema-survival.svg');
     expect(svg).toContain('xmlns="http://www.w3.org/2000/svg"');
     expect(svg).toMatch(/<title>[^<]+<\/title><desc>[^<]+<\/desc>/);
+    expect(svg).toContain('Source: mcp-schema — https://mcp-schema.example.org/charts/schema-survival/');
     const png = await readFile(path.join(site.out, 'charts/schema-survival/schema-survival.png'));
     expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect(pngSize(png).width).toBe(1440);
+    expect(readPngText(png).get('Source')).toBe('https://mcp-schema.example.org/charts/schema-survival/');
   });
 });
 

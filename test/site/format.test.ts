@@ -1,6 +1,7 @@
 // src/site/format.ts: one spelling of each number and status on every page.
 import { describe, expect, it } from 'vitest';
-import { count, days, pct, statusText, stripLabel } from '../../src/site/format.ts';
+import { asOfText, bytes, count, days, pct, statusText } from '../../src/site/format.ts';
+import { stripCellLabel as stripLabel, stripKind } from '../../src/site/strip-kinds.ts';
 
 describe('days(d), pct(x), count(x)', () => {
   it.each([
@@ -27,12 +28,34 @@ describe('statusText(status, detail, http?)', () => {
   ] as const)('%s %s %s → %s', (status, cls, http, text) => expect(statusText(status, cls, http)).toBe(text));
 });
 
-describe('stripLabel(segment)', () => {
+describe('stripCellLabel(segment)', () => {
   it('names the days, what happened and the observations it covers', () => {
     const base = { errorClass: null, http: 200, firstDay: '2025-12-15', lastDay: '2025-12-18' };
     expect(stripLabel({ ...base, kind: 'ok', count: 4 })).toBe('2025-12-15 to 2025-12-18: ok (4 observations)');
     expect(stripLabel({ ...base, kind: 'changed', count: 1, lastDay: '2025-12-15' })).toBe('2025-12-15: ok, contract changed');
     expect(stripLabel({ ...base, kind: 'error', errorClass: 'rate_limited', http: 429, count: 1, lastDay: '2025-12-15' })).toBe('2025-12-15: error: rate_limited (HTTP 429)');
     expect(stripLabel({ ...base, kind: 'not_attempted', errorClass: 'host_unresponsive', http: 0, count: 2 })).toBe('2025-12-15 to 2025-12-18: not attempted (host unresponsive) (2 observations)');
+  });
+});
+
+describe('stripKind(kind)', () => {
+  it('knows every outcome of the strip, and draws an outcome it does not know yet in grey under its own name', () => {
+    for (const k of ['ok', 'changed', 'error', 'no_endpoint', 'excluded', 'retired', 'not_attempted', 'missing']) expect(stripKind(k).label).not.toContain('_');
+    expect(stripKind('not_attempted').background).not.toBe(stripKind('missing').background);
+    expect(stripKind('some_later_outcome')).toEqual({ label: 'some later outcome', background: '#afb8c1' });
+    expect(stripLabel({ kind: 'not_attempted', firstDay: '2026-01-02', lastDay: '2026-01-02', count: 1, errorClass: null, http: 0 })).toBe('2026-01-02: not attempted');
+  });
+});
+
+describe('asOfText(iso)', () => {
+  it('writes the instant to the minute in UTC, without milliseconds', () => {
+    expect(asOfText('2026-02-12T06:00:01.140Z')).toBe('2026-02-12 06:00 UTC');
+    expect(asOfText('2026-02-12T07:30:00+01:00')).toBe('2026-02-12 06:30 UTC');
+  });
+});
+
+describe('bytes(n)', () => {
+  it.each([[1, '1 byte'], [820, '820 bytes'], [1_400, '1.4 kB'], [21_000_000, '21 MB'], [1_480_000_000, '1.5 GB']])('%d is %s', (n, text) => {
+    expect(bytes(n)).toBe(text);
   });
 });

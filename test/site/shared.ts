@@ -15,6 +15,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { collectArchive, SITE_FIXTURE } from '../helpers/archive.ts';
+import { generateKeyPair, writeKeyFiles } from '../../collector/ops/keys.ts';
+import { cutEdition } from '../../src/editions/cut-edition.ts';
+import { DEMO_KEY_LABEL } from '../../src/lib/index.ts';
+import { DEFAULT_SITE_URL } from '../../src/site/settings.ts';
 
 const run = promisify(execFile);
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -22,7 +26,7 @@ export const TMP = path.join(ROOT, '.tmp', 'site-tests');
 export const EMPTY_DIR = path.join(TMP, 'empty-archive');
 
 /** What the fixture archive is made from: the collector, the world it runs against, and this recipe. */
-const ARCHIVE_INPUTS = ['collector', 'sandbox', 'src/lib', 'src/archive', 'fixtures', 'package-lock.json', 'test/helpers/archive.ts', 'test/site/shared.ts'];
+const ARCHIVE_INPUTS = ['collector', 'sandbox', 'src/lib', 'src/archive', 'src/loader', 'src/outputs', 'src/charts', 'src/editions', 'fixtures', 'package-lock.json', 'test/helpers/archive.ts', 'test/site/shared.ts'];
 /** What `npm run build` reads besides the archive. */
 const BUILD_INPUTS = ['src', 'content', 'public', 'astro.config.mjs', 'tsconfig.json', 'package.json', 'package-lock.json', 'test/site/shared.ts'];
 const SKIP = new Set(['node_modules', '.astro', 'dist', '.tmp', '.cache']);
@@ -87,9 +91,20 @@ export async function fixtureArchive(): Promise<string> {
   await once(path.basename(dir), async () => {
     await sweep('archive-', path.basename(dir));
     await rm(dir, { recursive: true, force: true });
-    await collectArchive(SITE_FIXTURE, dir);
+    // Signed with a DEMO key (its public half in the archive's keys/, as the demo does), and its
+    // December edition cut as the daily workflow would: a simulated edition, for a simulated build.
+    const key = generateKeyPair(DEMO_KEY_LABEL);
+    await collectArchive({ ...SITE_FIXTURE, signer: key.signer }, dir);
+    writeKeyFiles(key, DEMO_KEY_LABEL, path.join(dir, 'keys'), null);
+    const cut = await cutEdition(dir, { month: '2025-12', pub: { permalink: (p) => `${DEFAULT_SITE_URL}/${p.replace(/^\/+/, '')}`, simulated: true }, signer: key.signer, cache: null, release: null, now: new Date('2025-12-27T00:00:00Z') });
+    if (cut.status !== 'cut') throw new Error(`fixture edition not cut: ${cut.status}`);
   });
   return dir;
+}
+
+/** The fixture archive's DEMO public key (for MCP_SCHEMA_PUBLIC_KEY). */
+export function fixtureKeyFile(dir: string): string {
+  return path.join(dir, 'keys', `${DEMO_KEY_LABEL}-ed25519.pub`);
 }
 
 export async function emptyArchive(): Promise<string> {
@@ -122,7 +137,7 @@ export async function builtSite(name: 'empty' | 'fixture', extraEnv: Record<stri
     const { stdout, stderr } = await run('npm', ['run', 'build'], {
       cwd: ROOT,
       // A fresh loader cache per build: a cached digest must not stand in for the code under test.
-      env: { ...process.env, MCP_SCHEMA_DATA: data, MCP_SCHEMA_OUT: out, MCP_SCHEMA_CACHE: `${out}.cache`, ASTRO_TELEMETRY_DISABLED: '1', ...extraEnv },
+      env: { ...process.env, MCP_SCHEMA_DATA: data, MCP_SCHEMA_OUT: out, MCP_SCHEMA_CACHE: `${out}.cache`, ASTRO_TELEMETRY_DISABLED: '1', ...(name === 'fixture' ? { MCP_SCHEMA_PUBLIC_KEY: fixtureKeyFile(data) } : {}), ...extraEnv },
       maxBuffer: 64 << 20,
     });
     await writeFile(logFile, `${Date.now() - t0}\n${stdout}${stderr}`);

@@ -1,11 +1,13 @@
 import type { APIRoute } from 'astro';
 import { siteArchive } from '../../../site/site-archive.ts';
-import { survivalSvg } from '../../../charts/survival-export.ts';
+import { emptyChartSvg, survivalExportPng, survivalExportSvg } from '../../../charts/survival-export.ts';
+import { liveChartContext } from '../../../site/chart-context.ts';
 
-// Rasterised at build time by sharp (librsvg), which Astro already installs for its image service.
+// Rasterised at build time by sharp (librsvg), which Astro already installs for its image service,
+// with the chart's text in PNG text chunks.
 export const GET: APIRoute = async () => {
-  const { default: sharp } = await import('sharp');
-  const svg = survivalSvg(await siteArchive()) ?? '<svg xmlns="http://www.w3.org/2000/svg" width="720" height="60"><rect width="720" height="60" fill="white"/><text x="10" y="35" font-family="sans-serif" font-size="16">Nothing has been observed yet.</text></svg>';
-  const png = await sharp(Buffer.from(svg), { density: 144 }).flatten({ background: '#ffffff' }).png().toBuffer();
+  const a = await siteArchive();
+  const ctx = liveChartContext(a);
+  const png = await survivalExportPng(survivalExportSvg(a, ctx) ?? emptyChartSvg(ctx), ctx);
   return new Response(new Uint8Array(png), { headers: { 'Content-Type': 'image/png' } });
 };

@@ -1,10 +1,13 @@
 import type { APIRoute } from 'astro';
 import { siteArchive } from '../../../site/site-archive.ts';
-import { survivalSvg } from '../../../charts/survival-export.ts';
+import { emptyChartSvg, survivalExportSvg } from '../../../charts/survival-export.ts';
+import { liveChartContext } from '../../../site/chart-context.ts';
 
+// The standalone SVG carries its title, legend and source line (survival-export.ts); an empty archive
+// still answers with a valid SVG that says so, so embeds never break.
 export const GET: APIRoute = async () => {
-  const svg = survivalSvg(await siteArchive());
-  // An empty archive still answers with a valid SVG that says so, so embeds never break.
-  const body = svg ?? '<svg xmlns="http://www.w3.org/2000/svg" width="720" height="60" role="img"><title>No data yet</title><text x="10" y="35" font-family="sans-serif" font-size="16">Nothing has been observed yet.</text></svg>';
+  const a = await siteArchive();
+  const ctx = liveChartContext(a);
+  const body = survivalExportSvg(a, ctx) ?? emptyChartSvg(ctx);
   return new Response(`<?xml version="1.0" encoding="UTF-8"?>\n${body}`, { headers: { 'Content-Type': 'image/svg+xml' } });
 };

@@ -1,0 +1,18 @@
+// The survival chart's context on the live site (src/charts/survival-export.ts ChartContext): the
+// live files (SVG, PNG, zip on /charts/schema-survival/) carry the live chart page's URL and the
+// latest data date; the citation the site suggests is the latest edition's, whose page and files are
+// frozen (/editions/<id>/), and falls back to the live chart before the first edition is cut.
+import { CHART_PATH, type ChartContext } from '../charts/survival-export.ts';
+import type { Archive } from '../loader/views.ts';
+import { permalink, simulated } from './settings.ts';
+
+export function liveChartContext(a: Pick<Archive, 'asOfDay' | 'methodologyVersions'>): ChartContext {
+  return { url: permalink(CHART_PATH), edition: null, asOfDay: a.asOfDay, methodology: a.methodologyVersions.at(-1) ?? 'v1', simulated: simulated() };
+}
+
+/** The context the site cites: the latest edition's when there is one. */
+export function citedChartContext(a: Pick<Archive, 'asOfDay' | 'methodologyVersions' | 'editions'>): ChartContext {
+  const e = a.editions.at(-1);
+  if (!e) return liveChartContext(a);
+  return { url: e.url, edition: e.edition, asOfDay: e.data_as_of_day, methodology: e.methodology, simulated: simulated() };
+}
