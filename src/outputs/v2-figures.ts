@@ -72,7 +72,7 @@ export function v2FigureRows(v: V2StatisticsView): FigureRow[] {
   const rows: FigureRow[] = [
     study('RQ1', 'reachable', 'reachable (any answer)', probed, s.reachable),
     study('RQ1', 'handshake', 'completed a handshake', probed, s.handshake),
-    ...PROBED_STATUSES.map((st) => study('RQ1', `status_${st}`, `status: ${STATUS_WORDS[st]}`, probed, s.statuses[st])),
+    ...PROBED_STATUSES.map((st) => study('RQ1', `status_${st}`, STATUS_WORDS[st], probed, s.statuses[st])),
     study('RQ2', 'era_modern', 'modern (2026-07-28, server/discover)', hand, s.era.modern),
     study('RQ2', 'era_legacy', 'legacy (initialize)', hand, s.era.legacy),
     study('RQ2', 'era_dual_advertised', 'dual-era (advertised; a lower bound)', hand, s.era.dualEraAdvertised),

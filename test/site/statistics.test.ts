@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { slugFor } from '../../src/lib/slug.ts';
 import { builtSite, fixtureArchive, type BuiltSite } from './shared.ts';
 
 type Row = Record<string, any>;
@@ -117,6 +118,31 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     expect(html).toContain('data-testid="era-adoption-chart"');
     expect(html).toContain('data-testid="era-adoption-chart-narrow"');
     expect(html).toMatch(/<svg[^>]*role="img"/);
+  });
+
+  it('descriptors carry each server\'s latest v2 observation: era, supported versions, instructions hash and the auth challenge, with source v2', async () => {
+    const latest = new Map<string, Row>();
+    for (const r of v2) latest.set(r.target, r);
+    let probed = 0;
+    let gated = 0;
+    for (const [target, r] of latest) {
+      const d = JSON.parse(await readFile(path.join(site.out, 'api/servers', `${slugFor(target)}.json`), 'utf8')) as { _meta: Record<string, Record<string, { value: unknown; source: string | null }>> };
+      const c = d._meta['org.mcp-schema/connectability']!;
+      if (r.outcome !== 'ok' && r.outcome !== 'error') {
+        expect(c.protocol_era!.source, target).toBeNull();
+        continue;
+      }
+      probed++;
+      expect(c.protocol_era, target).toMatchObject({ value: r.era === 'none' ? null : r.era, source: 'v2' });
+      expect(c.supported_versions!.value, target).toEqual(r.supported_versions);
+      expect(c.instructions_sha256!.value, target).toBe(r.instructions_sha256);
+      if (r.status === 'auth_compliant' || r.status === 'auth_noncompliant') {
+        gated++;
+        expect([c.auth_bearer!.value, c.protected_resource_metadata_valid!.value, c.protected_resource_metadata_source!.value], target).toEqual([r.auth_bearer, r.auth_metadata_valid, r.auth_metadata_source]);
+      } else expect(c.auth_bearer!.value, target).toBeNull();
+    }
+    expect(probed).toBeGreaterThan(20);
+    expect(gated).toBeGreaterThan(0);
   });
 
   it('the changelog\'s bridge note: the cross-table counts every pair of the bridge runs, hash agreement and what only v2 sees', async () => {
