@@ -70,7 +70,21 @@ export interface V2BridgeView {
   table: BridgeTable | null;
 }
 
+/** A v2 day as the bundles read it (the same shape as views.ts DayInfo). */
+export interface V2DayInfo {
+  day: string;
+  /** Paths relative to the archive, gzipped part first. */
+  files: string[];
+  /** Valid rows, and lines that failed validation. */
+  rows: number;
+  problems: number;
+  /** Content hash of the day's files. */
+  key: string;
+}
+
 export interface V2Summary {
+  /** The v2 series' days (observations-v2/), oldest first. */
+  dayFiles: V2DayInfo[];
   /** Every v2 run row, oldest first. */
   runs: RunV2[];
   /** Full v2 runs: finished and not partial. */
@@ -110,6 +124,7 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
   const v2Keys = new Map<string, { day: DayFiles; key: string }>();
   const latestByTarget = new Map<string, V2Latest>();
   const points = new Map<string, EraAdoptionPoint>();
+  const dayFiles: V2DayInfo[] = [];
   let rows = 0;
   let problems = 0;
   for (const day of v2Days) {
@@ -123,6 +138,7 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
     }
     rows += s.rows;
     problems += s.problems;
+    dayFiles.push({ day: day.day, files: day.files, rows: s.rows, problems: s.problems, key: src.key });
     for (const p of s.points) points.set(p.run_id, p);
     for (const [target, row] of s.latest) latestByTarget.set(target, row);
   }
@@ -191,6 +207,7 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
   }
 
   return {
+    dayFiles,
     runs,
     fullRuns,
     latest,

@@ -2,9 +2,11 @@
 // an empty archive. The numbers each page shows are recomputed here from the archive's rows, read with
 // JSON.parse, and the Wilson interval and the host-weighted share from their textbook formulas — never
 // taken from the implementation.
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { slugFor } from '../../src/lib/slug.ts';
 import { builtSite, fixtureArchive, type BuiltSite } from './shared.ts';
@@ -143,6 +145,33 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     }
     expect(probed).toBeGreaterThan(20);
     expect(gated).toBeGreaterThan(0);
+  });
+
+  it('offers the v2 rows for download beside v1\'s: JSON Lines per month and whole, its run rows, each in datapackage.json with every field described and in SHA256SUMS', async () => {
+    const data = path.join(site.out, 'data');
+    const whole = gunzipSync(await readFile(path.join(data, 'observations-v2-SIMULATED.jsonl.gz'))).toString('utf8').split('\n').filter(Boolean);
+    expect(whole.length).toBe(v2.length);
+    expect(whole.map((l) => JSON.parse(l).target)).toEqual(v2.map((r) => r.target));
+    const months = [...new Set(v2.map((r) => String(r.day).slice(0, 7)))];
+    let monthRows = 0;
+    for (const m of months) monthRows += gunzipSync(await readFile(path.join(data, `observations-v2-${m}-SIMULATED.jsonl.gz`))).toString('utf8').split('\n').filter(Boolean).length;
+    expect(monthRows).toBe(v2.length);
+    const runLines = (await readFile(path.join(data, 'runs-v2-SIMULATED.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Row);
+    expect(runLines.map((r) => r.run_id)).toEqual(runs.filter((r) => r.methodology_version === 'v2').map((r) => r.run_id));
+    const sums = new Map((await readFile(path.join(data, 'SHA256SUMS'), 'utf8')).trim().split('\n').map((l) => l.split('  ').reverse() as [string, string]));
+    for (const name of ['observations-v2-SIMULATED.jsonl.gz', 'runs-v2-SIMULATED.jsonl', ...months.map((m) => `observations-v2-${m}-SIMULATED.jsonl.gz`)]) {
+      expect(sums.get(name), name).toBe(createHash('sha256').update(await readFile(path.join(data, name))).digest('hex'));
+    }
+    const pkg = JSON.parse(await readFile(path.join(data, 'datapackage.json'), 'utf8')) as { resources: { path: string; rows: number; schema: { fields: { name: string; description: string }[] } }[] };
+    const res = pkg.resources.find((r) => r.path === 'observations-v2-SIMULATED.jsonl.gz')!;
+    expect(res.rows).toBe(v2.length);
+    // Every key a v2 row has is a described field, and no field is described twice.
+    const names = res.schema.fields.map((f) => f.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const key of new Set(v2.flatMap((r) => Object.keys(r)))) expect(names, key).toContain(key);
+    for (const f of res.schema.fields) expect(f.description.length, f.name).toBeGreaterThan(10);
+    const runRes = pkg.resources.find((r) => r.path === 'runs-v2-SIMULATED.jsonl')!;
+    for (const key of Object.keys(runLines[0]!)) expect(runRes.schema.fields.map((f) => f.name), key).toContain(key);
   });
 
   it('the changelog\'s bridge note: the cross-table counts every pair of the bridge runs, hash agreement and what only v2 sees', async () => {
