@@ -14,7 +14,8 @@
 // Resuming: the run's identity is its clock (--now). A restart after a crash with the same clock
 // reuses the roster file that attempt wrote and, per series, skips every target that already has a
 // row for the run_id, so there is never a duplicate row. A run whose series are all in runs.jsonl is
-// refused; one with a run row for some of them only records the others.
+// refused; one with a run row for some of them only records the others. The run's manifest goes on the
+// hash chain once, after its last run row (it covers every series' rows).
 import { appendRunManifests } from '../src/archive/chain.ts';
 import type { AnyRun, ChainSigner, MethodologyChoice, NotAttemptedReason, Observation, ObservationV2, RosterTarget, RunScheduling, RunSeries } from '../src/lib/index.ts';
 import { BRIDGE_DAYS, clip, ERROR_CLASSES, seriesToRecord, sha256Hex } from '../src/lib/index.ts';
@@ -349,8 +350,7 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
     if (has('v1')) written.push(runRow({ ...facts, rows: v1.rows }));
     if (has('v2')) written.push(runRowV2({ ...facts, rows: v2.rows }));
     for (const run of written) store.appendRun(run);
-    // The run's manifest on the hash chain (src/archive/chain.ts), sealed at the run's own clock: one
-    // manifest per run, covering the run row and the rows of every series it recorded.
+    // The run's manifest on the hash chain (src/archive/chain.ts), sealed at the run's own clock.
     await appendRunManifests(o.data, runId, { signer: o.signer ?? null, sealedAt: written[0]!.finished_at, durable: store.durable });
     const durationMs = Math.round(performance.now() - t0);
     const rowsWritten = v1.rows.length + v2.rows.length - earlierRows;

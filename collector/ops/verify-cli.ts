@@ -15,8 +15,8 @@ validates, every referenced object exists and hashes to its name (v2: the handsh
 tools/list page), one row per target per run, run rows agree with their rows and rosters (and the two
 rows of a run that recorded both series with each other), no torn line or temp file, and the hash
 chain (chain.jsonl): each manifest names the one before it, still matches the rows, runs lines,
-roster and objects of its run, and its signature verifies. The first broken link is named by its run.
-Exits 1 on any problem, 2 on bad usage.
+roster and objects of its run, and its signature verifies. The first broken link is named by its
+run. Exits 1 on any problem, 2 on bad usage.
 
   --data <dir>   the archive (default: data/)
   --key <file>   an Ed25519 public key (PEM) the chain may be signed with; repeatable

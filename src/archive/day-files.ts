@@ -21,8 +21,7 @@ export interface DayFiles {
 
 /**
  * The day files of an archive, oldest day first; an archive without observations/ has none. `folder`:
- * another folder of row files laid out the same way (a series folder, layout.ts SERIES_FOLDER; every
- * folder a run writes rows to matches ROW_SERIES_DIR).
+ * another folder of row files laid out the same way (a series folder: layout.ts SERIES_FOLDER, ROW_SERIES_DIR).
  */
 export function listDays(dir: string, folder: string = LAYOUT.observations): DayFiles[] {
   const obs = join(dir, folder);

@@ -69,7 +69,7 @@ export async function cutEdition(dir: string, o: CutOptions): Promise<CutResult>
   if (!EDITION_ID.test(id)) throw new Error(`bad edition id ${id}`);
   if (!o.revise && existsSync(editionDir(dir, id))) return { status: 'exists', id };
   if (o.revise && revisions.length === 0) throw new Error(`no edition ${o.month} to revise`);
-  // Editions freeze the v1 headline figures (the headline moves to v2 after the bridge, issue 13).
+  // An edition freezes the headline series: v1 until the site learns v2 (issue 13, phase 2b).
   const runs = runsOf(readRuns(dir).runs, 'v1');
   const run = o.revise ? runs.find((r) => r.run_id === revisions[0]!.edition.cut_from_run) ?? null : firstFullRun(runs, o.month);
   if (!run) return { status: 'no-full-run', month: o.month };

@@ -4,7 +4,9 @@
 //   - `application/json` (or any body that is not an event stream): the whole body is the message;
 //   - `text/event-stream`: parsed with eventsource-parser; comments (`: keepalive`) and events with
 //     empty data (the SDK's resumability priming event) are skipped, and the answer is the first
-//     event whose JSON has the request's `id`.
+//     event whose JSON has the request's `id`. An event the body ends before its blank line is never
+//     dispatched, as WHATWG HTML §9.2.6 says ("the incomplete event is not dispatched") and as the
+//     collector read the live stream.
 import { createParser } from 'eventsource-parser';
 
 /** JSON-RPC ids the prober sends: constant, so identical servers give identical raw bodies. */
@@ -58,7 +60,6 @@ function findAnswer(body: string | Uint8Array, contentType: string | null, id: n
     },
   });
   parser.feed(text);
-  parser.reset({ consume: true }); // a last event without its blank line still counts
   if (found === undefined) throw new AnswerBodyError(`event stream holds no json-rpc answer with id ${id}`);
   return found;
 }

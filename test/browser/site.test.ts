@@ -141,6 +141,10 @@ browserSuite('the fixture site in Chromium', () => {
     // HTML drops U+0000 from text; everything else of the name is shown as text.
     await expect(page.locator('h1').textContent()).resolves.toBe(CONTROL_NAME.replace('\u0000', ''));
     await expect(page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
+    // The name holds U+202E (right-to-left override): it is isolated in a <bdi>, whose direction the
+    // browser resolves on its own, so the override cannot reach past the name into our text.
+    await expect(page.locator('h1 > bdi').count()).resolves.toBe(1);
+    await expect(page.locator('h1 > bdi').evaluate((e) => getComputedStyle(e).unicodeBidi)).resolves.toBe('isolate');
     const xml = await (await page.request.get(`${site.origin}/servers/${slugFor(CONTROL_NAME)}/feed.xml`)).text();
     const items = await page.evaluate((x) => {
       const doc = new DOMParser().parseFromString(x, 'application/xml');

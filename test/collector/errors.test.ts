@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, GUARD, GuardError, type Failure } from '../../collector/errors.ts';
+import { AuthError, classify, GUARD, GuardError, Http4xxError, Http5xxError, oneLine, ParseError, RateLimitedError, TimeoutError, TlsError, type Failure } from '../../collector/errors.ts';
 
 const err = (code: string, message = code) => Object.assign(new Error(message), { code });
 
@@ -56,5 +56,90 @@ describe('classify(failure)', () => {
     expect(modern.payload.detail).toMatch(/modern-only/);
     const session = classify({ kind: 'status', step: 'initialize', status: 400, wwwAuthenticate: null, retryAfter: null, rpc: { code: -32001, message: 'x' }, sessionIssued: false });
     expect(session.payload.detail).not.toMatch(/modern-only/);
+  });
+});
+
+// Cases mutation testing found untested (issue 18, docs/MUTATION.md): the edges of each status range,
+// every listed code, the cause chain's bound, the detail texts and the error names.
+describe('classify(failure): edges, codes and texts', () => {
+  const status = (n: number, rpc: { code: number; message: string } | null = null): Failure => ({ kind: 'status', step: 'initialize', status: n, wwwAuthenticate: null, retryAfter: null, rpc, sessionIssued: false });
+  const thrown = (error: unknown): Failure => ({ kind: 'thrown', step: 'initialize', error });
+
+  it.each([
+    [299, 'parse', 'unexpected http status 299'],
+    [300, 'http_4xx', 'redirect not followed: http 300 without a usable location'],
+    [399, 'http_4xx', 'redirect not followed: http 399 without a usable location'],
+    [400, 'http_4xx', 'http 400'],
+    [499, 'http_4xx', 'http 499'],
+    [500, 'http_5xx', 'http 500'],
+    [599, 'http_5xx', 'http 599'],
+    [600, 'parse', 'unexpected http status 600'],
+  ])('puts http %i in %s with the detail %j', (n, errorClass, detail) => {
+    const e = classify(status(n));
+    expect([e.errorClass, e.payload.detail, e.payload.httpStatus]).toEqual([errorClass, detail, n]);
+  });
+  it('writes the status, the www-authenticate flag and the json-rpc error into the detail', () => {
+    expect(classify({ ...status(401), wwwAuthenticate: 'Bearer' } as Failure).payload.detail).toBe('http 401 with www-authenticate');
+    expect(classify(status(403, { code: -32001, message: 'no' })).payload.detail).toBe('http 403; json-rpc -32001: no');
+    expect(classify(status(503, { code: -32000, message: 'busy' })).payload).toMatchObject({ detail: 'http 503; json-rpc -32000: busy', jsonrpcCode: -32000 });
+  });
+  it.each([-32020, -32021, -32022])('names a modern-only server for json-rpc code %i', (code) => {
+    expect(classify(status(400, { code, message: 'x' })).payload.detail).toBe(`modern-only server (no initialize): http 400; json-rpc ${code}: x`);
+  });
+  it.each(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'EPIPE', 'EADDRNOTAVAIL', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'EPROTO', 'ERR_INVALID_IP_ADDRESS'])(
+    'takes %s as a connection failure (tls)',
+    (code) => {
+      expect(classify(thrown(err(code))).payload.detail).toBe(`connection failed: ${code}`);
+    },
+  );
+  it.each(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT'])('takes %s as a timeout and names it', (code) => {
+    const e = classify(thrown(err(code)));
+    expect([e.errorClass, e.payload.detail]).toEqual(['timeout', `timeout (${code})`]);
+  });
+  it('says the overall deadline was reached for an abort without a timeout code', () => {
+    const abort = new DOMException('aborted', 'AbortError');
+    expect(classify(thrown(abort)).payload.detail).toBe('overall request deadline reached');
+  });
+  it.each(['ERR_OSSL_EVP_BAD_DECRYPT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN'])('takes %s as a tls handshake failure', (code) => {
+    expect(classify(thrown(err(code))).payload.detail).toBe(`tls handshake failed: ${code}`);
+  });
+  it('matches the tls prefixes at the start of the code only', () => {
+    expect(classify(thrown(err('X_ERR_SSL_Y', 'odd'))).payload.detail).toBe('unexpected failure: Error: odd');
+  });
+  it('describes what it does not recognise, an error or a bare value', () => {
+    expect(classify(thrown(new RangeError('boom'))).payload.detail).toBe('unexpected failure: RangeError: boom');
+    expect(classify(thrown('a string')).payload.detail).toBe('unexpected failure: : a string');
+    expect(classify(thrown({ name: 7, message: 8 })).payload.detail).toBe('unexpected failure: 7: 8');
+  });
+  it('follows the cause chain eight errors deep, no deeper, and stops on a cycle', () => {
+    const chain = (depth: number) => {
+      let e: Error = err('ECONNREFUSED');
+      for (let i = 0; i < depth; i++) e = new Error(`wrap ${i}`, { cause: e });
+      return e;
+    };
+    expect(classify(thrown(chain(7))).payload.detail).toBe('connection failed: ECONNREFUSED');
+    expect(classify(thrown(chain(8))).payload.detail).toBe('unexpected failure: Error: wrap 7');
+    const cyclic: Error & { cause?: unknown } = new Error('loop');
+    cyclic.cause = cyclic;
+    expect(classify(thrown(cyclic)).payload.detail).toBe('unexpected failure: Error: loop');
+  });
+  it('names every error class after itself', () => {
+    const p = { step: 'initialize' as const, httpStatus: null, jsonrpcCode: null, detail: 'd' };
+    expect([
+      new TimeoutError(p).name, new TlsError(p).name, new Http4xxError(p).name, new Http5xxError(p).name,
+      new AuthError({ ...p, wwwAuthenticate: null }).name, new RateLimitedError({ ...p, retryAfter: null }).name, new ParseError(p).name,
+      new GuardError(GUARD.overCap, 'x').name,
+    ]).toEqual(['TimeoutError', 'TlsError', 'Http4xxError', 'Http5xxError', 'AuthError', 'RateLimitedError', 'ParseError', 'GuardError']);
+  });
+});
+
+describe('oneLine(s, max)', () => {
+  it('folds every run of white space into one space and trims', () => {
+    expect(oneLine('  a \n\t b\r\n\nc  ')).toBe('a b c');
+  });
+  it('keeps max characters and cuts a longer text to max − 1 and an ellipsis', () => {
+    expect(oneLine('x'.repeat(300))).toBe('x'.repeat(300));
+    expect(oneLine('x'.repeat(301))).toBe(`${'x'.repeat(299)}…`);
+    expect(oneLine('abcdef', 4)).toBe('abc…');
   });
 });

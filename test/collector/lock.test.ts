@@ -67,17 +67,18 @@ afterAll(async () => {
 });
 
 /**
- * `sh` starts the collector in the background, waits for its lock, kills it with SIGKILL and then
- * becomes `sleep` (exec): sleep never waits for children, so the killed collector stays a zombie
- * for as long as sleep lives. Resolves with the collector's pid and the shell (the sleep) to end.
+ * `sh` starts the collector in the background and a sibling that waits for its lock and kills it
+ * with SIGKILL, then becomes `sleep` (exec): sleep never waits for children, so the killed
+ * collector stays a zombie for as long as sleep lives. Resolves with the collector's pid and the shell (the sleep) to end.
  */
 function killedCollector(data: string): Promise<{ pid: number; parent: ChildProcess }> {
   const script = [
     `node --import tsx collector/cli.ts --registry "$REGISTRY" --data "$DATA" --now 2026-05-01T03:15:00Z --timeout 600000 --optout /dev/null &`,
     'p=$!',
-    'while [ ! -s "$DATA/.lock" ]; do sleep 0.02; done',
-    'kill -9 $p',
-    'echo "$p"',
+    // A sibling waits for the lock and kills; the shell itself becomes sleep at once. Had the shell
+    // killed and then exec'd, it could reap the dead collector in between (dash reaps finished
+    // background jobs when it looks at them) and the premise would hold only when the timing allowed.
+    '( while [ ! -s "$DATA/.lock" ]; do sleep 0.02; done; kill -9 $p; echo "$p" ) &',
     'exec sleep 300',
   ].join('\n');
   const parent = spawn('sh', ['-c', script], { cwd: ROOT, env: { ...process.env, REGISTRY: registryUrl, DATA: data }, stdio: ['ignore', 'pipe', 'inherit'] });

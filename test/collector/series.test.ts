@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../collector/cli.ts';
 import { CliError } from '../../collector/cli-error.ts';
+import { verifyArchive } from '../../collector/ops/verify.ts';
 import { runCollector, type CollectorOptions } from '../../collector/run.ts';
 import { listDays } from '../../src/archive/day-files.ts';
 import { objectPath, SERIES_FOLDER } from '../../src/archive/layout.ts';
@@ -131,6 +132,7 @@ describe('runCollector: resuming a run of both series', () => {
     fs.writeFileSync(file(data, 'v1', 6), full1.slice(0, Math.floor(full1.length / 2)).join('\n') + '\n');
     fs.writeFileSync(file(data, 'v2', 6), full2.slice(0, Math.floor(full2.length / 3)).join('\n') + '\n');
     fs.writeFileSync(join(data, 'runs.jsonl'), '');
+    fs.writeFileSync(join(data, 'chain.jsonl'), ''); // nor the run's manifest on the hash chain
     const again = await collect(data, 6, { methodology: 'v1,v2' });
     expect(again.resumed_rows).toBe(Math.floor(full1.length / 2) + Math.floor(full2.length / 3));
     for (const [rows, n] of [[v1Rows(data, 6), full1.length], [v2Rows(data, 6), full2.length]] as const) {
@@ -145,12 +147,15 @@ describe('runCollector: resuming a run of both series', () => {
     // nothing and writes the v2 run row only; then the run is finished for good.
     const [v1Run] = runsIn(data);
     fs.writeFileSync(join(data, 'runs.jsonl'), JSON.stringify(v1Run) + '\n');
+    fs.writeFileSync(join(data, 'chain.jsonl'), ''); // the manifest comes after the last run row
     const last = await collect(data, 6, { methodology: 'v1,v2' });
     expect(last.series).toEqual(['v2']);
     expect(last.probed).toBe(0);
     expect(runsIn(data).map((r) => r.methodology_version)).toEqual(['v1', 'v2']);
     expect(v2Rows(data, 6)).toHaveLength(full2.length);
     await expect(collect(data, 6, { methodology: 'v1,v2' })).rejects.toMatchObject({ name: 'CliError', exitCode: 4 });
+    // The archive is whole: both series' rows and run rows, and one manifest covering them.
+    expect((await verifyArchive(data)).problems).toEqual([]);
   });
 });
 

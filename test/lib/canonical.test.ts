@@ -18,8 +18,9 @@ describe('canonical-vectors.json', () => {
     expect(canonical).toBe(v.canonical);
     expect(sha256Hex(canonical)).toBe(v.sha256);
   });
-  it.each(refused.map((v) => [v.name, v] as const))('canonicalJson refuses %s with a CanonicalError', (_name, v) => {
+  it.each(refused.map((v) => [v.name, v] as const))('canonicalJson refuses %s with the error the vector names', (_name, v) => {
     expect(() => canonicalJson(JSON.parse(v.input))).toThrow(CanonicalError);
+    expect(() => canonicalJson(JSON.parse(v.input))).toThrow(expect.objectContaining({ name: v.error }));
   });
   it('null-present and null-absent hash differently', () => {
     const byName = new Map(all.map((v) => [v.name, v]));
@@ -31,13 +32,32 @@ describe('canonicalJson(value)', () => {
   it('sorts keys and object-array items but keeps other arrays in order', () => {
     expect(canonicalJson({ b: [3, 1], a: [{ z: 1 }, { a: 2 }] })).toBe('{"a":[{"a":2},{"z":1}],"b":[3,1]}');
   });
+  it('keeps the order of an array that mixes objects with anything else, null included', () => {
+    expect(canonicalJson([{ b: 1 }, null, { a: 1 }])).toBe('[{"b":1},null,{"a":1}]');
+    expect(canonicalJson([{ b: 1 }, [], { a: 1 }])).toBe('[{"b":1},[],{"a":1}]');
+  });
   it('drops keys whose value is undefined, as JSON.stringify does', () => {
     expect(canonicalJson({ a: undefined, b: 1 })).toBe('{"b":1}');
+  });
+  // JSON.stringify would write [undefined] as [null] and NaN as null: a hash over such a value would
+  // stand for JSON nobody sent, so canonicalJson refuses and says what it met.
+  it.each([
+    ['NaN', NaN, 'non-finite number is not json'],
+    ['-Infinity inside an object', { a: -Infinity }, 'non-finite number is not json'],
+    ['undefined inside an array', [1, undefined], 'undefined is not json'],
+    ['a bigint', 1n, 'bigint is not json'],
+    ['a function', () => 1, 'function is not json'],
+  ])('refuses %s with a CanonicalError that names it', (_what, value, message) => {
+    expect(() => canonicalJson(value)).toThrow(new CanonicalError(message));
+    expect(() => canonicalJson(value)).toThrow(CanonicalError);
   });
   it('refuses nesting past MAX_CANONICAL_DEPTH without overflowing the stack, even 100k deep', () => {
     let deep: unknown = [];
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(() => canonicalJson(deep)).toThrow(/nested deeper than 256/);
+    let deepObject: unknown = {};
+    for (let i = 0; i < 100_000; i++) deepObject = { a: deepObject };
+    expect(() => canonicalJson(deepObject)).toThrow(new CanonicalError('json nested deeper than 256 levels'));
     expect(MAX_CANONICAL_DEPTH).toBe(256);
   });
 

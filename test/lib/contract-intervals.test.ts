@@ -28,6 +28,17 @@ describe('contractIntervals(rows)', () => {
     const rows = [row('2026-03-01', { ok: 'A' }), row('2026-03-04', { ok: 'A' }), row('2026-03-05', 'retired')];
     expect(contractIntervals(rows)).toEqual([{ target: 'io.example/server', tools_sha256: A, start_day: '2026-03-01', end_day: '2026-03-04', duration: 3, event: false, retired: true }]);
   });
+  it('marks only the last interval retired: the earlier ones ended in a change', () => {
+    const rows = [row('2026-03-01', { ok: 'A' }), row('2026-03-02', { ok: 'B' }), row('2026-03-05', 'retired')];
+    expect(contractIntervals(rows).map((i) => [i.event, i.retired])).toEqual([[true, false], [false, true]]);
+  });
+  it('does not mark a target retired that came back after its retired row', () => {
+    const rows = [row('2026-03-01', { ok: 'A' }), row('2026-03-02', 'retired'), row('2026-03-09', { ok: 'A' })];
+    expect(contractIntervals(rows)).toEqual([{ target: 'io.example/server', tools_sha256: A, start_day: '2026-03-01', end_day: '2026-03-09', duration: 8, event: false, retired: false }]);
+  });
+  it('is [] for a target retired without ever answering ok', () => {
+    expect(contractIntervals([row('2026-03-01', { error: 'auth' }), row('2026-03-02', 'retired')])).toEqual([]);
+  });
   it('gives a zero-day censored interval for a single observation, and [] for a target never seen ok', () => {
     expect(contractIntervals([row('2026-03-01', { ok: 'A' })])).toMatchObject([{ duration: 0, event: false }]);
     expect(contractIntervals([row('2026-03-01', 'no_endpoint')])).toEqual([]);

@@ -44,6 +44,7 @@ describe('detectDrift(rows)', () => {
       row('2026-01-01', { ok: 'B' }, { at: '2026-01-01T06:00:00Z', run: 'a' }),
     ];
     expect(detectDrift(rows).versions.map((v) => v.tools_sha256)).toEqual([B, A, B, A]);
+    expect(detectDrift([...rows].reverse()).versions.map((v) => v.tools_sha256)).toEqual([B, A, B, A]);
   });
   it('keeps the first body of a version when only the raw body changes', () => {
     const d = detectDrift([row('2026-01-01', { ok: 'A' }, { body: 'x' }), row('2026-01-02', { ok: 'A' }, { body: 'y' })]);
@@ -59,5 +60,14 @@ describe('detectDrift(rows)', () => {
     ['two targets', [row('2026-01-01', { ok: 'A' }), row('2026-01-01', { ok: 'A' }, { target: 'other' })]],
   ])('throws a RangeError for %s', (_what, rows) => {
     expect(() => detectDrift(rows)).toThrow(RangeError);
+  });
+  it('says why it refuses: no rows, several targets, an observed_at that is not a time', () => {
+    expect(() => detectDrift([])).toThrow(new RangeError('detectDrift needs at least one row'));
+    expect(() => detectDrift([row('2026-01-01', { ok: 'A' }), row('2026-01-01', { ok: 'A' }, { target: 'other' })])).toThrow(
+      new RangeError("detectDrift takes one target's rows, got more than one target"),
+    );
+    // A lean row (DriftRow, as the site's loader keeps them) is not checked by the zod contract.
+    const { target, outcome, day, run_id, tools_sha256, body_sha256 } = row('2026-01-01', { ok: 'A' });
+    expect(() => detectDrift([{ target, outcome, day, run_id, tools_sha256, body_sha256, observed_at: 'yesterday' }])).toThrow(new RangeError('detectDrift: unparseable observed_at'));
   });
 });

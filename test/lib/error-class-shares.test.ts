@@ -27,8 +27,9 @@ function run(partial: boolean): Run {
 }
 
 describe('errorClassShares(rows)', () => {
-  const s = errorClassShares(rows, { run: run(false) });
+  const shares = () => errorClassShares(rows, { run: run(false) });
   it('counts attempted rows (ok + error) with Wilson intervals', () => {
+    const s = shares();
     expect(s.attempted.n).toBe(4);
     expect(s.attempted.classes.ok).toEqual({ count: 2, ...wilson(2, 4) });
     expect(s.attempted.classes.timeout.count).toBe(1);
@@ -36,11 +37,14 @@ describe('errorClassShares(rows)', () => {
     expect(s.attempted.classes.no_endpoint).toEqual({ count: 0, ...wilson(0, 4) });
   });
   it('counts listed rows (ok + error + no_endpoint), where no_endpoint is a class', () => {
+    const s = shares();
     expect(s.listed.n).toBe(6);
+    expect([s.listed.classes.ok.count, s.listed.classes.timeout.count, s.listed.classes.auth.count]).toEqual([2, 1, 1]);
     expect(s.listed.classes.no_endpoint.count).toBe(2);
     expect(s.listed.classes.no_endpoint.p).toBe(2 / 6);
   });
   it('weights hosts equally (hostname, case and port ignored): mean of within-host shares', () => {
+    const s = shares();
     expect(s.attempted.hosts).toBe(2);
     expect(s.attempted.largestHostCount).toBe(3);
     // a.example: ok 2/3, timeout 1/3; b.example: auth 1/1
@@ -49,15 +53,34 @@ describe('errorClassShares(rows)', () => {
     expect(s.attempted.hostWeighted.auth).toBe(0.5);
   });
   it('keeps retired and excluded rows out of both denominators, and counts them', () => {
+    const s = shares();
     expect([s.retired, s.excluded]).toEqual([1, 1]);
   });
   it('keeps not_attempted rows out of both denominators and the host view, and counts them', () => {
+    const s = shares();
     expect(s.notAttempted).toBe(2);
     expect([s.attempted.n, s.listed.n, s.attempted.hosts, s.attempted.largestHostCount]).toEqual([4, 6, 2, 3]);
   });
-  it('refuses a partial run and rows of several runs', () => {
+  it('refuses a partial run, rows of several runs and rows of another run than the one given', () => {
     expect(() => errorClassShares(rows, { run: run(true) })).toThrow(PartialRunError);
-    expect(() => errorClassShares([...rows, row('2026-04-02', { ok: 'A' })])).toThrow(RangeError);
+    expect(() => errorClassShares(rows, { run: run(true) })).toThrow(
+      expect.objectContaining({ name: 'PartialRunError', message: `run ${day}-r1 is partial: its rows never feed published shares` }),
+    );
+    expect(() => errorClassShares([...rows, row('2026-04-02', { ok: 'A' })])).toThrow(new RangeError('errorClassShares takes the rows of one run'));
+    const other = rows.map((r) => ({ ...r, run_id: `${day}-r2` }));
+    expect(() => errorClassShares(other, { run: run(false) })).toThrow(new RangeError('errorClassShares: rows and run disagree on run_id'));
+  });
+  it('takes the run_id from the run when the run wrote no rows', () => {
+    expect(errorClassShares([], { run: run(false) })).toMatchObject({ run_id: `${day}-r1`, attempted: { n: 0 }, listed: { n: 0 } });
+    expect(errorClassShares([]).run_id).toBe('');
+  });
+  it('groups an endpoint that is not a URL by its own text, one host per distinct text', () => {
+    const odd = [
+      row(day, { ok: 'A' }, { target: 'u1', endpoint: 'not a url' }),
+      row(day, { error: 'parse' }, { target: 'u2', endpoint: 'also not a url' }),
+      row(day, { ok: 'B' }, { target: 'u3', endpoint: 'not a url' }),
+    ];
+    expect(errorClassShares(odd).attempted).toMatchObject({ hosts: 2, largestHostCount: 2 });
   });
   it('gives n = 0, NaN shares and no hosts for a run without attempts', () => {
     const e = errorClassShares([row(day, 'no_endpoint')]);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { escapePointerToken, pointerDiff } from '../../src/lib/index.ts';
+import { CanonicalError, escapePointerToken, MAX_CANONICAL_DEPTH, pointerDiff } from '../../src/lib/index.ts';
+
+/** { k: { k: … leaf … } } nested `depth` objects deep. */
+const nested = (depth: number, leaf: unknown): unknown => {
+  let v = leaf;
+  for (let i = 0; i < depth; i++) v = { k: v };
+  return v;
+};
 
 describe('pointerDiff(before, after)', () => {
   it('reports added, removed and changed leaves with RFC 6901 pointers, sorted', () => {
@@ -22,6 +29,18 @@ describe('pointerDiff(before, after)', () => {
     ['both absent', undefined, undefined, []],
   ])('handles %s at the root', (_what, before, after, expected) => {
     expect(pointerDiff(before, after)).toEqual(expected);
+  });
+  it('sorts the changes by pointer whatever the key order of the objects', () => {
+    expect(pointerDiff({ z: 1, m: { b: 1, a: 1 }, a: 1 }, { z: 2, m: { b: 2, a: 2 }, a: 2 }).map((c) => c.path)).toEqual(['/a', '/m/a', '/m/b', '/z']);
+  });
+  // Schemas are registry text: a hostile one may nest without end. The walk stops at the canonical depth
+  // bound and compares what lies below as a whole, so a deep difference is one change at that depth.
+  it('walks objects no deeper than MAX_CANONICAL_DEPTH and reports a deeper difference there, whole', () => {
+    const at = '/k'.repeat(MAX_CANONICAL_DEPTH);
+    expect(pointerDiff(nested(300, 1), nested(300, 2))).toEqual([{ path: at, kind: 'changed', before: nested(44, 1), after: nested(44, 2) }]);
+  });
+  it('refuses objects nested past the canonical bound with a CanonicalError, even 100k deep, without overflowing the stack', () => {
+    expect(() => pointerDiff(nested(100_000, 1), nested(100_000, 2))).toThrow(CanonicalError);
   });
 });
 

@@ -6,8 +6,9 @@ import { liveMcpBenchCatalogues } from './helpers/fixtures.ts';
 
 describe('schemaHygiene(catalogues)', () => {
   const cats = liveMcpBenchCatalogues();
-  const h = schemaHygiene(cats);
+  const hygiene = () => schemaHygiene(cats);
   it('counts LiveMCPBench: 70 catalogues, 527 tools', () => {
+    const h = hygiene();
     expect([h.targets, h.tools]).toEqual([70, 527]);
   });
   it.each([
@@ -17,13 +18,42 @@ describe('schemaHygiene(catalogues)', () => {
     ['description', 508],
     ['outputSchema', 104],
   ] as const)('%s: %i of 527, with a Wilson interval', (key, count) => {
-    expect(h[key]).toEqual({ count, n: 527, ...wilson(count, 527) });
+    expect(hygiene()[key]).toEqual({ count, n: 527, ...wilson(count, 527) });
   });
   it('finds no catalogue served twice in LiveMCPBench, and finds one served under two names, in any tool order', () => {
+    const h = hygiene();
     expect(h.identicalCatalogues).toEqual([]);
     const first = cats[0]!;
     const copy = { target: 'io.example/copy', tools: [...first.tools].reverse() };
     expect(schemaHygiene([...cats, copy]).identicalCatalogues).toEqual([{ tools_sha256: toolsSha256(first.tools), targets: [first.target, 'io.example/copy'].sort() }]);
+  });
+  it('counts a description of blanks as no description', () => {
+    const tools = [{ name: 'a', description: ' \n\t ' }, { name: 'b', description: '' }, { name: 'c', description: 'Lists issues.' }, { name: 'd' }];
+    expect(schemaHygiene([{ target: 't', tools }]).description.count).toBe(1);
+  });
+  it('lists catalogues served under most names first, names in code-unit order and each once', () => {
+    const one = [{ name: 'echo' }];
+    const two = [{ name: 'add' }, { name: 'sub' }];
+    const cats = [
+      { target: 'b/one', tools: one },
+      { target: 'z/two', tools: two },
+      { target: 'A/two', tools: two },
+      { target: 'a/one', tools: one },
+      { target: 'm/two', tools: two },
+      { target: 'a/one', tools: one },
+      { target: 'solo', tools: [{ name: 'x' }] },
+    ];
+    expect(schemaHygiene(cats).identicalCatalogues).toEqual([
+      { tools_sha256: toolsSha256(two), targets: ['A/two', 'm/two', 'z/two'] },
+      { tools_sha256: toolsSha256(one), targets: ['a/one', 'b/one'] },
+    ]);
+  });
+  it('orders catalogues served under equally many names by their hash', () => {
+    const lists = [[{ name: 'p' }], [{ name: 'q' }], [{ name: 'r' }]];
+    const cats = lists.flatMap((tools, i) => [{ target: `x${i}`, tools }, { target: `y${i}`, tools }]);
+    const hashes = schemaHygiene(cats).identicalCatalogues.map((c) => c.tools_sha256);
+    expect(hashes).toEqual(lists.map((tools) => toolsSha256(tools)).sort());
+    expect(schemaHygiene([...cats].reverse()).identicalCatalogues.map((c) => c.tools_sha256)).toEqual(hashes);
   });
   it('ignores empty catalogues when looking for duplicates', () => {
     expect(schemaHygiene([{ target: 'a', tools: [] }, { target: 'b', tools: [] }]).identicalCatalogues).toEqual([]);
@@ -31,6 +61,12 @@ describe('schemaHygiene(catalogues)', () => {
   it.each([
     ['a property without type', { type: 'object', properties: { q: { description: 'x' } } }, false],
     ['a property with anyOf', { type: 'object', properties: { q: { anyOf: [{ type: 'string' }] } } }, true],
+    ['a property with enum only', { type: 'object', properties: { q: { enum: ['a', 'b'] } } }, true],
+    ['a property with const only', { type: 'object', properties: { q: { const: 'a' } } }, true],
+    ['a property with oneOf', { type: 'object', properties: { q: { oneOf: [{ type: 'string' }, { type: 'null' }] } } }, true],
+    ['a property with allOf', { type: 'object', properties: { q: { allOf: [{ type: 'string' }] } } }, true],
+    ['a property that is a $ref', { type: 'object', properties: { q: { $ref: '#/$defs/q' } } }, true],
+    ['properties that are not an object', { type: 'object', properties: [{ type: 'string' }] }, false],
     ['no properties', { type: 'object' }, true],
     ['no type: object', { properties: {} }, false],
     ['a boolean property schema', { type: 'object', properties: { q: true } }, false],

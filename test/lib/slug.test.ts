@@ -12,8 +12,9 @@ describe('slugFor(name)', () => {
     ['a~b', 'a~7eb'],
     ['ü/ß', '~c3~bc_~c3~9f'],
     ['<script>/x', '~3cscript~3e_x'],
-  ])('maps %j to %j', (name, slug) => {
+  ])('maps %j to %j and back', (name, slug) => {
     expect(slugFor(name)).toBe(slug);
+    expect(nameFromSlug(slug)).toBe(name);
   });
 
   // Names equal to what the site writes under /servers/ and /api/servers/, or at its root: each
@@ -75,14 +76,25 @@ describe('slugFor(name)', () => {
     );
   });
 
-  it('round-trips through nameFromSlug for well-formed unicode names', () => {
+  // Up to 60 graphemes of astral characters encode to more than MAX_SLUG_LENGTH characters (each byte
+  // of a 4-byte character is `~xx`): such a slug is hashed and, as documented, not reversible.
+  it('round-trips through nameFromSlug for well-formed unicode names, unless the slug had to be hashed', () => {
     fc.assert(
       fc.property(fc.string({ minLength: 1, maxLength: 60, unit: 'grapheme' }), (name) => {
-        expect(nameFromSlug(slugFor(name))).toBe(name);
+        const slug = slugFor(name);
+        expect(nameFromSlug(slug)).toBe(/~~[0-9a-f]{16}$/.test(slug) ? null : name);
       }),
     );
+    const astral = '\u{1F600}'.repeat(30);
+    expect(slugFor(astral)).toMatch(/~~[0-9a-f]{16}$/);
+    expect(nameFromSlug(slugFor(astral))).toBeNull();
   });
 
+  it('keeps a slug of exactly MAX_SLUG_LENGTH characters and hashes one character more', () => {
+    const name = (n: number) => `io.github.x/${'a'.repeat(n - 12)}`;
+    expect(slugFor(name(MAX_SLUG_LENGTH))).toBe(name(MAX_SLUG_LENGTH).replace('/', '_'));
+    expect(slugFor(name(MAX_SLUG_LENGTH + 1))).toMatch(/^io\.github\.x_a{148}~~[0-9a-f]{16}$/);
+  });
   it('hashes over-long names into a bounded, distinct slug', () => {
     const a = slugFor(`io.github.x/${'a'.repeat(500)}`);
     const b = slugFor(`io.github.x/${'a'.repeat(499)}b`);
@@ -93,9 +105,25 @@ describe('slugFor(name)', () => {
   });
 });
 
+describe('nameFromSlug(slug)', () => {
+  // Slugs come back from URLs anyone can type: each name has one slug, and nothing else resolves.
+  it.each([
+    ['a letter escaped that needs no escape', 'a~62_c'],
+    ['an upper-case letter', 'io.github.A_x'],
+    ['bytes that are not UTF-8', 'x_~ff'],
+    ['a cut UTF-8 sequence', 'x_~c3'],
+    ['a broken escape', 'x_~zz'],
+    ['a lone-surrogate escape outside the surrogates', 'x_~u0041'],
+    ['a hashed slug', 'io.github.x_a~~0123456789abcdef'],
+  ])('is null for %s (%j)', (_what, slug) => {
+    expect(nameFromSlug(slug)).toBeNull();
+  });
+});
+
 describe('slugFor(name) with lone surrogates', () => {
   it('keeps names that differ only in a lone surrogate apart, and round-trips them', () => {
     expect(slugFor('a\ud800')).toBe('a~ud800');
+    expect(slugFor('a\udfff')).toBe('a~udfff');
     expect(slugFor('a\ud800')).not.toBe(slugFor('a\udfff'));
     expect(nameFromSlug('a~ud800')).toBe('a\ud800');
     fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 40, unit: 'binary' }), (name) => {

@@ -32,6 +32,24 @@ describe('summariseDiff(before, after)', () => {
     expect(prose.changed.map((c) => c.surfaces)).toEqual([['description']]);
     expect(schema.changed.map((c) => [c.surfaces, c.input])).toEqual([[['inputSchema'], [{ path: '/required', kind: 'changed', before: ['owner', 'repo'], after: ['owner', 'repo', 'state'] }]]]);
   });
+  it('lists added, removed and changed names in code-unit order whatever the list order', () => {
+    const before = [{ name: 'zeta' }, { name: 'Beta', description: 'b' }, { name: 'beta', description: 'b' }, { name: 'gone_z' }, { name: 'Gone_a' }];
+    const after = [{ name: 'new_z' }, { name: 'beta', description: 'B' }, { name: 'Beta', description: 'B' }, { name: 'zeta' }, { name: 'New_a' }];
+    const d = summariseDiff(before, after);
+    expect([d.added, d.removed, d.changed.map((c) => c.name)]).toEqual([['New_a', 'new_z'], ['Gone_a', 'gone_z'], ['Beta', 'beta']]);
+  });
+  it('reports a surface that appears or disappears', () => {
+    const before = [{ name: 't', title: 'T', inputSchema: { type: 'object' } }];
+    const after = [{ name: 't', inputSchema: { type: 'object' }, outputSchema: { type: 'object' } }];
+    expect(summariseDiff(before, after).changed).toEqual([
+      { name: 't', surfaces: ['outputSchema', 'title'], input: [], output: [{ path: '', kind: 'added', after: { type: 'object' } }] },
+    ]);
+  });
+  it('compares the first definition when a list repeats a tool name (tools_sha256 still covers every entry)', () => {
+    const once = [{ name: 't', description: 'first' }];
+    expect(summariseDiff(once, [...once, { name: 't', description: 'second' }])).toEqual({ added: [], removed: [], returned: [], changed: [] });
+    expect(summariseDiff([...once, { name: 't', description: 'second' }], [{ name: 't', description: 'second' }]).changed.map((c) => c.surfaces)).toEqual([['description']]);
+  });
   it('is empty for the same list in another order', () => {
     expect(summariseDiff(base, [...base].reverse())).toEqual({ added: [], removed: [], returned: [], changed: [] });
   });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { contractSha256, proseSha256, toolsSha256, toolSurfaceHashes } from '../../src/lib/index.ts';
-import { githubTools, tool } from './helpers/fixtures.ts';
+import { githubTools, proxyTools, tool } from './helpers/fixtures.ts';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
@@ -35,6 +35,12 @@ describe('contractSha256(tools) and proseSha256(tools)', () => {
     (tool(after, 'list_issues').inputSchema as { required: string[] }).required.push('state');
     expect(contractSha256(after)).not.toBe(contractSha256(base));
     expect(proseSha256(after)).toBe(proseSha256(base));
+  });
+  it('an outputSchema edit moves contract only (server-filesystem read_file)', () => {
+    const fs = proxyTools('server-filesystem');
+    const after = structuredClone(fs);
+    (tool(after, 'read_file').outputSchema as { required: string[] }).required.push('extra');
+    expect([contractSha256(after) === contractSha256(fs), proseSha256(after) === proseSha256(fs)]).toEqual([false, true]);
   });
   it('a title edit moves prose only; an annotations edit moves contract only', () => {
     const titled = structuredClone(base);

@@ -83,7 +83,7 @@ describe('npm run build on the fixture archive', () => {
     for (const name of [...SITE_FILE_NAMES, CONTROL_NAME]) {
       const slug = slugFor(name);
       // Line-break opportunities (<wbr>, our markup) sit after separators; the name itself is all text.
-      expect((await read(site, `servers/${slug}/index.html`)).replace(/<wbr>/g, ''), name).toContain(`">${name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</h1>`);
+      expect((await read(site, `servers/${slug}/index.html`)).replace(/<wbr>/g, ''), name).toContain(`"><bdi>${name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</bdi></h1>`);
       const api = JSON.parse(await read(site, `api/servers/${slug}.json`)) as { server: { name: string } };
       expect(api.server.name).toBe(name);
       // A simulated build marks every feed's title (Publication.simulated).

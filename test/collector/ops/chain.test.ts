@@ -86,9 +86,15 @@ describe('verify fails on a rewritten history, naming the run', () => {
     const m = readChain(dir).manifests[1]!.manifest;
     const file = join(dir, `observations/${m.day}.jsonl`);
     const text = readFileSync(file, 'utf8');
-    // A digit of a latency: the row still validates, only the chain can tell.
+    // The last digit of a latency's integer part: the row still validates (never a leading zero,
+    // which JSON refuses), only the chain can tell.
     const at = text.search(/"latency_ms":\d/) + '"latency_ms":'.length;
-    writeFileSync(file, text.slice(0, at) + String((Number(text[at]) + 1) % 10) + text.slice(at + 1));
+    let last = at;
+    while (/\d/.test(text[last + 1] ?? '')) last++;
+    const flipped = text.slice(0, last) + String((Number(text[last]) + 1) % 10) + text.slice(last + 1);
+    expect(flipped.length).toBe(text.length);
+    expect(flipped).not.toBe(text);
+    writeFileSync(file, flipped);
     const problems = await chainProblems(dir);
     expect(problems.length).toBeGreaterThan(0);
     expect(problems[0]!.message).toContain(`run ${m.run_id}`);

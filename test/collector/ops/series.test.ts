@@ -25,10 +25,7 @@ const copy = () => {
 const v2Dir = (dir: string) => join(dir, 'observations-v2');
 const v2Files = (dir: string) => readdirSync(v2Dir(dir)).sort();
 const v2RowsOf = (dir: string, file: string) => readFileSync(join(v2Dir(dir), file), 'utf8').trimEnd().split('\n').map((l) => ObservationV2.parse(JSON.parse(l)));
-// These cases edit runs.jsonl or day files by hand: the hash chain rightly reports that too
-// (test/collector/ops/chain.test.ts checks it); here only the series checks are under test.
-const seriesProblems = async (dir: string) => (await verifyArchive(dir)).problems.filter((p) => !p.kind.startsWith('chain'));
-const kinds = async (dir: string) => (await seriesProblems(dir)).map((p) => p.kind);
+const kinds = async (dir: string) => (await verifyArchive(dir)).problems.map((p) => p.kind);
 
 beforeAll(async () => {
   base = await collectArchive({ seed: 'ops-series', size: 60, days: 3, methodology: 'v1,v2' });
@@ -77,9 +74,10 @@ describe('verifyArchive(dir) with both series', () => {
     const v2 = runs[i]!;
     runs[i] = { ...v2, statuses: { ...v2.statuses, ok: v2.statuses.ok + 1 }, requests: { ...v2.requests, total: v2.requests.total + 1 } };
     writeFileSync(join(d, 'runs.jsonl'), runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    const problems = await seriesProblems(d);
-    expect(problems.map((p) => p.kind)).toEqual(['run-counts', 'run-counts']);
-    expect(problems.map((p) => p.message).join(' ')).toMatch(/status ok.*requests/);
+    const report = await verifyArchive(d);
+    // The edited run line no longer matches the run's manifest on the hash chain either.
+    expect(report.problems.map((p) => p.kind)).toEqual(['run-counts', 'run-counts', 'chain-digest']);
+    expect(report.problems.map((p) => p.message).join(' ')).toMatch(/status ok.*requests/);
   });
 
   it('warns on a run whose v2 row is missing, and fails when the two rows of a run disagree on its facts', async () => {
@@ -87,7 +85,7 @@ describe('verifyArchive(dir) with both series', () => {
     const lines = readFileSync(join(a, 'runs.jsonl'), 'utf8').trimEnd().split('\n');
     writeFileSync(join(a, 'runs.jsonl'), lines.filter((l) => !(l.includes('"methodology_version":"v2"') && l.includes(JSON.parse(lines[0]!).run_id))).join('\n') + '\n');
     const report = await verifyArchive(a);
-    expect(report.problems.filter((p) => !p.kind.startsWith('chain'))).toEqual([]);
+    // The run's manifest on the hash chain names both run lines: taking one out is a broken link.
     expect(report.problems.map((p) => p.kind)).toEqual(['chain-digest']);
     expect(report.warnings.filter((w) => w.kind === 'run-unfinished').map((w) => w.message)).toEqual([expect.stringMatching(/\(v2\) have no run row/)]);
     const b = copy();
@@ -95,7 +93,7 @@ describe('verifyArchive(dir) with both series', () => {
     const i = runs.findIndex((r) => r.methodology_version === 'v2');
     runs[i] = { ...runs[i]!, eligible: runs[i]!.eligible + 1 };
     writeFileSync(join(b, 'runs.jsonl'), runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    expect(await kinds(b)).toEqual(['run-series']);
+    expect(await kinds(b)).toEqual(['run-series', 'chain-digest']);
   });
 });
 

@@ -78,6 +78,11 @@ describe('annotations-removed', () => {
     const after = mutated(base, 'list_issues', (t) => (t.annotations = null));
     expect(alone('annotations-removed', base, after)).toMatchObject([{ after: null }]);
   });
+  it('counts annotations: {} as none, both ways', () => {
+    const emptied = mutated(base, 'list_issues', (t) => (t.annotations = {}));
+    expect(alone('annotations-removed', base, emptied)).toMatchObject([{ after: {} }]);
+    expect(alone('annotations-removed', emptied, mutated(base, 'list_issues', (t) => delete t.annotations))).toEqual([]);
+  });
   it('does not fire when some annotations remain', () => {
     expect(alone('annotations-removed', base, annotate('list_issues', (a) => delete a.idempotentHint))).toEqual([]);
   });

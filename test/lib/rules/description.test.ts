@@ -28,6 +28,12 @@ describe('tool-description-changed', () => {
       },
     ]);
   });
+  it('fires when a description appears where there was none, and when it goes', () => {
+    const bare = mutated(base, 'list_issues', (t) => delete t.description);
+    expect(alone('tool-description-changed', bare, base)).toMatchObject([{ before: undefined, after: old }]);
+    expect(alone('tool-description-changed', base, bare)).toMatchObject([{ before: old, after: undefined }]);
+    expect(alone('tool-description-changed', bare, bare)).toEqual([]);
+  });
   it('does not fire when the schema changed too', () => {
     expect(alone('tool-description-changed', base, rewordedAndRequired)).toEqual([]);
   });

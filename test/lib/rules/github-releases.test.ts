@@ -11,26 +11,30 @@ describe('classifyChange(before, after) on github-mcp-server v0.23.0 → v0.24.0
   // v0.21.0, v0.22.0 and v0.23.0 share one file (manifest.json).
   const before = githubTools(fileOf('v0.23.0'));
   const after = githubTools(fileOf('v0.24.0'));
-  const c = classifyChange(before, after);
+  const classify = () => classifyChange(before, after);
 
   it('maps v0.23.0 to the v0.21.0 file', () => expect(fileOf('v0.23.0')).toBe('v0.21.0'));
   it('reports dismiss_notification.state becoming required as the one ERR', () => {
+    const c = classify();
     expect(c.compatibility.filter((f) => f.level === 'ERR')).toEqual([
       expect.objectContaining({ rule: 'input-property-became-required', tool: 'dismiss_notification', path: '/inputSchema/properties/state', before: false, after: true }),
     ]);
   });
   it('reports the 31 new tools on both axes and no removal', () => {
+    const c = classify();
     expect(byRule(c.compatibility)['tool-added']).toBe(31);
     // 33: schema or annotations changes on 29 tools whose description stayed byte-identical.
     expect(byRule(c.security)).toEqual({ 'tool-capability-added': 31, 'tool-contract-changed-description-identical': 33 });
     expect(c.compatibility.some((f) => f.rule === 'tool-removed')).toBe(false);
   });
   it('reports push_files losing additionalProperties: false in files[] as loosened', () => {
+    const c = classify();
     expect(c.compatibility).toContainEqual(
       expect.objectContaining({ rule: 'input-constraint-loosened', tool: 'push_files', path: '/inputSchema/properties/files/items/additionalProperties', before: false, after: undefined }),
     );
   });
   it('raises nothing on the 27 tools that dropped an explicit readOnlyHint: false (the default)', () => {
+    const c = classify();
     expect(c.security.filter((f) => f.level === 'HIGH')).toEqual([]);
     const d = summariseDiff(before, after);
     expect(d.changed.filter((t) => t.surfaces.join() === 'annotations')).toHaveLength(23); // the other 4 also changed inputSchema
@@ -38,8 +42,8 @@ describe('classifyChange(before, after) on github-mcp-server v0.23.0 → v0.24.0
 });
 
 describe('classifyChange(before, after) on github-mcp-server v0.10.0 → v0.11.0', () => {
-  const c = classifyChange(githubTools('v0.10.0'), githubTools('v0.11.0'));
   it('sees list_issues enums change case as 5 removed and 4 added values', () => {
+    const c = classifyChange(githubTools('v0.10.0'), githubTools('v0.11.0'));
     const removed = c.compatibility.filter((f) => f.rule === 'input-enum-value-removed').map((f) => f.before);
     const added = c.compatibility.filter((f) => f.rule === 'input-enum-value-added').map((f) => f.after);
     expect(removed.sort()).toEqual(['all', 'asc', 'closed', 'desc', 'open']);

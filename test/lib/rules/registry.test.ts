@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { classifyBody, classifyChange, RULES, trackTombstones, type Tool } from '../../../src/lib/index.ts';
+import { classifyBody, classifyChange, MAX_CANONICAL_DEPTH, RULES, trackTombstones, type Tool } from '../../../src/lib/index.ts';
 import { githubTools, proxyTools } from '../helpers/fixtures.ts';
-import { mutated } from '../helpers/rules.ts';
+import { mutated, rule } from '../helpers/rules.ts';
 
 const gh = githubTools('v1.10.1');
 const fs = proxyTools('server-filesystem');
@@ -93,6 +93,37 @@ describe('classifyChange(before, after, opts)', () => {
       'input-property-became-required list_issues /inputSchema/properties/since',
       'input-property-became-required list_issues /inputSchema/properties/state',
     ]);
+  });
+  it('orders the findings of one rule by path even when the rule emits them in another order', () => {
+    // constraint.ts reads keywords in its own order (maximum before exclusiveMaximum); readers get pointer order.
+    const after = issues((t) => Object.assign(t.inputSchema.properties.perPage, { maximum: 50, exclusiveMaximum: 60, minLength: 1 }));
+    expect(classifyChange(gh, after, { rules: [rule('input-constraint-tightened')] }).compatibility.map((f) => f.path)).toEqual([
+      '/inputSchema/properties/perPage/exclusiveMaximum',
+      '/inputSchema/properties/perPage/maximum',
+      '/inputSchema/properties/perPage/minLength',
+    ]);
+  });
+  it('reports a tool new to both the list and the tombstones as added, next to a returning one', () => {
+    const hidden = gh.filter((t) => t.name !== 'list_issues');
+    const returned = [...issues((t) => (t.annotations.readOnlyHint = false)), { name: 'brand_new' }];
+    const tombs = trackTombstones([gh, hidden]);
+    expect(classifyChange(hidden, returned, { tombstones: tombs[1] }).security.map((f) => `${f.rule} ${f.tool}`)).toEqual([
+      'read-only-hint-dropped list_issues',
+      'tool-capability-added brand_new',
+      // the returning tool's annotations changed against its tombstone while its description did not
+      'tool-contract-changed-description-identical list_issues',
+    ]);
+  });
+  // Schemas are registry text and may nest without end: the walk stops at MAX_CANONICAL_DEPTH, as
+  // canonicalJson and pointerDiff do, and never overflows the stack.
+  it('compares schema nodes down to MAX_CANONICAL_DEPTH levels of properties, no deeper', () => {
+    const deep = (levels: number, maximum: number) => {
+      let node: Record<string, unknown> = { type: 'number', maximum };
+      for (let i = 0; i < levels; i++) node = { type: 'object', maximum, properties: { p: node } };
+      return [{ name: 't', inputSchema: node }];
+    };
+    expect(classifyChange(deep(300, 10), deep(300, 5), { rules: [rule('input-constraint-tightened')] }).compatibility).toHaveLength(MAX_CANONICAL_DEPTH + 1);
+    expect(() => classifyChange(deep(100_000, 10), deep(100_000, 5), { rules: [rule('input-constraint-tightened')] })).not.toThrow();
   });
   it('catches hide-then-return-changed through tombstones', () => {
     const hidden = gh.filter((t) => t.name !== 'list_issues');

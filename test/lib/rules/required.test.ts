@@ -25,6 +25,12 @@ describe('input-required-property-added', () => {
       },
     ]);
   });
+  it('fires with no schema to show for a required name that properties does not declare (even "constructor")', () => {
+    const after = mutated(base, 'list_issues', (t) => t.inputSchema.required.push('constructor'));
+    expect(alone('input-required-property-added', base, after)).toMatchObject([{ path: '/inputSchema/properties/constructor', before: undefined, after: undefined }]);
+    const bare = (required: string[]) => [{ name: 't', inputSchema: { type: 'object', required } }];
+    expect(alone('input-required-property-added', bare([]), bare(['q']))).toMatchObject([{ path: '/inputSchema/properties/q', after: undefined }]);
+  });
   it('does not fire for the same property added as optional', () => {
     const after = mutated(base, 'list_issues', (t) => {
       t.inputSchema.properties.milestone = { type: 'string' };

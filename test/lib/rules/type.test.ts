@@ -30,6 +30,29 @@ describe('input-property-type-changed', () => {
   ])('%s gives %#: %s findings', (_what, type, count) => {
     expect(alone('input-property-type-changed', base, perPageType(type))).toHaveLength(count as number);
   });
+  it('fires for a type declared where there was none (any type → "string")', () => {
+    const before = perPageType(undefined);
+    expect(alone('input-property-type-changed', before, perPageType('string'))).toEqual([
+      expect.objectContaining({ path: '/inputSchema/properties/perPage/type', before: undefined, after: 'string', message: 'The type of input property "perPage" of tool "list_issues" changed from any type to "string": values valid before may now be rejected.' }),
+    ]);
+  });
+  it('names the schema root and array items in its message', () => {
+    const root = mutated(base, 'list_issues', (t) => (t.inputSchema.type = 'array'));
+    expect(alone('input-property-type-changed', base, root)).toMatchObject([{ path: '/inputSchema/type', message: 'The type of input schema of tool "list_issues" changed from "object" to "array": values valid before may now be rejected.' }]);
+    const items = mutated(base, 'list_issues', (t) => (t.inputSchema.properties.labels.items.type = 'number'));
+    expect(alone('input-property-type-changed', base, items)).toMatchObject([
+      { path: '/inputSchema/properties/labels/items/type', message: 'The type of input items of property "labels" of tool "list_issues" changed from "string" to "number": values valid before may now be rejected.' },
+    ]);
+  });
+  it('names a property with / or ~ in its name as the server wrote it, not pointer-escaped', () => {
+    const odd = (type: string) => mutated(base, 'list_issues', (t) => (t.inputSchema.properties['a/b~c'] = { type }));
+    expect(alone('input-property-type-changed', odd('string'), odd('number'))).toMatchObject([
+      { path: '/inputSchema/properties/a~1b~0c/type', message: 'The type of input property "a/b~c" of tool "list_issues" changed from "string" to "number": values valid before may now be rejected.' },
+    ]);
+  });
+  it('ignores entries of a type list that are not type names (a broken server)', () => {
+    expect(alone('input-property-type-changed', perPageType(['number', 5]), perPageType('number'))).toEqual([]);
+  });
   it('narrowing ["string","null"] to "string" fires', () => {
     const before = perPageType(['string', 'null']);
     expect(alone('input-property-type-changed', before, perPageType('string'))).toHaveLength(1);
@@ -51,5 +74,12 @@ describe('input-property-type-widened', () => {
   });
   it('does not fire for the same type spelled as an array', () => {
     expect(alone('input-property-type-widened', base, perPageType(['number']))).toEqual([]);
+  });
+  it('fires for integer → number (every integer is a number) and for a type dropped (→ any type)', () => {
+    expect(alone('input-property-type-widened', perPageType('integer'), base)).toMatchObject([{ before: 'integer', after: 'number' }]);
+    expect(alone('input-property-type-changed', perPageType('integer'), base)).toEqual([]);
+    expect(alone('input-property-type-widened', base, perPageType(undefined))).toMatchObject([
+      { before: 'number', after: undefined, message: 'The type of input property "perPage" of tool "list_issues" widened from "number" to any type.' },
+    ]);
   });
 });

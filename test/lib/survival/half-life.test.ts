@@ -23,10 +23,26 @@ describe('halfLife(rows)', () => {
   it('gives the plateau start when the 0.5 plateau runs to the end (print.survfit, not quantile.survfit)', () => {
     expect(hl([1, 2, 3, 4], [1, 1, 0, 0])!.median).toBe(2);
   });
-  it('treats 0.5 + rounding noise as 0.5 (R: Surv(1:100) has S(50) = 0.5 + 1e-16, median 50.5)', () => {
+  // R's minmin compares S with 0.5 by all.equal, so a plateau that is 0.5 in exact arithmetic counts as one
+  // whichever way the rounding falls. Each case asserts its own premise: the floating-point S is checked
+  // first, so a change to kaplanMeier's product cannot quietly turn these into exact-0.5 cases.
+  it('treats 0.5 + rounding noise as 0.5 (Surv(1:24): S(12) = 0.5 + 1.1e-16 in doubles, median 12.5 as in R)', () => {
+    const t = Array.from({ length: 24 }, (_, i) => i + 1);
+    const rows = kaplanMeier(t, t.map(() => true));
+    expect(rows[11]!.survival - 0.5).toBe(2 ** -53); // 23/24 · 22/23 · … · 12/13, one ulp above 0.5
+    // Without the tolerance S(12) is "above 0.5" and the median would be 13 (S(13) = 11/24), or 12 if only
+    // the plateau test dropped it; R gives (12 + 13) / 2.
+    expect(halfLife(rows)).toMatchObject({ median: 12.5, atRisk: 13 });
+  });
+  it('treats 0.5 − rounding noise as 0.5 (Surv(1:100): S(50) = 0.5 − 4.4e-16 in doubles, median 50.5 as in R)', () => {
     const t = Array.from({ length: 100 }, (_, i) => i + 1);
-    expect(hl(t, t.map(() => 1))!.median).toBe(50.5);
-    expect(MEDIAN_TOLERANCE).toBe(Math.sqrt(2.220446049250313e-16));
+    const rows = kaplanMeier(t, t.map(() => true));
+    expect(rows[49]!.survival - 0.5).toBe(-(2 ** -51));
+    // Without the plateau tolerance S(50) is "below 0.5" and the median would be 50.
+    expect(halfLife(rows)).toMatchObject({ median: 50.5, atRisk: 51 });
+  });
+  it('uses R\'s tolerance, sqrt(machine epsilon) = 2^-26', () => {
+    expect(MEDIAN_TOLERANCE).toBe(2 ** -26);
   });
   it.each([
     ['a curve that never reaches 0.5', [1, 2, 3, 4], [1, 0, 0, 0]],

@@ -79,9 +79,10 @@ describe('kaplanMeier(durations, events)', () => {
   });
   it('returns [] for no data and throws a RangeError on bad input', () => {
     expect(kaplanMeier([], [])).toEqual([]);
-    expect(() => kaplanMeier([1], [])).toThrow(RangeError);
-    expect(() => kaplanMeier([-1], [true])).toThrow(RangeError);
-    expect(() => kaplanMeier([NaN], [true])).toThrow(RangeError);
+    expect(() => kaplanMeier([1], [])).toThrow(new RangeError('kaplanMeier needs one event flag per duration'));
+    expect(() => kaplanMeier([-1], [true])).toThrow(new RangeError('kaplanMeier durations must be finite and ≥ 0'));
+    expect(() => kaplanMeier([NaN], [true])).toThrow(new RangeError('kaplanMeier durations must be finite and ≥ 0'));
+    expect(() => kaplanMeier([1, Infinity], [true, false])).toThrow(RangeError);
   });
 
   const data = fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.boolean()), { maxLength: 60 });

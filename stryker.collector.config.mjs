@@ -1,0 +1,42 @@
+// Mutation testing of the collector modules issue 18 names: `npm run test:mutation:collector`.
+// A config of its own so `npm run test:mutation` (src/lib) stays as fast as it was; same settings
+// (stryker.config.mjs), other files, other tests, other reports. Results: docs/MUTATION.md.
+//
+// Only each module's own tests run (vitest.mutation-collector.config.ts reads COLLECTOR_TEST_FILES):
+// a whole collector run through run.ts passing over the code does not count as killing its mutants.
+// collector/host-gate.ts (the request-level gate) is left out: its only tests are the loopback runs
+// of test/collector/scheduling.test.ts (5 s a run), which every http.ts mutant would then run too.
+// One module: npx stryker run stryker.collector.config.mjs --mutate collector/errors.ts
+import lib from './stryker.config.mjs';
+
+/** @type {string[]} */
+export const COLLECTOR_MUTATE = ['collector/errors.ts', 'collector/http.ts', 'collector/schedule.ts', 'collector/store.ts'];
+
+/** @type {string[]} */
+export const COLLECTOR_TEST_FILES = [
+  'test/collector/errors.test.ts',
+  'test/collector/schedule.test.ts',
+  'test/collector/store.test.ts',
+  'test/collector/lock.test.ts',
+  'test/collector/http.test.ts',
+  // http.ts: the redirect and address-policy tests drive it against loopback servers
+  'test/collector/redirect-headers.test.ts',
+  'test/collector/address-policy.test.ts',
+];
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  ...lib,
+  vitest: { configFile: 'vitest.mutation-collector.config.ts', related: true },
+  mutate: COLLECTOR_MUTATE,
+  // The shared machine: one test process.
+  concurrency: 1,
+  // These tests take well under a second; the mutants that time out here are awaits that never settle
+  // (a promise no one resolves is not a loop hit counts can catch), and 20 s each made the run too long.
+  timeoutMS: 5_000,
+  htmlReporter: { fileName: 'reports/mutation-collector/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation-collector/mutation.json' },
+  thresholds: { high: 80, low: 70, break: null },
+  incrementalFile: 'reports/stryker-collector-incremental.json',
+  tempDirName: '.stryker-tmp',
+};

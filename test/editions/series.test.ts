@@ -1,0 +1,42 @@
+// Editions of an archive that records both methodology series: a run has two run rows naming one
+// roster, and an edition still freezes the v1 series (the headline until the site learns v2).
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { archiveCutAt } from '../../src/editions/cut-view.ts';
+import { cutEdition } from '../../src/editions/cut-edition.ts';
+import { generateKeyPair } from '../../collector/ops/keys.ts';
+import { collectArchive } from '../helpers/archive.ts';
+import { TEST_PUBLICATION } from '../helpers/publication.ts';
+
+const key = generateKeyPair('test');
+let archive: string;
+
+beforeAll(async () => {
+  archive = await collectArchive({ seed: 'editions-series', size: 24, days: 2, signer: key.signer, methodology: 'v1,v2' });
+}, 120_000);
+afterAll(() => {
+  if (archive) rmSync(archive, { recursive: true, force: true });
+});
+
+describe('editions with both series', () => {
+  it('cuts a view at a run that recorded both series: each roster linked once, both run rows kept, v1 rows only', async () => {
+    const runs = readFileSync(path.join(archive, 'runs.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { run_id: string; methodology_version: string });
+    expect(runs.map((r) => r.methodology_version)).toEqual(['v1', 'v2', 'v1', 'v2']);
+    const view = await archiveCutAt(archive, runs[2]!.run_id, null);
+    try {
+      expect(readdirSync(path.join(view.dir, 'rosters')).sort()).toEqual(readdirSync(path.join(archive, 'rosters')).sort());
+      expect(readFileSync(path.join(view.dir, 'runs.jsonl'), 'utf8').trimEnd().split('\n')).toHaveLength(4);
+      expect(readdirSync(view.dir)).not.toContain('observations-v2');
+    } finally {
+      view.remove();
+    }
+  });
+
+  it('cuts the month from its first full v1 run', async () => {
+    const ed = await cutEdition(archive, { month: '2025-12', pub: TEST_PUBLICATION, signer: key.signer, cache: null, release: null, now: new Date('2025-12-17T12:00:00Z') });
+    expect(ed).toMatchObject({ status: 'cut', id: '2025-12' });
+    const edition = JSON.parse(readFileSync(path.join(archive, 'editions', '2025-12', 'edition.json'), 'utf8')) as Record<string, unknown>;
+    expect(JSON.stringify(edition)).toContain('"methodology":"v1"');
+  });
+});
