@@ -1,14 +1,15 @@
 // The methodology v2 series as the site shows it (issue 13, "On the site"): small per-run summaries of
 // data/observations-v2/, read through src/archive only, every figure computed by src/lib:
 //   - per v2 day (cached by the day's content key, like the loader's digests): each run's era counts
-//     (src/lib eraAdoption) and each target's last v2 row of the day, cut to the fields descriptors show;
+//     (src/lib eraAdoption);
 //   - the latest two full v2 runs read back whole (one day each): v2Statistics (RQ1–RQ3, RQ5) of the
 //     latest, schemaHygiene (RQ4) over the tools of its ok rows (every stored tools/list page, parsed
-//     by src/lib), statusAgreement (RQ6) between the two — cached by the two days' keys;
+//     by src/lib), statusAgreement (RQ6) between the two, and each target's row in the latest, cut to
+//     the fields descriptors show — cached by the two days' keys;
 //   - the bridge runs (full in both series, src/lib bridgeDays): bridgeTable over their v1 and v2 rows,
 //     cut to the five fields it reads — cached by the keys of those days in both series.
-// Memory: one day's rows at a time, plus the latest rows of all targets (a few fields each), the rows of
-// two runs, and the bridge runs' five-field rows (at most BRIDGE_DAYS days while the bridge runs).
+// Memory and cache: one day's rows at a time, per-day era counts, the rows of two runs, and the bridge
+// runs' five-field rows (at most BRIDGE_DAYS days while the bridge runs); never a year of v2 rows.
 import { createHash } from 'node:crypto';
 import { listDays, type DayFiles } from '../archive/day-files.ts';
 import { SERIES_FOLDER } from '../archive/layout.ts';
@@ -41,9 +42,9 @@ import {
 import type { DigestCache } from './cache.ts';
 
 /** Bump when what this module derives (not src/lib, which is fingerprinted) changes. */
-export const V2_SUMMARY_VERSION = 'v2-summary-1';
+export const V2_SUMMARY_VERSION = 'v2-summary-2';
 
-/** A target's latest v2 row, cut to what the descriptors show. */
+/** A target's row in the latest full v2 run, cut to what the descriptors show. */
 export type V2Latest = Pick<
   ObservationV2,
   'run_id' | 'day' | 'observed_at' | 'outcome' | 'status' | 'era' | 'protocol_version' | 'supported_versions' | 'instructions_sha256' | 'auth_schemes' | 'auth_bearer' | 'auth_metadata_valid' | 'auth_metadata_source' | 'auth_http_status'
@@ -97,7 +98,10 @@ export interface V2Summary {
   /** v2 rows read, and lines that did not validate (skipped and counted). */
   rows: number;
   problems: number;
-  /** Each target's latest v2 row (any outcome). */
+  /**
+   * Each target's row in the latest full v2 run (any outcome), cut to what descriptors show: published
+   * v2 facts come from full runs only, as the statistics do. A target not in that run has none.
+   */
   latestByTarget: Map<string, V2Latest>;
 }
 
@@ -107,8 +111,6 @@ interface DaySummary {
   problems: number;
   /** Era counts of every run with rows in this day. */
   points: EraAdoptionPoint[];
-  /** Each target's last row in this day, in line order. */
-  latest: [string, V2Latest][];
 }
 
 const full = (r: AnyRun) => r.status === 'finished' && !r.partial;
@@ -122,7 +124,7 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
   // Pass 1: a summary per v2 day.
   const v2Days = listDays(dir, SERIES_FOLDER.v2);
   const v2Keys = new Map<string, { day: DayFiles; key: string }>();
-  const latestByTarget = new Map<string, V2Latest>();
+  let latestByTarget = new Map<string, V2Latest>();
   const points = new Map<string, EraAdoptionPoint>();
   const dayFiles: V2DayInfo[] = [];
   let rows = 0;
@@ -140,7 +142,6 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
     problems += s.problems;
     dayFiles.push({ day: day.day, files: day.files, rows: s.rows, problems: s.problems, key: src.key });
     for (const p of s.points) points.set(p.run_id, p);
-    for (const [target, row] of s.latest) latestByTarget.set(target, row);
   }
 
   // Era adoption: the latest full run of each day.
@@ -154,8 +155,11 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
   if (L && v2Keys.has(L.day)) {
     const P = fullRuns.at(-2) ?? null;
     const file = `${keyOf('stats', L.run_id, v2Keys.get(L.day)!.key, P?.run_id ?? '', P && v2Keys.has(P.day) ? v2Keys.get(P.day)!.key : '')}.v2stats`;
-    latest = cache.readChanges<V2StatisticsView>(file);
-    if (!latest) {
+    const hit = cache.readChanges<{ view: V2StatisticsView; latest: [string, V2Latest][] }>(file);
+    if (hit) {
+      latest = hit.view;
+      latestByTarget = new Map(hit.latest);
+    } else {
       const rowsL = await runRows(dir, v2Keys.get(L.day)!.day, L.run_id);
       const rowsP = P && v2Keys.has(P.day) ? await runRows(dir, v2Keys.get(P.day)!.day, P.run_id) : null;
       const { catalogues, unreadable } = await okCatalogues(dir, rowsL);
@@ -166,7 +170,8 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
         hygieneUnreadable: unreadable,
         stability: P && rowsP ? { earlier: P, agreement: statusAgreement(rowsP, rowsL) } : null,
       };
-      cache.writeChanges(file, latest);
+      latestByTarget = new Map(rowsL.map((r) => [r.target, cutLatest(r)]));
+      cache.writeChanges(file, { view: latest, latest: [...latestByTarget] });
     }
   }
 
@@ -219,9 +224,27 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
   };
 }
 
+function cutLatest(r: ObservationV2): V2Latest {
+  return {
+    run_id: r.run_id,
+    day: r.day,
+    observed_at: r.observed_at,
+    outcome: r.outcome,
+    status: r.status,
+    era: r.era,
+    protocol_version: r.protocol_version,
+    supported_versions: r.supported_versions,
+    instructions_sha256: r.instructions_sha256,
+    auth_schemes: r.auth_schemes,
+    auth_bearer: r.auth_bearer,
+    auth_metadata_valid: r.auth_metadata_valid,
+    auth_metadata_source: r.auth_metadata_source,
+    auth_http_status: r.auth_http_status,
+  };
+}
+
 async function summariseDay(dir: string, day: DayFiles): Promise<DaySummary> {
   const byRun = new Map<string, { day: string; rows: ObservationV2[] }>();
-  const latest = new Map<string, V2Latest>();
   let rows = 0;
   let problems = 0;
   for await (const { row } of observationV2Lines(dir, day)) {
@@ -237,26 +260,9 @@ async function summariseDay(dir: string, day: DayFiles): Promise<DaySummary> {
     const run = byRun.get(r.run_id) ?? { day: r.day, rows: [] };
     run.rows.push(slim);
     byRun.set(r.run_id, run);
-    latest.delete(r.target);
-    latest.set(r.target, {
-      run_id: r.run_id,
-      day: r.day,
-      observed_at: r.observed_at,
-      outcome: r.outcome,
-      status: r.status,
-      era: r.era,
-      protocol_version: r.protocol_version,
-      supported_versions: r.supported_versions,
-      instructions_sha256: r.instructions_sha256,
-      auth_schemes: r.auth_schemes,
-      auth_bearer: r.auth_bearer,
-      auth_metadata_valid: r.auth_metadata_valid,
-      auth_metadata_source: r.auth_metadata_source,
-      auth_http_status: r.auth_http_status,
-    });
   }
   const points = eraAdoption([...byRun].map(([run_id, x]) => ({ run_id, day: x.day, rows: x.rows })));
-  return { v: V2_SUMMARY_VERSION, rows, problems, points, latest: [...latest] };
+  return { v: V2_SUMMARY_VERSION, rows, problems, points };
 }
 
 /** The valid rows of one run in one v2 day. */

@@ -230,7 +230,7 @@ export interface Archive {
   chain: ChainView;
   /**
    * The methodology v2 series (v2-summary.ts): the study's figures for the latest full v2 run, era
-   * adoption, the bridge note, each target's latest v2 row. Set by loadArchive; absent when the
+   * adoption, the bridge note, each target's row in the latest full v2 run. Set by loadArchive; absent when the
    * archive was derived without it (deriveArchive alone).
    */
   v2?: V2Summary;

@@ -157,8 +157,9 @@ function connectability(s: ServerView, server: unknown, latestV2: V2Latest | nul
     www_authenticate: row.www_authenticate!,
   };
   const notV1 = { value: null, source: null, note: NOT_IN_V1 };
-  // Methodology v2's fields come from the target's latest v2 row when it probed the server; before
-  // one (or when it did not probe: no endpoint, retired, opted out, not attempted) they keep v1's note.
+  // Methodology v2's fields come from the target's row in the latest full v2 run when it probed the
+  // server; without one (or when it did not probe: no endpoint, retired, opted out, not attempted) they
+  // keep v1's note.
   const probedV2 = latestV2 !== null && (latestV2.outcome === 'ok' || latestV2.outcome === 'error') ? latestV2 : null;
   const v2 = <T>(value: T | null, whyNull: string): Observed<T> => (probedV2 ? { value, source: 'v2', note: value === null ? whyNull : null } : notV1);
   const gated = probedV2 !== null && (probedV2.status === 'auth_compliant' || probedV2.status === 'auth_noncompliant');

@@ -122,9 +122,10 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     expect(html).toMatch(/<svg[^>]*role="img"/);
   });
 
-  it('descriptors carry each server\'s latest v2 observation: era, supported versions, instructions hash and the auth challenge, with source v2', async () => {
+  it('descriptors carry each server\'s observation in the latest full v2 run: era, supported versions, instructions hash and the auth challenge, with source v2', async () => {
+    const run = fullV2().at(-1)!;
     const latest = new Map<string, Row>();
-    for (const r of v2) latest.set(r.target, r);
+    for (const r of v2) if (r.run_id === run.run_id) latest.set(r.target, r);
     let probed = 0;
     let gated = 0;
     for (const [target, r] of latest) {
