@@ -41,6 +41,10 @@ export function plotSvg(options: Plot.PlotOptions, text: ChartText): string {
   return finishSvg(svg, document, text);
 }
 
+/**
+ * The <svg role="img"> is named by <title>/<desc> and backed by a data table on the page; Plot's
+ * per-mark aria-labels on plain <g> elements are prohibited ARIA there (axe: aria-prohibited-attr).
+ */
 export function finishSvg(svg: Element, document: Document, text: ChartText): string {
   for (const el of svg.querySelectorAll('[aria-label],[aria-description]')) {
     el.removeAttribute('aria-label');

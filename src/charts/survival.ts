@@ -11,6 +11,7 @@
 //   - a 0.5 reference line (the half-life is where the curve first reaches it).
 import * as Plot from '@observablehq/plot';
 import { parseHTML } from 'linkedom';
+import { finishSvg } from './plot-svg.ts';
 
 /** The fields of a KMRow (src/lib kaplanMeier) the chart reads. */
 export interface SurvivalPoint {
@@ -34,7 +35,6 @@ export interface SurvivalChartOptions {
   median?: number | null;
 }
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /** The chart as a standalone SVG string (carries xmlns, <title> and <desc>), or null for an empty table. */
 export function survivalChart(rows: readonly SurvivalPoint[], options: SurvivalChartOptions): string | null {
@@ -79,21 +79,7 @@ export function survivalChart(rows: readonly SurvivalPoint[], options: SurvivalC
     marks,
   }) as unknown as Element;
 
-  // The <svg role="img"> is named by <title>/<desc> and backed by a data table on the page; Plot's
-  // per-mark aria-labels on plain <g> elements are prohibited ARIA there (axe: aria-prohibited-attr).
-  for (const el of svg.querySelectorAll('[aria-label],[aria-description]')) {
-    el.removeAttribute('aria-label');
-    el.removeAttribute('aria-description');
-  }
-  svg.setAttributeNS('http://www.w3.org/2000/xmlns/', 'xmlns', SVG_NS);
-  svg.setAttribute('role', 'img');
-  const title = document.createElementNS(SVG_NS, 'title');
-  title.textContent = options.title;
-  const desc = document.createElementNS(SVG_NS, 'desc');
-  desc.textContent = options.description;
-  svg.insertBefore(desc, svg.firstChild);
-  svg.insertBefore(title, svg.firstChild);
-  return svg.outerHTML;
+  return finishSvg(svg, document, { title: options.title, description: options.description });
 }
 
 /** Replace Plot's process-wide counters (class and clip ids) so snapshots compare across runs. */

@@ -29,7 +29,7 @@ describe('Roster', () => {
   });
   it('accepts a target without an endpoint, with the reason', () => {
     const r = roster();
-    r.targets[0] = { ...r.targets[0]!, endpoint: null, endpoint_problem: 'no_streamable_http' } as R['targets'][number];
+    r.targets[0] = { ...r.targets[0]!, endpoint: null, endpoint_problem: 'no_streamable_http' } as unknown as R['targets'][number];
     expect(Roster.safeParse(r).success).toBe(true);
   });
   it('accepts fetched_at with an offset (RFC 3339)', () => {
