@@ -36,7 +36,7 @@ export interface DemoOptions {
   timeoutMs: number;
   /**
    * Bridge days the collector's `auto` waits for before it records v2 alone; null: as many as the
-   * demo's days, so every day has both series (the site reads v1 only until it learns v2).
+   * demo's days, so every day has both series (the site's headline reads v1 until it moves to v2).
    */
   bridgeDays: number | null;
   /** One line per day and the closing summary; default console.log. */
@@ -480,7 +480,7 @@ Options:
   --concurrency N   collector concurrency (default ${DEMO_DEFAULTS.concurrency})
   --timeout MS      collector per-request timeout (default ${DEMO_DEFAULTS.timeoutMs})
   --bridge-days N   bridge days before the collector records v2 alone (default: the demo's days,
-                    so every day has both series; the site reads v1 only for now)
+                    so every day has both series; the site's headline reads v1 for now)
   --no-serve        build, print the summary and exit instead of serving
   --no-build        stop after collecting (no site)
   -h, --help        this text`;

@@ -152,7 +152,7 @@ describe('loadArchive(dir).v2 on an archive with both series', () => {
 });
 
 describe('loadArchive(dir).v2 with the build cache', () => {
-  it('gives the same summary from the cache as without it, and reads no v2 day again on a second build', async () => {
+  it('gives the same summary from the cache as without it, and a second build writes no new v2 cache entry', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'mcps-v2-cache-'));
     try {
       const opts = { cache: { dir: cacheDir, sourceRoot: ROOT } };
