@@ -71,8 +71,8 @@ export interface ArchiveOptions {
   /** The collector's per-request deadline (ms). */
   timeoutMs?: number;
   /**
-   * The series to record (default `v1`: the site reads v1 only for now, and its fixtures stay what
-   * they were); `v1,v2` for an archive with both series.
+   * The series to record (default `v1`: archives that test the v1 headline stay what they were);
+   * `v1,v2` for an archive with both series (SITE_FIXTURE: the site's v2 pages read them).
    */
   methodology?: MethodologyChoice;
   /** Signs each run's chain manifest (test keys only). */

@@ -89,11 +89,13 @@ describe('npm run demo (short)', () => {
       const summary = JSON.parse(readFileSync(join(REPO, out, 'summary.json'), 'utf8')) as { changes: number; rows: number; rows_v2: number; days: { series: string[] }[]; build_error: string | null };
       expect(summary.build_error).toBeNull();
       expect(summary.changes).toBeGreaterThan(0);
-      // The default methodology records both series on every demo day, and the site still builds (it
-      // reads v1 only for now; test/loader/series.test.ts checks v2 rows stay out of its figures).
+      // The default methodology records both series on every demo day, and the site still builds (its
+      // headline reads v1 for now; test/loader/series.test.ts checks v2 rows stay out of its figures).
       expect(summary.days.map((d) => d.series)).toEqual(Array(4).fill(['v1', 'v2']));
       expect(summary.rows_v2).toBe(summary.rows);
       expect(readdirSync(join(REPO, out, 'archive', 'observations-v2'))).toHaveLength(4);
+      // The v2 series shows on its own page: the statistics of the latest full v2 run.
+      expect(await (await fetch(new URL('statistics/', url))).text()).toMatch(/data-testid="figures-RQ1"/);
       const home = await (await fetch(url)).text();
       expect(home).toMatch(/Simulated data/i);
       // Either a half-life or the honest tile.
