@@ -29,6 +29,7 @@ import { DigestCache, type CacheOptions, type DigestSource } from './cache.ts';
 import { deriveArchive } from './derive.ts';
 import { emptyFold, foldBridgeV1, foldDay } from './fold.ts';
 import { prebuildDigests, type Prebuild } from './workers.ts';
+import { readV2Summary } from './v2-summary.ts';
 import { NO_TIMINGS, type Archive, type DayInfo, type HeadlineView, type RawArchive, type RestatementView, type Timings } from './views.ts';
 
 export { deriveArchive };
@@ -141,7 +142,15 @@ export function loadArchive(dir: string, opts: ReadOptions = {}): Promise<Archiv
   const cache = (holder[CACHE] ??= new Map());
   let pending = cache.get(dir);
   if (!pending) {
-    pending = readRawArchive(dir, opts).then(deriveArchive);
+    pending = readRawArchive(dir, opts).then(async (raw) => {
+      const a = await deriveArchive(raw);
+      // The methodology v2 series (v2-summary.ts): beside v1's figures, never mixed into them.
+      const t0 = performance.now();
+      a.v2 = await readV2Summary(dir, readRuns(dir).runs, raw.cache);
+      raw.cache.save();
+      raw.timings.mark('v2', performance.now() - t0, { v2_rows: a.v2.rows });
+      return a;
+    });
     cache.set(dir, pending);
   }
   return pending;

@@ -7,6 +7,7 @@ import type { AnyRun, ChainManifest, DiffSummary, Edition, ErrorClassShares, Eve
 import type { DigestCache } from './cache.ts';
 import type { Fold } from './fold.ts';
 import type { Timelines } from './timelines.ts';
+import type { V2Summary } from './v2-summary.ts';
 
 export type { Timelines };
 
@@ -292,6 +293,12 @@ export interface Archive {
   editions: Edition[];
   /** The hash chain: its length and its last manifest (null before the first chained run). */
   chain: ChainView;
+  /**
+   * The methodology v2 series (v2-summary.ts): the study's figures for the latest full v2 run, era
+   * adoption, the bridge note, each target's row in the latest full v2 run. Set by loadArchive; absent when the
+   * archive was derived without it (deriveArchive alone).
+   */
+  v2?: V2Summary;
   cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number; bodyHits: number; bodyMisses: number };
   /** The Content-Type of the rows that carried a raw tools/list body; null when unknown. */
   contentType(bodySha256: string): string | null;

@@ -15,11 +15,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { observationLines } from '../archive/observations.ts';
+import { observationLines, observationV2Lines } from '../archive/observations.ts';
 import type { Archive, DayInfo } from '../loader/views.ts';
-import { bundledAsIs, csvLine, csvOf, dayMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeRosterMember } from './members.ts';
+import type { V2DayInfo } from '../loader/v2-summary.ts';
+import { bundledAsIs, csvLine, csvOf, dayMembers, gzipMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeMember, writeRosterMember } from './members.ts';
 import { chainPath } from '../archive/layout.ts';
-import { INTERVAL_FIELDS, chainHeadJson, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, type BundleFile } from './catalogue.ts';
+import { INTERVAL_FIELDS, v2Months, chainHeadJson, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, type BundleFile } from './catalogue.ts';
 import { HashedFile } from './hashed-file.ts';
 import { writeParquetBundles } from './parquet.ts';
 import { SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
@@ -91,6 +92,31 @@ export async function writeBundles(
   };
 
   await small(nm('runs.jsonl'), 'runs', a.runs.length, a.runs.map((r) => JSON.stringify(r) + '\n').join(''));
+
+  // Methodology v2 (observations-v2/), when the archive holds it: JSON Lines per month and whole, the
+  // days' members built as v1's are (verbatim lines; a closed clean day copied as it stands), and its
+  // run rows. No CSV: a v2 row holds arrays (every page, every scheme) that JSON keeps whole.
+  const v2 = a.v2;
+  if (v2 && v2.dayFiles.length > 0) {
+    const wholeV2Name = nm('observations-v2.jsonl.gz');
+    const wholeV2 = new HashedFile(path.join(dirOf(wholeV2Name), wholeV2Name));
+    let wholeV2Rows = 0;
+    for (const month of v2Months(a)) {
+      const name = nm(`observations-v2-${month}.jsonl.gz`);
+      const part = new HashedFile(path.join(dirOf(name), name));
+      let monthRows = 0;
+      for (const day of v2.dayFiles.filter((d) => d.day.startsWith(month))) {
+        const m = await members.ofV2(day);
+        await part.copy(m);
+        await wholeV2.copy(m);
+        monthRows += day.rows;
+      }
+      record({ name, resource: 'observations-v2', rows: monthRows, ...(await part.end()) });
+      wholeV2Rows += monthRows;
+    }
+    record({ name: wholeV2Name, resource: 'observations-v2', rows: wholeV2Rows, ...(await wholeV2.end()) });
+    await small(nm('runs-v2.jsonl'), 'runs-v2', v2.runs.length, v2.runs.map((r) => JSON.stringify(r) + '\n').join(''));
+  }
 
   // Drift events with their findings (oldest first, as an append-only log reads), streamed through gzip.
   const changesName = nm('changes.jsonl.gz');
@@ -198,6 +224,18 @@ class Members {
     }
     dayMembers(files, lines, rows, day.problems, { jsonl: m.jsonl, csv: m.csv });
     return { jsonl: direct ?? m.jsonl, csv: m.csv };
+  }
+
+  /** A v2 day's JSON Lines member (its valid lines verbatim), or the day's own file when closed and clean. */
+  async ofV2(day: V2DayInfo): Promise<string> {
+    const files = { day: day.day, files: day.files };
+    if (bundledAsIs(files, day.problems)) return path.join(this.a.dir, day.files[0]!);
+    const member = path.join(this.cacheDir, 'members', `${day.key}.v2.jsonl.gz`);
+    if (existsSync(member)) return member;
+    const lines: string[] = [];
+    for await (const { text, row } of observationV2Lines(this.a.dir, files, { trusted: day.problems === 0 })) if (row?.ok) lines.push(text + '\n');
+    writeMember(member, gzipMembers(lines));
+    return member;
   }
 
   /** One roster file as a gzip member holding its validated JSON on one line, or null when invalid. */

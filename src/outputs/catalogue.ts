@@ -2,7 +2,7 @@
 // datapackage.json (Frictionless Data Package v1), so the three never disagree. The field lists of
 // the recorded formats come from their zod contracts (src/lib/contract/): a field added to a contract
 // is a compile error here until it is described, and the order is the contract's.
-import { chainHash, NOT_ATTEMPTED_REASONS, Observation, OUTCOMES, Roster, RosterPage, RosterTarget, Run, type Interval, type NotAttemptedReason } from '../lib/index.ts';
+import { chainHash, NOT_ATTEMPTED_REASONS, Observation, ObservationV2, OUTCOMES, OUTCOMES_V2, Roster, RosterPage, RosterTarget, Run, RunV2, V2_STATUSES, type Interval, type NotAttemptedReason } from '../lib/index.ts';
 import type { Archive, ChangeView } from '../loader/views.ts';
 import { DESCRIPTOR_BLOCKS } from './descriptor-schema.ts';
 import { SIMULATED_NOTE, simulatedName, SITE_NAME, type Publication } from './publication.ts';
@@ -23,7 +23,7 @@ export function bundleUrl(name: string, where: 'site' | 'release', pub: Publicat
   return where === 'release' ? pub.releaseUrl + encodeURIComponent(name) : pub.permalink(`/data/${name}`);
 }
 
-export type ResourceName = 'observations' | 'runs' | 'changes' | 'findings' | 'contract-intervals' | 'survival' | 'rosters' | 'roster-targets' | 'servers';
+export type ResourceName = 'observations' | 'observations-v2' | 'runs' | 'runs-v2' | 'changes' | 'findings' | 'contract-intervals' | 'survival' | 'rosters' | 'roster-targets' | 'servers';
 
 export interface BundleFile {
   name: string;
@@ -115,6 +115,69 @@ const RUN_DOCS: { [K in keyof Run]-?: Omit<Field, 'name'> } = {
 };
 
 export const RUN_FIELDS: Field[] = Object.keys(Run.shape).map((name) => ({ name, ...RUN_DOCS[name as keyof Run] }));
+
+/**
+ * How each methodology v2 observation field reads (src/lib/contract/observation-v2.ts gives the list and
+ * the order; a field it adds without a line here is a type error). Fields v2 keeps from v1 read as in
+ * v1 unless said here.
+ */
+const { next_cursor: _v1Only, ...SHARED_DOCS } = OBSERVATION_DOCS;
+const OBSERVATION_V2_DOCS: { [K in keyof ObservationV2]-?: Omit<Field, 'name'> } = {
+  ...SHARED_DOCS,
+  outcome: { type: 'string', description: `${OUTCOMES_V2.slice(0, -1).join(', ')} or ${OUTCOMES_V2.at(-1)}: ok iff status is ok (tools hashed); a probed non-ok row is error.` },
+  status: { type: 'string', description: `The v2 status, exactly one, in this order of precedence: ${V2_STATUSES.join(', ')} (methodology v2, "Statuses"). Empty for rows never probed (no_endpoint, retired, not_attempted).` },
+  era: { type: 'string', description: 'How the probe could talk to the endpoint: modern (a server/discover result, or -32020/-32021), legacy (an initialize result), legacy_sse (the deprecated HTTP+SSE endpoint event only), none (could not tell, or never probed).' },
+  error_class: { type: 'string', description: "v1's error class of the step that failed (timeout, tls, http_4xx, http_5xx, auth, rate_limited, no_endpoint, parse), so the two series compare; empty on ok rows." },
+  step: { type: 'string', description: 'Probe step that failed: roster, address, discover, initialize, initialized, tools/list, sse.' },
+  requests: { type: 'integer', description: 'Requests sent to the endpoint and its metadata URLs (at most 8); redirect hops and tools/list pages after the first are not counted.' },
+  protocol_version: { type: 'string', description: '2026-07-28 for a modern server; the revision initialize negotiated for a legacy one.' },
+  supported_versions: { type: 'array', description: 'The server/discover result\'s supportedVersions, or the -32022 error\'s supported list of a modern_rejected row.' },
+  capabilities: { type: 'array', description: "Top-level names of the server's capabilities object (tools, resources, ...), sorted." },
+  handshake_latency_ms: { type: 'number', description: 'Milliseconds from the first byte of the probe to the handshake answer (discover or initialize result).' },
+  latency_ms: { type: 'number', description: 'Wall time of the whole probe in milliseconds, first byte to last answer.' },
+  handshake_sha256: { type: 'string', description: 'SHA-256 of the raw handshake body (the discover or initialize answer: server info, capabilities, instructions), stored under objects/.' },
+  handshake_content_type: { type: 'string', description: 'Content-Type of that body.' },
+  instructions_sha256: { type: 'string', description: "Instructions hash of the handshake result's instructions (tool definition hash, version 1 §4); empty when it has none." },
+  tools_sha256: { type: 'string', description: 'Canonical v1 contract hash of the tools of all pages read, concatenated (methodology v2, "Canonicalisation").' },
+  tools_set_hash: { type: 'string', description: 'Tool definition hash, version 1 set hash over all pages\' raw tools text; empty when it has none (e.g. a repeated member name).' },
+  tool_count: { type: 'integer', description: 'Number of tools over all pages read.' },
+  tools_pages: { type: 'integer', description: 'tools/list pages read.' },
+  tools_truncated: { type: 'boolean', description: 'A bound (pages, tools, bytes, a repeated cursor) stopped the listing before its end.' },
+  tools_pages_sha256: { type: 'array', description: 'SHA-256 of the raw body of every tools/list page read, in order, each stored under objects/; body_sha256 is the first.' },
+  tools_pages_content_types: { type: 'array', description: 'Content-Type of each of those pages (what reads the stored body back: JSON or an event stream).' },
+  body_sha256: { type: 'string', description: 'SHA-256 of the raw body of the first tools/list page (objects/).' },
+  canary_sent: { type: 'boolean', description: 'The canary was sent: one tools/call of a tool that cannot exist, after a complete tools/list.' },
+  canary_http_status: { type: 'integer', description: 'HTTP status of the canary answer.' },
+  canary_in_channel: { type: 'boolean', description: 'The canary error came back in JSON-RPC (an error, or result.isError true), judged apart from the HTTP status.' },
+  canary_jsonrpc_code: { type: 'integer', description: 'JSON-RPC error code of the canary answer, when one.' },
+  auth_http_status: { type: 'integer', description: '401 or 403 of the challenge that made this an auth row (the first one).' },
+  auth_schemes: { type: 'array', description: 'Every challenge\'s scheme in the WWW-Authenticate value(s), lower-cased, in order.' },
+  auth_bearer: { type: 'boolean', description: 'A Bearer challenge is among them.' },
+  auth_metadata_valid: { type: 'boolean', description: 'A valid RFC 9728 protected-resource metadata document was found (a resource string and a non-empty authorization_servers array of strings).' },
+  auth_metadata_source: { type: 'string', description: "Where: hint (the challenge's resource_metadata URL), well_known_path (/.well-known/oauth-protected-resource{path}) or well_known_root." },
+  auth_metadata_url: { type: 'string', description: 'The URL of the valid document.' },
+  auth_resource_matches: { type: 'boolean', description: "RFC 9728 §3.3 (secondary): the document's resource is the identifier the client used." },
+  auth_metadata_problem: { type: 'string', description: 'Why no valid document was found (each candidate\'s problem, short).' },
+  legacy_sse_endpoint: { type: 'string', description: "The deprecated HTTP+SSE transport's endpoint event data (clipped), for legacy_sse rows." },
+  methodology_version: { type: 'string', description: 'Methodology the row was written under (v2).' },
+};
+
+export const OBSERVATION_V2_FIELDS: Field[] = Object.keys(ObservationV2.innerType().shape).map((name) => ({ name, ...OBSERVATION_V2_DOCS[name as keyof ObservationV2] }));
+
+/** How each v2 run field reads: v1's run fields, v2's own counts and the requests sent. */
+const RUN_V2_DOCS: { [K in keyof RunV2]-?: Omit<Field, 'name'> } = {
+  ...RUN_DOCS,
+  targets: { type: 'integer', description: 'Rows of the v2 series in the run (today\'s roster plus retired targets).' },
+  attempts: { type: 'integer', description: 'ok + error rows of the v2 series.' },
+  outcomes: { type: 'object', description: `v2 rows per outcome: ${OUTCOMES_V2.join(', ')}.` },
+  statuses: { type: 'object', description: 'v2 rows per status (rows without one are not counted).' },
+  eras: { type: 'object', description: 'v2 rows per era (none includes every row never probed).' },
+  error_classes: { type: 'object', description: "v1's error classes of the v2 error rows." },
+  requests: { type: 'object', description: 'Requests the v2 probe sent: total, max and mean over probed rows.' },
+  methodology_version: { type: 'string', description: 'Methodology the run row was written under (v2; a run recording both series writes a v1 row and a v2 row with the same run_id).' },
+};
+
+export const RUN_V2_FIELDS: Field[] = Object.keys(RunV2.shape).map((name) => ({ name, ...RUN_V2_DOCS[name as keyof RunV2] }));
 
 /** changes.jsonl, one table: each field's name, how it reads, and where its value comes from. */
 const CHANGE_COLUMNS: (Field & { of: (c: ChangeView) => unknown })[] = [
@@ -232,6 +295,8 @@ const SERVER_FIELDS: Field[] = [
 export const RESOURCES: Record<ResourceName, { title: string; description: string; fields: Field[] }> = {
   observations: { title: 'Observations', description: 'One row per target per run, failures included.', fields: OBSERVATION_FIELDS },
   runs: { title: 'Runs', description: 'One row per collector run: counts, coverage, degraded and partial flags.', fields: RUN_FIELDS },
+  'observations-v2': { title: 'Observations, methodology v2', description: 'One row per target per run of the dual-era probe (methodology v2): status, era, protocol revision, every tools/list page, the handshake, auth challenge and canary, and v1\'s error class for comparison.', fields: OBSERVATION_V2_FIELDS },
+  'runs-v2': { title: 'Runs, methodology v2', description: 'The v2 series\' row of each run: counts, statuses, eras, requests sent, coverage, degraded and partial flags.', fields: RUN_V2_FIELDS },
   changes: { title: 'Drift events', description: 'Every contract change with its summarised diff and classification findings.', fields: CHANGE_FIELDS },
   'contract-intervals': { title: 'Contract intervals', description: 'Contract lifetimes (event or censored): the input of the survival estimate.', fields: INTERVAL_FIELDS },
   survival: { title: 'Survival curve', description: 'The Kaplan–Meier table, one row per distinct time.', fields: SURVIVAL_FIELDS },
@@ -258,6 +323,11 @@ export function parquetNames(months: readonly string[]): { name: string; resourc
   ];
 }
 
+/** The months of the methodology v2 series' days (none without it). */
+export function v2Months(a: Pick<Archive, 'v2'>): string[] {
+  return [...new Set((a.v2?.dayFiles ?? []).map((d) => d.day.slice(0, 7)))].sort();
+}
+
 export function plannedBundles(a: Archive, pub: Publication): PlannedBundle[] {
   const rel = pub.releaseDir !== null;
   const recent = new Set(a.months.slice(-SITE_MONTHS));
@@ -278,6 +348,14 @@ export function plannedBundles(a: Archive, pub: Publication): PlannedBundle[] {
     add({ name: `observations-${m}.csv.gz`, resource: 'observations', note: `${m}, CSV, gzip` }, where);
   }
   add({ name: 'rosters.jsonl.gz', resource: 'rosters', note: 'JSON Lines, gzip' }, big);
+  // Methodology v2's rows, beside v1's: the same split between the site and the release folder.
+  const monthsV2 = v2Months(a);
+  if (monthsV2.length > 0) {
+    const recentV2 = new Set(monthsV2.slice(-SITE_MONTHS));
+    add({ name: 'observations-v2.jsonl.gz', resource: 'observations-v2', note: 'methodology v2, whole archive, JSON Lines, gzip' }, big);
+    for (const m of monthsV2) add({ name: `observations-v2-${m}.jsonl.gz`, resource: 'observations-v2', note: `methodology v2, ${m}, JSON Lines, gzip` }, rel && !recentV2.has(m) ? 'release' : 'site');
+    add({ name: 'runs-v2.jsonl', resource: 'runs-v2', note: 'methodology v2 run rows, JSON Lines' });
+  }
   // Parquet: the same months on the site as the JSON Lines and CSV, older ones in the release folder.
   for (const p of parquetNames(a.months)) add({ name: p.name, resource: p.resource, note: `${p.month ? `${p.month}, ` : ''}Parquet (zstd)` }, p.month && rel && !recent.has(p.month) ? 'release' : 'site');
   if (a.chain.head) {
@@ -319,7 +397,7 @@ export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publi
     profile: 'data-package',
     name: pub.simulated ? 'mcp-schema-simulated' : 'mcp-schema',
     title: `${pub.simulated ? 'SIMULATED DATA — ' : ''}mcp-schema: observations of remote MCP servers' tool contracts`,
-    description: sim('Daily tools/list observations of every remote MCP server in the official registry, contract changes, contract lifetimes and their Kaplan–Meier survival estimate. Methodology v1.'),
+    description: sim(`Daily tools/list observations of every remote MCP server in the official registry, contract changes, contract lifetimes and their Kaplan–Meier survival estimate. Methodology v1${(a.v2?.dayFiles.length ?? 0) > 0 ? '; the rows of methodology v2 (the dual-era probe) beside it, as observations-v2 and runs-v2' : ''}.`),
     ...(pub.simulated ? { simulated: true } : {}),
     homepage: pub.permalink('/data/'),
     version: a.asOfDay ?? 'empty',

@@ -145,14 +145,16 @@ export const Connectability = z
       'The auth challenge of the latest probe (v1 records WWW-Authenticate on auth errors); null when the latest probe met no challenge.',
     ),
     protected_resource_metadata_valid: observed(z.boolean(), 'Whether the protected-resource metadata (RFC 9728) the challenge points to is valid.'),
-    protocol_version: observed(z.string(), 'Protocol revision the server answered in initialize (latest ok probe).'),
-    protocol_era: observed(z.string(), 'legacy (initialize) or modern (2026-07-28, server/discover).'),
+    auth_bearer: observed(z.boolean(), 'Whether the auth challenge the v2 probe met is a Bearer challenge (methodology v2).'),
+    protected_resource_metadata_source: observed(z.enum(['hint', 'well_known_path', 'well_known_root']), 'Where the v2 probe found the valid protected-resource metadata: the challenge\'s resource_metadata URL (hint), /.well-known/oauth-protected-resource{path}, or the root well-known URL.'),
+    protocol_version: observed(z.string(), 'Protocol revision the server answered in initialize (latest ok v1 probe); when v1 has none, the revision the v2 probe negotiated in the latest full v2 run (2026-07-28 for a modern server), with source v2.'),
+    protocol_era: observed(z.string(), 'legacy (initialize), modern (2026-07-28, server/discover) or legacy_sse (the deprecated HTTP+SSE transport only), from the latest full v2 run.'),
     supported_versions: observed(z.array(z.string()), 'Revisions the server says it supports (server/discover).'),
     instructions_sha256: observed(sha256, 'Instructions hash (tool definition hash, version 1 §4) of the server\'s instructions.'),
     session: z.boolean().nullable().describe('Whether initialize issued an Mcp-Session-Id (latest ok probe).'),
   })
   .strict()
-  .describe('Connectability: each remote with its transport, URL, template variables, declared headers (secret flags, environment-style placeholder names) and declared auth; which remote we probe and why; what the latest probe observed (challenge, protocol). Fields only the v2 probe records are null with a note.');
+  .describe('Connectability: each remote with its transport, URL, template variables, declared headers (secret flags, environment-style placeholder names) and declared auth; which remote we probe and why; what the latest probe observed (challenge, protocol). Fields only the v2 probe records come from the target\'s row in the latest full v2 run (source v2) and are null with a note without one.');
 
 const ToolSummary = z
   .object({

@@ -8,6 +8,7 @@
 // facts are derived defensively from the hostile entry (registry-facts.ts).
 import { clip, contractSha256, isObject, PARTIAL_LISTING, parseWwwAuthenticate, probedRemote, proseSha256, resourceMetadataHint, schemaHygiene, toolSurfaceHashes, type Finding, type ServedToolHashes, type Tool } from '../lib/index.ts';
 import type { Archive, ServerView } from '../loader/views.ts';
+import type { V2Latest } from '../loader/v2-summary.ts';
 import {
   DESCRIPTOR_BLOCKS,
   type Connectability,
@@ -23,7 +24,7 @@ import { rawObjectPath } from './linked-objects.ts';
 import { META_NAMESPACE, type Publication } from './publication.ts';
 import { declaredRemotes, namespaceOf, repositoryKey, repositoryUrl } from './registry-facts.ts';
 
-/** What methodology v1 cannot say: the fields the v2 rows (src/lib contract/observation-v2.ts: era, supported_versions, instructions_sha256, auth_metadata_valid) will fill once the archive holds them. */
+/** What methodology v1 cannot say: the fields the v2 rows (src/lib contract/observation-v2.ts: era, supported_versions, instructions_sha256, auth fields) fill once the archive holds a v2 probe of the server. */
 const NOT_IN_V1 = 'not observed: methodology v1 does not record this';
 /** Tool descriptions in a descriptor are cut here; the tools file has them whole. */
 const DESCRIPTION_MAX = 1000;
@@ -93,7 +94,7 @@ export function serverDescriptor(a: Archive, s: ServerView, f: ServerFacts, repo
   const blocks: Record<string, unknown> = {
     [`${META_NAMESPACE}/descriptor`]: info(a, s, pub),
     [`${META_NAMESPACE}/health`]: health(s),
-    [`${META_NAMESPACE}/connectability`]: connectability(s, base.server),
+    [`${META_NAMESPACE}/connectability`]: connectability(s, base.server, a.v2?.latestByTarget.get(s.name) ?? null),
     [`${META_NAMESPACE}/tools`]: toolsBlock(s, tools, hashes, f, pub),
     [`${META_NAMESPACE}/schema-history`]: contract(s, tools, f.entry !== null, pub),
     [`${META_NAMESPACE}/identity`]: identity(s, base.server, repos, pub),
@@ -140,7 +141,7 @@ function health(s: ServerView): Health {
   };
 }
 
-function connectability(s: ServerView, server: unknown): Connectability {
+function connectability(s: ServerView, server: unknown, latestV2: V2Latest | null): Connectability {
   const { remotes, total } = declaredRemotes(server);
   const probed = probedRemote(isObject(server) ? server.remotes : undefined);
   const row = s.latest;
@@ -156,6 +157,14 @@ function connectability(s: ServerView, server: unknown): Connectability {
     www_authenticate: row.www_authenticate!,
   };
   const notV1 = { value: null, source: null, note: NOT_IN_V1 };
+  // Methodology v2's fields come from the target's row in the latest full v2 run when it probed the
+  // server; without one (or when it did not probe: no endpoint, retired, opted out, not attempted) they
+  // keep v1's note.
+  const probedV2 = latestV2 !== null && (latestV2.outcome === 'ok' || latestV2.outcome === 'error') ? latestV2 : null;
+  const v2 = <T>(value: T | null, whyNull: string): Observed<T> => (probedV2 ? { value, source: 'v2', note: value === null ? whyNull : null } : notV1);
+  const gated = probedV2 !== null && (probedV2.status === 'auth_compliant' || probedV2.status === 'auth_noncompliant');
+  const noChallenge = 'the latest v2 probe met no auth challenge';
+  const v1Version = v1(row.protocol_version, 'the latest probe did not complete initialize');
   return {
     remotes,
     remotes_total: total,
@@ -167,11 +176,13 @@ function connectability(s: ServerView, server: unknown): Connectability {
     },
     observed_at: probe ? row.observed_at : null,
     challenge: v1(challenge, 'the latest probe met no auth challenge'),
-    protected_resource_metadata_valid: notV1,
-    protocol_version: v1(row.protocol_version, 'the latest probe did not complete initialize'),
-    protocol_era: notV1,
-    supported_versions: notV1,
-    instructions_sha256: notV1,
+    protected_resource_metadata_valid: v2(gated ? probedV2.auth_metadata_valid : null, noChallenge),
+    auth_bearer: v2(gated ? probedV2.auth_bearer : null, noChallenge),
+    protected_resource_metadata_source: v2(gated ? probedV2.auth_metadata_source : null, gated ? 'no valid protected-resource metadata was found' : noChallenge),
+    protocol_version: v1Version.value === null && probedV2?.protocol_version ? { value: probedV2.protocol_version, source: 'v2', note: null } : v1Version,
+    protocol_era: v2(probedV2 && probedV2.era !== 'none' ? probedV2.era : null, 'the latest v2 probe could not tell the era (no handshake answer)'),
+    supported_versions: v2(probedV2?.supported_versions ?? null, 'the server listed no supported versions (a modern server\'s discover result, or a -32022 error, lists them)'),
+    instructions_sha256: v2(probedV2?.instructions_sha256 ?? null, 'no handshake answer, or it carried no instructions'),
     session: probe ? row.session : null,
   };
 }

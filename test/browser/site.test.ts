@@ -204,7 +204,7 @@ browserSuite('the fixture site in Chromium', () => {
   // Issue 16: what a reader meets at a desktop width and on a phone. Text (charts included) is at
   // least 11 px on screen, no word is broken inside, and the page never scrolls sideways (wide
   // tables and diffs scroll inside their own boxes). A screenshot of each is kept to look at.
-  const READER_PAGES = ['/', '/trends/', '/drift/', '/drift/revert/', '/servers/', `/servers/${slugFor('io.github.github/github-mcp-server')}/`, `/servers/${slugFor(REVERT_NAME)}/`, `/servers/${slugFor(RETIRED_NAME)}/`, `/servers/${slugFor(HOSTILE_NAME)}/`, '/data/', '/methodology/', '/methodology/rules/', '/charts/schema-survival/', '/lookup/'];
+  const READER_PAGES = ['/', '/trends/', '/drift/', '/drift/revert/', '/servers/', `/servers/${slugFor('io.github.github/github-mcp-server')}/`, `/servers/${slugFor(REVERT_NAME)}/`, `/servers/${slugFor(RETIRED_NAME)}/`, `/servers/${slugFor(HOSTILE_NAME)}/`, '/data/', '/methodology/', '/methodology/rules/', '/charts/schema-survival/', '/lookup/', '/statistics/', '/methodology/changelog/'];
   it.each([1280, 390].flatMap((w) => READER_PAGES.map((p) => [w, p] as const)))('at %d px, %s is legible: text ≥ 11 px, charts unshrunk, words whole, no sideways scroll', async (width, pathname) => {
     const page = await open(pathname, width);
     const l: Legibility = await measureLegibility(page);
@@ -214,7 +214,7 @@ browserSuite('the fixture site in Chromium', () => {
     expect(l.brokenWords, 'words broken across lines').toEqual([]);
     expect(l.wrappedDates, 'dates broken across lines').toEqual([]);
     expect(l.overflow, 'page wider than the viewport').toBeLessThanOrEqual(0);
-    if (pathname === '/' || pathname === '/trends/') expect(l.visibleCharts, 'one size of each chart shown').toBeGreaterThan(0);
+    if (pathname === '/' || pathname === '/trends/' || pathname === '/statistics/') expect(l.visibleCharts, 'one size of each chart shown').toBeGreaterThan(0);
     await page.screenshot({ path: path.join(SHOTS, `${width}-${pathname.replace(/[^a-z0-9]+/gi, '_').replace(/^_|_$/g, '') || 'home'}.png`), fullPage: false });
     await page.close();
   });
@@ -228,6 +228,21 @@ browserSuite('the fixture site in Chromium', () => {
     await expect(tail.evaluate((el) => getComputedStyle(el).strokeDasharray)).resolves.not.toBe('none');
     const box = (await tail.boundingBox())!;
     expect(box.width).toBeGreaterThan(10);
+    await page.close();
+  });
+
+  it('/statistics/ at 390 px: the phone-sized era chart is shown, the wide one hidden, and every figure table scrolls in its own box', async () => {
+    const page = await open('/statistics/', 390);
+    await expect(page.getByTestId('era-adoption-chart').isVisible()).resolves.toBe(false);
+    await expect(page.getByTestId('era-adoption-chart-narrow').isVisible()).resolves.toBe(true);
+    for (const q of ['RQ1', 'RQ2', 'RQ3', 'RQ4', 'RQ5', 'RQ6']) {
+      const table = page.getByTestId(`figures-${q}`);
+      await expect(table.isVisible(), q).resolves.toBe(true);
+      // The first number (the count) is on screen beside its measure: the label column wraps.
+      const count = (await table.locator('tbody tr').first().locator('td').first().boundingBox())!;
+      expect(count.x + count.width, q).toBeLessThanOrEqual(390);
+    }
+    await page.screenshot({ path: path.join(SHOTS, 'statistics-390-full.png'), fullPage: true });
     await page.close();
   });
 
@@ -265,7 +280,7 @@ browserSuite('the fixture site in Chromium', () => {
     await page.close();
   });
 
-  it.each(['/', '/servers/', '/trends/', `/servers/${slugFor(HOSTILE_NAME)}/`, `/servers/${slugFor('io.github.github/github-mcp-server')}/`, `/servers/${slugFor(REVERT_NAME)}/`, `/servers/${slugFor(RETIRED_NAME)}/`, '/drift/', '/drift/revert/', '/methodology/', '/methodology/v1/', '/methodology/rules/', '/data/', '/charts/schema-survival/', '/search/', '/lookup/', '/editions/', '/editions/2025-12/'])(
+  it.each(['/', '/servers/', '/trends/', `/servers/${slugFor(HOSTILE_NAME)}/`, `/servers/${slugFor('io.github.github/github-mcp-server')}/`, `/servers/${slugFor(REVERT_NAME)}/`, `/servers/${slugFor(RETIRED_NAME)}/`, '/drift/', '/drift/revert/', '/methodology/', '/methodology/v1/', '/methodology/rules/', '/data/', '/charts/schema-survival/', '/search/', '/lookup/', '/editions/', '/editions/2025-12/', '/statistics/', '/methodology/changelog/'])(
     'axe-core finds no serious or critical violation on %s',
     async (pathname) => {
       const page = await open(pathname);

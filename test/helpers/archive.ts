@@ -70,8 +70,8 @@ export interface ArchiveOptions {
   /** The collector's per-request deadline (ms). */
   timeoutMs?: number;
   /**
-   * The series to record (default `v1`: the site reads v1 only for now, and its fixtures stay what
-   * they were); `v1,v2` for an archive with both series.
+   * The series to record (default `v1`: archives that test the v1 headline stay what they were);
+   * `v1,v2` for an archive with both series (SITE_FIXTURE: the site's v2 pages read them).
    */
   methodology?: MethodologyChoice;
   /** Signs each run's chain manifest (test keys only). */
@@ -83,7 +83,8 @@ export interface ArchiveOptions {
 }
 
 /** The site's fixture archive: 12 days of a 50-target world with the hostile servers. */
-export const SITE_FIXTURE: ArchiveOptions = { seed: 'site-fixture', size: 50, days: 12, hostile: true, lifecycle: true, timeoutMs: 3000 };
+/** Both series, as the archive is during the bridge: the site shows v1's figures and v2's statistics page. */
+export const SITE_FIXTURE: ArchiveOptions = { seed: 'site-fixture', size: 50, days: 12, hostile: true, lifecycle: true, timeoutMs: 3000, methodology: 'v1,v2' };
 
 /** Collect an archive into `dir` (emptied first unless `keep`: then the runs are added to it), or into a new temporary folder; returns the folder. */
 export async function collectArchive(opts: ArchiveOptions, dir?: string, keep = false): Promise<string> {

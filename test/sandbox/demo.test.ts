@@ -94,6 +94,8 @@ describe('npm run demo (short)', () => {
       expect(summary.days.map((d) => d.series)).toEqual(Array(4).fill(['v1', 'v2']));
       expect(summary.rows_v2).toBe(summary.rows);
       expect(readdirSync(join(REPO, out, 'archive', 'observations-v2'))).toHaveLength(4);
+      // The v2 series shows on its own page: the statistics of the latest full v2 run.
+      expect(await (await fetch(new URL('statistics/', url))).text()).toMatch(/data-testid="figures-RQ1"/);
       const home = await (await fetch(url)).text();
       expect(home).toMatch(/Simulated data/i);
       // Either a half-life or the honest tile.
