@@ -22,11 +22,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chainHash, Edition, signBytes, type ChainSigner, type EditionBundle, type Run } from '../lib/index.ts';
+import { chainHash, Edition, signBytes, type AnyRun, type ChainSigner, type EditionBundle } from '../lib/index.ts';
 import { readChain } from '../archive/chain.ts';
-import { readDayLines } from '../archive/day-files.ts';
+import { listDays, readDayLines, type DayFiles } from '../archive/day-files.ts';
 import { readEditions } from '../archive/editions.ts';
-import { EDITION_ID, editionDir, LAYOUT } from '../archive/layout.ts';
+import { EDITION_ID, editionDir, LAYOUT, SERIES_FOLDER } from '../archive/layout.ts';
 import { readRuns, runsOf } from '../archive/runs.ts';
 import { tempName } from '../archive/atomic.ts';
 import { loadArchive, forgetArchive, type Archive } from '../loader/load-archive.ts';
@@ -56,9 +56,25 @@ export interface CutOptions {
 
 export type CutResult = { status: 'cut'; id: string; dir: string; files: string[] } | { status: 'exists'; id: string } | { status: 'no-full-run'; month: string };
 
-/** The first full run of a month: finished, not partial, in runs.jsonl order. */
-export function firstFullRun(runs: readonly Run[], month: string): Run | null {
+/** What an edition reads of its run (a v1 run row, or a v2 one once v1 has stopped). */
+export type EditionRun = Pick<AnyRun, 'run_id' | 'day' | 'finished_at' | 'partial' | 'status' | 'methodology_version'>;
+
+/** The first full run of a month: finished, not partial, in the order given (runs.jsonl order). */
+export function firstFullRun<R extends EditionRun>(runs: readonly R[], month: string): R | null {
   return runs.find((r) => r.day.startsWith(month) && !r.partial && r.status === 'finished') ?? null;
+}
+
+/**
+ * The runs an edition may be cut from: the headline's. Every v1 run (during the bridge each run has a
+ * v1 row, and v1 is what the headline shows until the bridge is complete), then — once the collector
+ * records v2 alone after the bridge — the v2 runs no v1 row shares a run_id with. Without these, no
+ * edition could be cut after the bridge.
+ */
+export function editionRuns(all: readonly AnyRun[]): EditionRun[] {
+  const v1 = runsOf(all, 'v1');
+  const v1Ids = new Set(v1.map((r) => r.run_id));
+  const v2Only = runsOf(all, 'v2').filter((r) => !v1Ids.has(r.run_id));
+  return [...v1, ...v2Only];
 }
 
 export async function cutEdition(dir: string, o: CutOptions): Promise<CutResult> {
@@ -69,8 +85,8 @@ export async function cutEdition(dir: string, o: CutOptions): Promise<CutResult>
   if (!EDITION_ID.test(id)) throw new Error(`bad edition id ${id}`);
   if (!o.revise && existsSync(editionDir(dir, id))) return { status: 'exists', id };
   if (o.revise && revisions.length === 0) throw new Error(`no edition ${o.month} to revise`);
-  // An edition freezes v1 runs (its bundles and methodology field are v1's); see DESIGN "The headline series".
-  const runs = runsOf(readRuns(dir).runs, 'v1');
+  // The headline's runs: v1's, then v2's once v1 has stopped (DESIGN "The headline series").
+  const runs = editionRuns(readRuns(dir).runs);
   const run = o.revise ? runs.find((r) => r.run_id === revisions[0]!.edition.cut_from_run) ?? null : firstFullRun(runs, o.month);
   if (!run) return { status: 'no-full-run', month: o.month };
 
@@ -150,7 +166,7 @@ async function editionBundles(
   dir: string,
   a: Archive,
   viewDir: string,
-  o: { id: string; run: Run; month: string; url: string; pub: Pick<Publication, 'simulated'>; release: CutOptions['release']; stage: string; earlier: Edition[] },
+  o: { id: string; run: EditionRun; month: string; url: string; pub: Pick<Publication, 'simulated'>; release: CutOptions['release']; stage: string; earlier: Edition[] },
 ): Promise<EditionBundle[]> {
   const out: EditionBundle[] = [];
   const folder = o.release ? path.join(o.release.dir, `edition-${o.id}`) : path.join(o.stage, 'bundles');
@@ -168,12 +184,28 @@ async function editionBundles(
     const known = published.get(m);
     if (known) out.push(known);
     else {
-      const { bytes, rows } = await monthLines(viewDir, a, m);
+      const { bytes, rows } = await monthLines(viewDir, a.dayFiles, m);
       publish(`observations-${m}.jsonl.gz`, 'observations', `month ${m}`, rows, bytes);
     }
   }
-  const own = await monthLines(viewDir, a, o.month);
+  const own = await monthLines(viewDir, a.dayFiles, o.month);
   publish(`observations-${o.month}-to-${o.run.day}.jsonl.gz`, 'observations', `${o.month} up to run ${o.run.run_id}`, own.rows, own.bytes);
+  // Methodology v2's rows, the same way (earlier months by reference once an edition published them).
+  const v2Days = listDays(viewDir, SERIES_FOLDER.v2);
+  if (v2Days.length > 0) {
+    const publishedV2 = new Map<string, EditionBundle>();
+    for (const e of o.earlier) for (const b of e.bundles) if (b.resource === 'observations-v2' && b.covers.startsWith('month ') && b.edition === e.edition) publishedV2.set(b.covers.slice(6), b);
+    for (const m of [...new Set(v2Days.map((d) => d.day.slice(0, 7)))].filter((m) => m < o.month).sort()) {
+      const known = publishedV2.get(m);
+      if (known) out.push(known);
+      else {
+        const { bytes, rows } = await monthLines(viewDir, v2Days, m);
+        publish(`observations-v2-${m}.jsonl.gz`, 'observations-v2', `month ${m}`, rows, bytes);
+      }
+    }
+    const ownV2 = await monthLines(viewDir, v2Days, o.month);
+    if (ownV2.rows > 0) publish(`observations-v2-${o.month}-to-${o.run.day}.jsonl.gz`, 'observations-v2', `${o.month} up to run ${o.run.run_id}`, ownV2.rows, ownV2.bytes);
+  }
   publish('runs.jsonl', 'runs', `runs up to ${o.run.run_id}`, a.runs.length, Buffer.from(a.runs.map((r) => `${JSON.stringify(r)}\n`).join('')));
   const changes = [...a.changes].reverse().map((c) => `${JSON.stringify(changeRecord(c))}\n`);
   publish('changes.jsonl.gz', 'changes', `changes up to ${o.run.run_id}`, changes.length, gzipSync(changes.join('')));
@@ -184,11 +216,11 @@ async function editionBundles(
   return out;
 }
 
-/** A month's observation lines in the cut view, verbatim (gz days read through gunzip), one gzip member per day. */
-async function monthLines(viewDir: string, a: Archive, month: string): Promise<{ bytes: Buffer; rows: number }> {
+/** A month's observation lines of one series in the cut view, verbatim (gz days read through gunzip), one gzip member per day. */
+async function monthLines(viewDir: string, dayFiles: readonly DayFiles[], month: string): Promise<{ bytes: Buffer; rows: number }> {
   const members: Buffer[] = [];
   let rows = 0;
-  for (const day of a.dayFiles.filter((d) => d.day.startsWith(month))) {
+  for (const day of dayFiles.filter((d) => d.day.startsWith(month))) {
     const parts: string[] = [];
     for await (const { line } of readDayLines(viewDir, { day: day.day, files: day.files })) {
       if (line.trim() === '') continue;

@@ -48,4 +48,28 @@ describe('editions with both series', () => {
     const edition = JSON.parse(readFileSync(path.join(archive, 'editions', '2025-12', 'edition.json'), 'utf8')) as Record<string, unknown>;
     expect(JSON.stringify(edition)).toContain('"methodology":"v1"');
   });
+
+  it('after the bridge, when v2 runs alone, cuts the month from its first full v2 run and publishes the v2 rows', async () => {
+    // Dec 31 records both series (a 1-day bridge), Jan 1 and 2 record v2 alone.
+    const dir = await collectArchive({ seed: 'editions-after-bridge', size: 24, days: 3, firstDay: 16, signer: key.signer, methodology: 'auto', bridgeDays: 1 });
+    try {
+      const runs = readFileSync(path.join(dir, 'runs.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { run_id: string; day: string; methodology_version: string });
+      expect(runs.map((r) => `${r.day} ${r.methodology_version}`)).toEqual(['2025-12-31 v1', '2025-12-31 v2', '2026-01-01 v2', '2026-01-02 v2']);
+      const ed = await cutEdition(dir, { month: '2026-01', pub: TEST_PUBLICATION, signer: key.signer, cache: null, release: null, now: new Date('2026-01-02T12:00:00Z') });
+      expect(ed).toMatchObject({ status: 'cut', id: '2026-01' });
+      const edition = JSON.parse(readFileSync(path.join(dir, 'editions', '2026-01', 'edition.json'), 'utf8')) as { methodology: string; cut_from_run: string; bundles: { name: string; resource: string; rows: number }[] };
+      expect(edition.methodology).toBe('v2');
+      expect(edition.cut_from_run).toBe(runs[2]!.run_id);
+      // The v2 rows, counted here from the archive's files: December's whole, January's up to the run.
+      const lines = (day: string) => readFileSync(path.join(dir, 'observations-v2', `${day}.jsonl`), 'utf8').trimEnd().split('\n').length;
+      const v2 = edition.bundles.filter((b) => b.resource === 'observations-v2');
+      expect(v2.map((b) => [b.name, b.rows])).toEqual([
+        ['observations-v2-2025-12.jsonl.gz', lines('2025-12-31')],
+        ['observations-v2-2026-01-to-2026-01-01.jsonl.gz', lines('2026-01-01')],
+      ]);
+      for (const b of v2) expect(readFileSync(path.join(dir, 'editions', '2026-01', 'bundles', b.name)).length).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
