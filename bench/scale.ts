@@ -38,6 +38,8 @@ Options
   --scheduler S        lpt (the collector's, default) or one-per-host (the schedule before issue 12:
                        one probe per host, FIFO, no back-off, no unresponsive rule, no deadline)
   --concurrency N      global concurrency (default: the collector's, ${DEFAULTS.concurrency}; one-per-host: 16, as before)
+  --methodology M      v1 (default: the figures in bench/README.md), v2, or v1,v2 (a bridge day: each
+                       target probed by v2 then v1 in one job)
   --seed S             world seed (default scale)
   --keep               keep the archive folder (printed)
   --help               this text
@@ -52,6 +54,7 @@ const { values } = parseArgs({
     scheduler: { type: 'string', default: 'lpt' },
     concurrency: { type: 'string' },
     seed: { type: 'string', default: 'scale' },
+    methodology: { type: 'string', default: 'v1' },
     keep: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -66,6 +69,8 @@ const onePerHost = values.scheduler === 'one-per-host';
 if (!Number.isInteger(n) || n < 100 || n > 100_000) usage('--endpoints must be 100..100000');
 if (!(f >= 1 && f <= 1000)) usage('--factor must be 1..1000');
 if (!onePerHost && values.scheduler !== 'lpt') usage('--scheduler must be lpt or one-per-host');
+const methodology = values.methodology as 'v1' | 'v2' | 'v1,v2';
+if (!['v1', 'v2', 'v1,v2'].includes(methodology)) usage('--methodology must be v1, v2 or v1,v2');
 const concurrency = values.concurrency ? Number(values.concurrency) : onePerHost ? 16 : DEFAULTS.concurrency;
 const CLK_TCK = 100;
 const WORLD = fileURLToPath(new URL('./scale-world.ts', import.meta.url));
@@ -108,9 +113,9 @@ const summary = await runCollector({
   allowPrivate: true,
   optout: null,
   now: new Date('2026-06-01T03:15:00Z'),
-  // The v1 probe alone, as the figures in bench/README.md were measured (a bridge run probes each
-  // target with v2 then v1 in one job).
-  methodology: 'v1',
+  // v1 alone by default, as the first figures in bench/README.md were measured; v1,v2 is a bridge day
+  // (each target probed by v2 then v1 in one job).
+  methodology,
   concurrency,
   timeoutMs,
   perHostMax,
@@ -165,7 +170,7 @@ const vKind = (host: string) => world.hosts[Number(host.slice(1))]?.kind ?? host
 
 const out = [
   `machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Linux ${release()}, node ${process.version}; load average ${fmt(load0)} → ${fmt(load1)}`,
-  `command: npm run bench:scale -- --endpoints ${n} --factor ${f} --scheduler ${onePerHost ? 'one-per-host' : 'lpt'} --concurrency ${concurrency} --seed ${values.seed}`,
+  `command: npm run bench:scale -- --endpoints ${n} --factor ${f} --scheduler ${onePerHost ? 'one-per-host' : 'lpt'} --concurrency ${concurrency} --methodology ${methodology} --seed ${values.seed}`,
   `world: ${world.hosts.length.toLocaleString('en')} hosts (gateway ${gateway && kindOf.get(gateway.host)!.targets}, stuck ${kindOf.get(stuck.host)!.targets}, burst-429 ${kindOf.get(burst.host)!.targets}, 5 × ${kindOf.get(of('mid')[0]!.host)!.targets}, ${of('tail').length.toLocaleString('en')} tail hosts), started in ${fmt(worldStartS)} s`,
   `schedule: ${onePerHost ? 'one probe per host (hostQueues), no deadline' : `lpt, per host clamp(ceil(n/${DEFAULTS.perHostDivisor}),1,${DEFAULTS.perHostMax}), K ${DEFAULTS.unresponsiveAfter}, deadline ${DEFAULTS.deadlineMs / 3_600_000} h`}; timeout ${DEFAULTS.timeoutMs / 1000} s (${timeoutMs} ms scaled)`,
   '',
@@ -188,7 +193,8 @@ if (values.keep) console.log(`archive: ${data}`);
 else rmSync(data, { recursive: true, force: true });
 
 function readRows(): { target: string; endpoint: string | null; observed_at: string; not_attempted_reason?: string | null }[] {
-  return readFileSync(join(data, 'observations', '2026-06-01.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+  // The v1 rows when v1 ran (alone or in a bridge), else v2's: the same fields either way.
+  return readFileSync(join(data, methodology === 'v2' ? 'observations-v2' : 'observations', '2026-06-01.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
 }
 
 function procCpuMs(pid: number): number {
