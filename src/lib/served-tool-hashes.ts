@@ -60,6 +60,20 @@ export function servedToolHashes(body: string | Uint8Array, contentType: string 
 }
 
 /** The page to hash (toolsPage of the answer's text) and whether the listing goes on, or why there is none. */
+/**
+ * The set hash of a listing read over several tools/list pages (methodology v2 reads every page): the
+ * set hash over all pages' `tools` text, in order. What the v2 collector records as `tools_set_hash`
+ * and what the site derives again from the stored pages — one reading for both.
+ */
+export function servedListingSetHash(pages: readonly { body: string | Uint8Array; contentType: string | null }[], id?: number): ServedSetHash {
+  try {
+    return { setHash: toolSetHash(pages.map((p) => toolsPage(answerTextFromBody(p.body, p.contentType, id)))), problem: null };
+  } catch (e) {
+    if (e instanceof ToolDefinitionHashError || e instanceof AnswerBodyError) return { setHash: null, problem: e.message };
+    throw e;
+  }
+}
+
 function servedPage(body: string | Uint8Array, contentType: string | null): { page: string; partial: boolean } | { problem: string } {
   try {
     const text = answerTextFromBody(body, contentType);

@@ -6,11 +6,14 @@
 import { createHash } from 'node:crypto';
 import { readObject } from '../archive/objects.ts';
 import { MAX_MESSAGE } from '../archive/problems.ts';
-import { answerTextFromBody, classifyBody, servedSetHash, type Finding } from '../lib/index.ts';
+import { answerTextFromBody, classifyBody, servedListingSetHash, servedSetHash, type Finding } from '../lib/index.ts';
 import type { DigestCache } from './cache.ts';
 
 /** Bump when this derivation (not src/lib, which is fingerprinted) changes. */
-export const BODIES_VERSION = 'bodies-1';
+export const BODIES_VERSION = 'bodies-2';
+
+/** The pages of a listing read over several tools/list pages (methodology v2), by its first page's sha256. */
+export type ListingPages = ReadonlyMap<string, { pages: readonly string[]; types: readonly (string | null)[] }>;
 
 /** What one raw tools/list body says on its own. */
 export interface BodyFacts {
@@ -33,10 +36,15 @@ export async function cachedBodyFacts(
   contentTypes: ReadonlyMap<string, string | null>,
   dir: string,
   stats: { bodyHits: number; bodyMisses: number },
+  listings: ListingPages = new Map(),
 ): Promise<BodyFacts[]> {
   if (bodies.length === 0) return [];
   const h = createHash('sha256').update(BODIES_VERSION).update('\0').update(lib);
-  for (const b of bodies) h.update('\0').update(b).update(':').update(contentTypes.get(b) ?? '');
+  for (const b of bodies) {
+    h.update('\0').update(b).update(':').update(contentTypes.get(b) ?? '');
+    const l = listings.get(b);
+    if (l) h.update('+').update(JSON.stringify([l.pages, l.types]));
+  }
   const key = `${h.digest('hex')}.bodies`;
   const hit = cache.readChanges<BodyFacts[]>(key);
   if (hit && hit.length === bodies.length) {
@@ -47,7 +55,7 @@ export async function cachedBodyFacts(
   const facts: BodyFacts[] = [];
   let missing = false;
   for (const b of bodies) {
-    const f = await bodyFacts(dir, b, contentTypes.get(b) ?? null);
+    const f = await bodyFacts(dir, b, contentTypes.get(b) ?? null, listings.get(b) ?? null);
     missing ||= f === null;
     facts.push(f ?? { setHash: null, problem: `raw body ${b.slice(0, 12)} missing or corrupt`, findings: [] });
   }
@@ -55,10 +63,21 @@ export async function cachedBodyFacts(
   return facts;
 }
 
-async function bodyFacts(dir: string, sha: string, contentType: string | null): Promise<BodyFacts | null> {
+async function bodyFacts(dir: string, sha: string, contentType: string | null, listing: { pages: readonly string[]; types: readonly (string | null)[] } | null): Promise<BodyFacts | null> {
   const bytes = await readObject(dir, sha);
   if (!bytes) return null;
-  const hashes = servedSetHash(bytes, contentType);
+  // A listing read over several pages has the set hash of all of them (what its v2 row records), not
+  // the "partial listing" of its first page.
+  let hashes = servedSetHash(bytes, contentType);
+  if (listing && listing.pages.length > 1 && listing.pages[0] === sha) {
+    const pages: { body: Buffer; contentType: string | null }[] = [];
+    for (let k = 0; k < listing.pages.length; k++) {
+      const page = await readObject(dir, listing.pages[k]!);
+      if (!page) return null;
+      pages.push({ body: page, contentType: listing.types[k] ?? null });
+    }
+    hashes = servedListingSetHash(pages);
+  }
   let findings: Finding[] = [];
   try {
     const found = classifyBody(answerTextFromBody(bytes, contentType));

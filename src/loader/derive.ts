@@ -266,7 +266,13 @@ async function bodiesOf(
   const { fold } = raw;
   if (s.okBody.length === 0) return null;
   const ids = [...new Set(s.okBody)];
-  const facts = await cachedBodyFacts(raw.cache, lib, ids.map((id) => fold.hashes[id]!), contentTypes, raw.dir, stats);
+  // Bodies that are the first page of a listing v2 read over several pages: their set hash is of all pages.
+  const listings = new Map<string, { pages: string[]; types: (string | null)[] }>();
+  for (let i = 0; i < s.okBody.length; i++) {
+    const l = fold.contractPages.get(s.okTools[i]!);
+    if (l && l.pages[0] === fold.hashes[s.okBody[i]!]) listings.set(l.pages[0]!, l);
+  }
+  const facts = await cachedBodyFacts(raw.cache, lib, ids.map((id) => fold.hashes[id]!), contentTypes, raw.dir, stats, listings);
   const factOf = new Map<number, BodyFacts>(ids.map((id, k) => [id, facts[k]!]));
   const iso = (i: number) => s.okIso?.get(i) ?? new Date(s.okMs[i]!).toISOString();
   const mine = new Map<string, SetView['servers'][number]>();

@@ -215,4 +215,16 @@ describe('the headline series', () => {
       rmSync(cache.dir, { recursive: true, force: true });
     }
   });
+
+  it('a paginated v2 contract has the set hash of all its pages, the one its v2 row records (not the first page\'s "partial listing")', () => {
+    const v2 = rowsOf('observations-v2', dir).filter((r) => r.target === PAGINATED && r.outcome === 'ok') as (Row & { tools_set_hash: string | null; tools_pages: number })[];
+    const last = v2.at(-1)!;
+    expect(last.tools_pages).toBeGreaterThan(1);
+    expect(last.tools_set_hash).toMatch(/^[0-9a-f]{64}$/);
+    const server = a.bySlug.get(slugFor(PAGINATED))!;
+    expect(server.current?.setHashProblem).toBeNull();
+    expect(server.current?.setHash).toBe(last.tools_set_hash);
+    // The set index names the server under that hash.
+    expect(a.sets.find((x) => x.setHash === last.tools_set_hash)?.servers.map((x) => x.target)).toContain(PAGINATED);
+  });
 });
