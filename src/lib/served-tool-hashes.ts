@@ -46,17 +46,35 @@ export function servedSetHash(body: string | Uint8Array, contentType: string | n
 export function servedToolHashes(body: string | Uint8Array, contentType: string | null): ServedToolHashes {
   const p = servedPage(body, contentType);
   if ('problem' in p) return { setHash: null, problem: p.problem, definitions: null, lines: null };
+  return hashesOfPages([p.page], p.partial);
+}
+
+/**
+ * The same for a listing methodology v2 read over several tools/list pages (each stored body in order):
+ * every definition of every page, and the set hash of all of them (servedListingSetHash's).
+ */
+export function servedListingToolHashes(pages: readonly { body: string | Uint8Array; contentType: string | null }[]): ServedToolHashes {
+  const texts: string[] = [];
+  for (const page of pages) {
+    const p = servedPage(page.body, page.contentType);
+    if ('problem' in p) return { setHash: null, problem: p.problem, definitions: null, lines: null };
+    texts.push(p.page);
+  }
+  return hashesOfPages(texts, false);
+}
+
+function hashesOfPages(pages: string[], partial: boolean): ServedToolHashes {
   let lines: string[];
   try {
-    lines = toolDefinitionHashes([p.page]).map((l) => `${l.name}:${l.hash}`);
+    lines = toolDefinitionHashes(pages).map((l) => `${l.name}:${l.hash}`);
   } catch (e) {
     if (e instanceof ToolDefinitionHashError) return { setHash: null, problem: e.message, definitions: null, lines: null };
     throw e;
   }
   // toolsPage's text reads back to exactly the served values, so each definition re-written from it
   // hashes as the served bytes do (toolDefinitionHashes hashes the same text).
-  const definitions = (JSON.parse(p.page) as { name: string }[]).map((t) => ({ name: t.name, hash: toolDefinitionHash(JSON.stringify(t)) }));
-  return { setHash: p.partial ? null : toolSetHash([p.page]), problem: p.partial ? PARTIAL_LISTING : null, definitions, lines };
+  const definitions = pages.flatMap((page) => (JSON.parse(page) as { name: string }[]).map((t) => ({ name: t.name, hash: toolDefinitionHash(JSON.stringify(t)) })));
+  return { setHash: partial ? null : toolSetHash(pages), problem: partial ? PARTIAL_LISTING : null, definitions, lines };
 }
 
 /** The page to hash (toolsPage of the answer's text) and whether the listing goes on, or why there is none. */

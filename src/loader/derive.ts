@@ -7,7 +7,7 @@
 import type { DayFiles } from '../archive/day-files.ts';
 import { readObject } from '../archive/objects.ts';
 import {
-  byCodeUnits, censorAtMigrations, contractIntervals, detectDrift, errorClassShares, everChangedShare, firstChangeIntervals, firstChangeOf, halfLife, kaplanMeier, protocolMigration, servedToolHashes, serverHealth,
+  byCodeUnits, censorAtMigrations, contractIntervals, detectDrift, errorClassShares, everChangedShare, firstChangeIntervals, firstChangeOf, halfLife, kaplanMeier, protocolMigration, servedListingToolHashes, servedToolHashes, serverHealth,
   REPEAT_MOVER_CHANGES, serverInstructionsChanged, stitchedChanges, stitchedIntervals, stitchSeries, volatility,
   type AnyRun, type Change, type Drift, type FirstChangeInterval, type HealthProbe, type Interval, type MigrationRow, type Observation, type Run, type SeriesSeam, type ServedToolHashes,
 } from '../lib/index.ts';
@@ -72,6 +72,8 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
   const stats = { changeHits: 0, changeMisses: 0, bodyHits: 0, bodyMisses: 0 };
   const asOfDay = latestRun?.day ?? raw.days.at(-1) ?? null;
   const contractPages = new Map([...fold.contractPages].map(([id, p]) => [fold.hashes[id]!, p]));
+  // The same listings by their first page (a v2 row's body_sha256), for the tool definition hashes.
+  const listingByFirstPage = new Map([...fold.contractPages.values()].map((p) => [p.pages[0]!, p]));
   const seams: SeriesSeam[] = [];
   const migrations: Change[] = [];
   const instructionChanges: InstructionsChangeView[] = [];
@@ -171,7 +173,7 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     cacheStats: { ...raw.cacheStats, ...stats },
     contentType: (bodySha256) => contentTypes.get(bodySha256) ?? null,
     tools: (bodySha256, toolsSha256) => (toolsSha256 === undefined ? new ToolsCache(raw.dir, contentTypes).get(bodySha256) : new ToolsCache(raw.dir, contentTypes, contractPages).contract(toolsSha256, bodySha256)),
-    toolHashes: (bodySha256) => toolHashesOf(raw.dir, bodySha256, contentTypes.get(bodySha256) ?? null),
+    toolHashes: (bodySha256) => toolHashesOf(raw.dir, bodySha256, contentTypes.get(bodySha256) ?? null, listingByFirstPage.get(bodySha256) ?? null),
     registryEntry: (row) => pages.entry(row),
   };
 }
@@ -321,7 +323,17 @@ function probes(s: TargetState, asOfDay: string | null): Pick<ServerView, 'lastP
   };
 }
 
-async function toolHashesOf(dir: string, sha: string, contentType: string | null): Promise<ServedToolHashes | string> {
+async function toolHashesOf(dir: string, sha: string, contentType: string | null, listing: { pages: string[]; types: (string | null)[] } | null): Promise<ServedToolHashes | string> {
+  if (listing && listing.pages.length > 1) {
+    // A listing v2 read over several pages: every page's definitions, the set hash of all of them.
+    const pages: { body: Buffer; contentType: string | null }[] = [];
+    for (let k = 0; k < listing.pages.length; k++) {
+      const bytes = await readObject(dir, listing.pages[k]!);
+      if (!bytes) return `raw body ${listing.pages[k]!.slice(0, 12)} missing or corrupt`;
+      pages.push({ body: bytes, contentType: listing.types[k] ?? null });
+    }
+    return servedListingToolHashes(pages);
+  }
   const bytes = await readObject(dir, sha);
   return bytes ? servedToolHashes(bytes, contentType) : `raw body ${sha.slice(0, 12)} missing or corrupt`;
 }

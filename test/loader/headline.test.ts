@@ -227,4 +227,14 @@ describe('the headline series', () => {
     // The set index names the server under that hash.
     expect(a.sets.find((x) => x.setHash === last.tools_set_hash)?.servers.map((x) => x.target)).toContain(PAGINATED);
   });
+
+  it('a paginated v2 contract\'s tool definition hashes cover every page (as many as the row\'s tool_count), with the row\'s set hash', async () => {
+    const last = (rowsOf('observations-v2', dir).filter((r) => r.target === PAGINATED && r.outcome === 'ok') as (Row & { tools_set_hash: string; tool_count: number; body_sha256: string })[]).at(-1)!;
+    const hashes = await a.toolHashes(last.body_sha256);
+    if (typeof hashes === 'string') throw new Error(hashes);
+    expect(hashes.definitions).toHaveLength(last.tool_count);
+    expect(hashes.lines).toHaveLength(last.tool_count);
+    expect(hashes.setHash).toBe(last.tools_set_hash);
+    expect(hashes.problem).toBeNull();
+  });
 });
