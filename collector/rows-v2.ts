@@ -15,7 +15,7 @@ import {
 } from '../src/lib/index.ts';
 import type { ProbeError } from './errors.ts';
 import type { ProbeV2Result } from './probe-v2/index.ts';
-import type { RowContext, RunFacts } from './rows.ts';
+import { rowIdentity, type RowContext, type RunFacts } from './rows.ts';
 import { PROBER_VERSION } from './version.ts';
 
 /** SHA-256 names of the stored bodies of one probe: the handshake answer and every tools/list page, in order. */
@@ -26,15 +26,7 @@ export interface ProbeV2Objects {
 
 function blank(ctx: RowContext, t: RosterTarget | null, name: string): ObservationV2 {
   return {
-    run_id: ctx.runId,
-    day: ctx.day,
-    observed_at: ctx.observedAt,
-    target: name,
-    registry_version: t?.version ?? null,
-    registry_status: t?.status ?? null,
-    registry_page_sha256: t?.page_sha256 ?? null,
-    registry_page_index: t?.page_index ?? null,
-    endpoint: t?.endpoint ?? null,
+    ...rowIdentity(ctx, t, name),
     outcome: 'ok',
     status: null,
     era: 'none',

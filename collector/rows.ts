@@ -25,7 +25,8 @@ export interface RowContext {
   observedAt: string;
 }
 
-function blank(ctx: RowContext, t: RosterTarget | null, name: string): Observation {
+/** The fields every row of both series opens with: the run, the target and what the roster said of it. */
+export function rowIdentity(ctx: RowContext, t: RosterTarget | null, name: string) {
   return {
     run_id: ctx.runId,
     day: ctx.day,
@@ -36,6 +37,12 @@ function blank(ctx: RowContext, t: RosterTarget | null, name: string): Observati
     registry_page_sha256: t?.page_sha256 ?? null,
     registry_page_index: t?.page_index ?? null,
     endpoint: t?.endpoint ?? null,
+  };
+}
+
+function blank(ctx: RowContext, t: RosterTarget | null, name: string): Observation {
+  return {
+    ...rowIdentity(ctx, t, name),
     outcome: 'ok',
     error_class: null,
     step: null,

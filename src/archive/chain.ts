@@ -231,22 +231,7 @@ export async function appendRunManifests(dir: string, runId: string, opts: SealO
   if (!last) {
     const before = order.indexOf(runId);
     const unchained = before < 0 ? 0 : before;
-    last = sealManifest(
-      null,
-      {
-        kind: 'genesis',
-        sealed_at: opts.sealedAt,
-        run_id: null,
-        day: null,
-        runs: null,
-        roster: null,
-        rows: [],
-        objects: null,
-        unchained_runs: unchained,
-        note: unchained === 0 ? 'The chain starts with the archive\'s first run.' : `No chain before run ${runId}: the ${unchained} run${unchained === 1 ? '' : 's'} recorded before it are not covered.`,
-      },
-      opts.signer,
-    );
+    last = sealGenesis(opts, unchained, unchained === 0 ? 'The chain starts with the archive\'s first run.' : `No chain before run ${runId}: the ${unchained} run${unchained === 1 ? '' : 's'} recorded before it are not covered.`);
     written.push(last);
   }
   // The runs to seal: from this one on for a new chain, else every run after the last chained one.
@@ -262,6 +247,15 @@ export async function appendRunManifests(dir: string, runId: string, opts: SealO
   return written;
 }
 
+/** A chain's first manifest: it covers no run; its note says where the chain starts and what it does not cover. */
+function sealGenesis(opts: SealOptions, unchainedRuns: number, note: string): ChainManifest {
+  return sealManifest(
+    null,
+    { kind: 'genesis', sealed_at: opts.sealedAt, run_id: null, day: null, runs: null, roster: null, rows: [], objects: null, unchained_runs: unchainedRuns, note },
+    opts.signer,
+  );
+}
+
 /**
  * `npm run chain -- --adopt`: an archive recorded before the chain existed gets a genesis that says
  * when and how it was adopted, and one `adopted` manifest per past run, all sealed `at`. Refused
@@ -271,22 +265,7 @@ export async function adoptChain(dir: string, opts: SealOptions): Promise<ChainM
   if (readChain(dir).manifests.length > 0 || existsSync(chainPath(dir))) throw new Error(`${LAYOUT.chain} exists: an adopted chain can only start an archive that has none`);
   const runs = runsByRun(dir);
   const day = opts.sealedAt.slice(0, 10);
-  let last = sealManifest(
-    null,
-    {
-      kind: 'genesis',
-      sealed_at: opts.sealedAt,
-      run_id: null,
-      day: null,
-      runs: null,
-      roster: null,
-      rows: [],
-      objects: null,
-      unchained_runs: 0,
-      note: `Adopted on ${day}: the ${runs.size} manifest${runs.size === 1 ? '' : 's'} after this one were written on ${day} for runs recorded before it. They show that those runs have not changed since ${day}, not that they were unchanged before.`,
-    },
-    opts.signer,
-  );
+  let last = sealGenesis(opts, 0, `Adopted on ${day}: the ${runs.size} manifest${runs.size === 1 ? '' : 's'} after this one were written on ${day} for runs recorded before it. They show that those runs have not changed since ${day}, not that they were unchanged before.`);
   const written = [last];
   const all = await archiveDigests(dir);
   for (const [id, r] of runs) {
