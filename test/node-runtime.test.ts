@@ -1,0 +1,60 @@
+// The product runs on a supported Node LTS (issue 22): .nvmrc names it, the workflows and .ci/run install
+// it, package.json's engines admit it, and a wrong Node is told in one sentence which Node to install.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..');
+const read = (p: string) => readFileSync(join(root, p), 'utf8');
+const nvmrc = read('.nvmrc').trim();
+const check = join(root, 'scripts/require-node.cjs');
+
+/** What scripts/require-node.cjs says when it believes it runs on `version`. */
+function checkAs(version: string): { status: number | null; stderr: string } {
+  const r = spawnSync(process.execPath, ['-e', `Object.defineProperty(process, 'version', { value: ${JSON.stringify(version)} }); require(${JSON.stringify(check)})`], { encoding: 'utf8' });
+  return { status: r.status, stderr: r.stderr };
+}
+
+describe('the Node runtime', () => {
+  it('.nvmrc names a supported LTS major, and this suite runs on a Node the engines admit', () => {
+    expect(nvmrc).toBe('26');
+    expect(JSON.parse(read('package.json')).engines.node).toBe('^24.11.0 || >=26.0.0');
+    expect(checkAs(process.version).status).toBe(0);
+  });
+
+  it('every workflow takes its Node from .nvmrc', () => {
+    const dir = join(root, '.github/workflows');
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.yml'))) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      if (!text.includes('actions/setup-node')) continue;
+      expect(text, file).toContain('node-version-file: .nvmrc');
+      expect(text, file).not.toMatch(/node-version:\s*'?\d/);
+    }
+  });
+
+  it('.ci/run installs the .nvmrc major when the machine has another', () => {
+    const text = read('.ci/run');
+    expect(text).toContain('.nvmrc');
+    expect(text).toMatch(/npm install -g --prefix "\$prefix"[^\n]*"node@\$want"/);
+    expect(text.indexOf('node@$want')).toBeLessThan(text.indexOf('npm ci'));
+  });
+
+  it.each(['v20.20.2', 'v22.22.0', 'v24.10.0', 'v25.2.1'])('a wrong Node (%s) gets one sentence naming the Node to install', (version) => {
+    const r = checkAs(version);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(`this is Node ${version}`);
+    expect(r.stderr).toContain('install Node 26');
+  });
+
+  it.each(['v24.11.0', 'v24.21.0', 'v26.0.0', 'v26.10.0', 'v28.1.0'])('a supported Node (%s) passes silently', (version) => {
+    expect(checkAs(version)).toEqual({ status: 0, stderr: '' });
+  });
+
+  it('npm runs the check before it installs anything', () => {
+    const scripts = JSON.parse(read('package.json')).scripts;
+    expect(scripts.preinstall).toBe('node scripts/require-node.cjs');
+    expect(execFileSync(process.execPath, [check], { encoding: 'utf8' })).toBe('');
+  });
+});
