@@ -1,8 +1,9 @@
 // The product runs on a supported Node LTS (issue 22): .nvmrc names it, the workflows and .ci/run install
 // it, package.json's engines admit it, and a wrong Node is told in one sentence which Node to install.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
@@ -33,11 +34,32 @@ describe('the Node runtime', () => {
     }
   });
 
-  it('.ci/run installs the .nvmrc major when the machine has another', () => {
-    const text = read('.ci/run');
-    expect(text).toContain('.nvmrc');
-    expect(text).toMatch(/npm install -g --prefix "\$prefix"[^\n]*"node@\$want"/);
-    expect(text.indexOf('node@$want')).toBeLessThan(text.indexOf('npm ci'));
+  it('.ci/run and the README put the .nvmrc Node on PATH before npm ci', () => {
+    const ci = read('.ci/run');
+    expect(ci).toContain('. scripts/use-node.sh');
+    expect(ci.indexOf('. scripts/use-node.sh')).toBeLessThan(ci.indexOf('npm ci'));
+    const first = read('README.md').split('```sh\n')[1]!.split('\n').slice(0, 2);
+    for (const line of first) expect(line.startsWith('. scripts/use-node.sh && npm ci && ')).toBe(true);
+  });
+
+  it('scripts/use-node.sh puts the installed .nvmrc Node first when the machine runs another (no download once installed)', () => {
+    const home = mkdtempSync(join(tmpdir(), 'use-node-'));
+    const fake = join(home, 'fake-bin');
+    const prefixBin = join(home, `.cache/mcp-schema-node-${nvmrc}/bin`);
+    mkdirSync(fake, { recursive: true });
+    mkdirSync(prefixBin, { recursive: true });
+    writeFileSync(join(fake, 'node'), '#!/bin/sh\necho 20\n', { mode: 0o755 }); // a machine's Node 20
+    symlinkSync(process.execPath, join(prefixBin, 'node'));
+    const npmDir = dirname(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim());
+    const run = (path: string) =>
+      execFileSync('bash', ['-c', '. scripts/use-node.sh >/dev/null 2>&1 && command -v node'], { cwd: root, encoding: 'utf8', env: { HOME: home, PATH: path } }).trim();
+    expect(run(`${fake}:${npmDir}:/usr/bin:/bin`)).toBe(join(prefixBin, 'node'));
+    // A machine already on the .nvmrc major keeps its own Node.
+    expect(run(`${prefixBin}:${npmDir}:/usr/bin:/bin`)).toBe(join(prefixBin, 'node'));
+    const own = join(home, 'own-bin');
+    mkdirSync(own);
+    symlinkSync(process.execPath, join(own, 'node'));
+    if (process.versions.node.split('.')[0] === nvmrc) expect(run(`${own}:${npmDir}:/usr/bin:/bin`)).toBe(join(own, 'node'));
   });
 
   it.each(['v20.20.2', 'v22.22.0', 'v24.10.0', 'v25.2.1'])('a wrong Node (%s) gets one sentence naming the Node to install', (version) => {
