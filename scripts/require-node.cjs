@@ -2,7 +2,8 @@
 // naming the Node to install, instead of engine warnings and, later, a crash in a dependency.
 // CommonJS and no syntax newer than Node 10, so it says its sentence on any Node a user may have.
 'use strict';
-var wanted = '^24.11.0 || >=26.0.0';
+// The sentence quotes package.json's range; the test holds this check to it at its edges.
+var wanted = require('../package.json').engines.node;
 var m = /^v(\d+)\.(\d+)\./.exec(process.version);
 var major = m ? Number(m[1]) : 0;
 var minor = m ? Number(m[2]) : 0;
