@@ -43,3 +43,4 @@ export * from './tool-diff.ts';
 export * from './tools-patch.ts';
 export * from './bridge.ts';
 export * from './chain.ts';
+export * from './page-parts.ts';

@@ -1,0 +1,96 @@
+// Where an archive's bulk lives (issue 23, DESIGN "Where the record lives"): the content-addressed
+// objects (objects/<aa>/<sha256>) and the page manifests that reassemble raw listing pages
+// (pages/<aa>/<sha256>.json). Keys are archive-relative paths, the same on every backend, so an object
+// has one name whether it sits in data/, in an S3-compatible bucket, or in a monthly pack.
+//
+//   - FsObjectStore (here): the embedded default, `<data>/<key>`; `npm run demo`, the tests and
+//     `--data dir` use it, exactly as before the store existed.
+//   - S3ObjectStore (s3-store.ts): an S3-compatible bucket through @aws-sdk/client-s3.
+//
+// Every key is written once and never replaced: its name is the SHA-256 of what it stands for, so a
+// second put of the same key is the same bytes and is skipped.
+import fs from 'node:fs';
+import { join } from 'node:path';
+import { nodeFs, writeAtomicAsync, type FsEffects } from './atomic.ts';
+
+/** An archive-relative key a store holds: objects/<aa>/<sha256> or pages/<aa>/<sha256>.json. */
+export const STORE_KEY = /^(objects\/[0-9a-f]{2}\/[0-9a-f]{64}|pages\/[0-9a-f]{2}\/[0-9a-f]{64}\.json)$/;
+
+export interface ObjectStore {
+  /** One line for logs and errors: `filesystem <dir>`, `s3://<bucket>/<prefix> at <endpoint>`. */
+  readonly description: string;
+  /** Write `bytes` under `key` once; a key that exists is left as it is (keys are content-addressed). */
+  put(key: string, bytes: Uint8Array): Promise<void>;
+  /** The bytes under `key`, or null when it is absent (never unchecked: callers hash what they read). */
+  get(key: string): Promise<Buffer | null>;
+  has(key: string): Promise<boolean>;
+  /** Every key under `prefix` (`objects/`, `pages/`, `objects/ab/`), in no promised order. */
+  list(prefix: string): AsyncIterable<string>;
+}
+
+/** A key the store may hold; anything else (a path from a hostile row, `..`) is refused before any I/O. */
+export function checkKey(key: string): string {
+  if (!STORE_KEY.test(key)) throw new Error(`not a store key: ${JSON.stringify(key.slice(0, 200))}`);
+  return key;
+}
+
+export interface FsStoreOptions {
+  /** fsync before the rename (default true); false only for the benches' throwaway archives. */
+  durable?: boolean;
+  fx?: FsEffects;
+}
+
+/** The embedded default: keys are files under the archive folder. */
+export class FsObjectStore implements ObjectStore {
+  readonly description: string;
+  readonly #durable: boolean;
+  readonly #fx: FsEffects;
+
+  constructor(
+    readonly dir: string,
+    options: FsStoreOptions = {},
+  ) {
+    this.description = `filesystem ${dir}`;
+    this.#durable = options.durable ?? true;
+    this.#fx = options.fx ?? nodeFs;
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    const path = join(this.dir, checkKey(key));
+    if (fs.existsSync(path)) return;
+    // Same bytes under the same name: a concurrent writer is harmless.
+    await writeAtomicAsync(path, bytes, { durable: this.#durable, fx: this.#fx });
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    try {
+      return await fs.promises.readFile(join(this.dir, checkKey(key)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async has(key: string): Promise<boolean> {
+    return fs.existsSync(join(this.dir, checkKey(key)));
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    const top = prefix.split('/')[0]!;
+    if (top !== 'objects' && top !== 'pages') throw new Error(`not a store prefix: ${JSON.stringify(prefix.slice(0, 200))}`);
+    const root = join(this.dir, top);
+    let shards: string[];
+    try {
+      shards = (await fs.promises.readdir(root)).sort();
+    } catch {
+      return;
+    }
+    for (const shard of shards) {
+      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+      for (const name of (await fs.promises.readdir(join(root, shard)).catch(() => [] as string[])).sort()) {
+        const key = `${top}/${shard}/${name}`;
+        if (STORE_KEY.test(key) && key.startsWith(prefix)) yield key;
+      }
+    }
+  }
+}
