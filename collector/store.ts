@@ -13,14 +13,15 @@
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { fsyncPath, nodeFs, tempName, writeAtomicAsync, writeDurably, type FsEffects } from '../src/archive/atomic.ts';
+import { fsyncPath, nodeFs, tempName, writeDurably, type FsEffects } from '../src/archive/atomic.ts';
 import { tornLastLine } from '../src/archive/day-files.ts';
-import { chainPath, DAY_FILE, dayFile, LAYOUT, objectPath, rosterPath, runsPath, SERIES_FOLDER, TEMP_MARK } from '../src/archive/layout.ts';
+import { chainPath, DAY_FILE, dayFile, LAYOUT, objectKey, objectPath, pageKey, rosterPath, runsPath, SERIES_FOLDER, TEMP_MARK } from '../src/archive/layout.ts';
+import { FsObjectStore, type ObjectStore } from '../src/archive/object-store.ts';
 import { dayFileRows, dayFileRowsV2 } from '../src/archive/observations.ts';
 import { InvalidArchiveError, valueOrThrow } from '../src/archive/problems.ts';
 import { listRosterFiles, readRoster } from '../src/archive/rosters.ts';
 import { readRuns } from '../src/archive/runs.ts';
-import { Observation, ObservationV2, Roster, RUN_SERIES, runSchemaOf, sha256Hex, type AnyRun, type RunSeries } from '../src/lib/index.ts';
+import { manifestBytes, Observation, ObservationV2, Roster, RUN_SERIES, runSchemaOf, sha256Hex, splitPage, type AnyRun, type RunSeries } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { holder, linuxProc, lockFor, readLock, type Holder, type LockInfo, type ProcView } from './lock.ts';
 
@@ -37,6 +38,11 @@ export interface StoreOptions {
   fs?: FsEffects;
   /** What the lock reads of the system (default: /proc, lock.ts). */
   proc?: ProcView;
+  /**
+   * Where objects and page manifests go (default: the archive folder itself, FsObjectStore). An
+   * S3-compatible store in front of a local cache is src/archive/store-config.ts's openObjectStore.
+   */
+  objects?: ObjectStore;
 }
 
 /** The day file a series is appending to. */
@@ -53,6 +59,7 @@ export class Store {
 
   #durable = true;
   #fx: FsEffects = nodeFs;
+  #objects!: ObjectStore;
 
   private constructor(readonly dir: string) {}
 
@@ -68,6 +75,7 @@ export class Store {
     const store = new Store(dir);
     store.#durable = options.durable ?? true;
     store.#fx = options.fs ?? nodeFs;
+    store.#objects = options.objects ?? new FsObjectStore(dir, { durable: store.#durable, fx: store.#fx });
     store.#lock(startedAt, options.proc ?? linuxProc);
     try {
       store.#repairTornTails();
@@ -150,18 +158,20 @@ export class Store {
   }
 
   /**
-   * Remove temp files a killed writer left behind (objects/<aa>/<sha>.tmp-*, rosters/.<day>.tmp-*,
+   * Remove temp files a killed writer left behind (objects/ and pages/<aa>/<sha>.tmp-*, rosters/.<day>.tmp-*,
    * restatements/.<series>.tmp-*). Holding the lock, nobody else can be writing them, and they were
    * never renamed into place, so no reader ever saw them: an object is written again whole when next
    * needed. Without this sweep one crash would leave `npm run verify` failing for good.
    */
   #sweepTempFiles(): void {
     const isTemp = (name: string) => TEMP_MARK.test(name);
-    const objects = join(this.dir, LAYOUT.objects);
-    for (const shard of listDir(objects)) {
-      const shardDir = join(objects, shard);
-      if (!fs.statSync(shardDir).isDirectory()) continue;
-      for (const name of listDir(shardDir)) if (isTemp(name)) fs.rmSync(join(shardDir, name), { force: true });
+    for (const top of [LAYOUT.objects, LAYOUT.pages]) {
+      const objects = join(this.dir, top);
+      for (const shard of listDir(objects)) {
+        const shardDir = join(objects, shard);
+        if (!fs.statSync(shardDir).isDirectory()) continue;
+        for (const name of listDir(shardDir)) if (isTemp(name)) fs.rmSync(join(shardDir, name), { force: true });
+      }
     }
     for (const sub of [LAYOUT.rosters, LAYOUT.restatements]) {
       for (const name of listDir(join(this.dir, sub))) if (name.startsWith('.') && isTemp(name)) fs.rmSync(join(this.dir, sub, name), { recursive: true, force: true });
@@ -190,14 +200,35 @@ export class Store {
     }
   }
 
+  /** Where this store's objects and page manifests go. */
+  get objects(): ObjectStore {
+    return this.#objects;
+  }
+
   /** Store bytes under objects/<aa>/<sha256> (once); returns the sha256. */
   async putObject(bytes: Uint8Array): Promise<string> {
     const sha = sha256Hex(bytes);
-    const path = objectPath(this.dir, sha);
-    if (fs.existsSync(path)) return sha;
-    // Same bytes under the same name: a concurrent writer is harmless.
-    await writeAtomicAsync(path, bytes, { durable: this.#durable, fx: this.#fx });
+    // Same bytes under the same name: a second or concurrent put is harmless (the store skips it).
+    await this.#objects.put(objectKey(sha), bytes);
     return sha;
+  }
+
+  /**
+   * Store a raw listing page (once); returns its sha256. Packed as its entries (objects) and a manifest
+   * under pages/ (src/lib/page-parts.ts): the entries first, so a manifest never names an absent object.
+   * A page that does not split exactly is stored whole under objects/, as any other body.
+   */
+  async putPage(bytes: Uint8Array): Promise<string> {
+    const split = splitPage(bytes);
+    if (split === null) return this.putObject(bytes);
+    const written = new Set<string>();
+    for (const entry of split.entries) {
+      if (written.has(entry.sha256)) continue;
+      written.add(entry.sha256);
+      await this.#objects.put(objectKey(entry.sha256), entry.bytes);
+    }
+    await this.#objects.put(pageKey(split.manifest.sha256), manifestBytes(split.manifest));
+    return split.manifest.sha256;
   }
 
   objectPath(sha: string): string {

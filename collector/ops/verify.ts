@@ -12,7 +12,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { listDays, tornLastLine } from '../../src/archive/day-files.ts';
 import { DAY_FILE, isObjectName, LAYOUT, runsPath, SERIES_FOLDER } from '../../src/archive/layout.ts';
-import { hashFile } from '../../src/archive/objects.ts';
+import { checkObjectIn, hashFile } from '../../src/archive/objects.ts';
+import { FsObjectStore } from '../../src/archive/object-store.ts';
 import { observationLines, observationV2Lines, type ObservationLine } from '../../src/archive/observations.ts';
 import { readRoster, rosterEntries } from '../../src/archive/rosters.ts';
 import { runLines } from '../../src/archive/runs.ts';
@@ -82,6 +83,29 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
         }
         const actual = await hashFile(path);
         if (actual !== name) problem('object-corrupt', rel(dir, path), `bytes hash to ${actual.slice(0, 12)}…, not to the name`);
+        objects.add(name);
+      }
+    }
+  }
+  // 1b. Packed listing pages: each manifest is named by the page it joins to, and joins to it exactly.
+  const pageStore = new FsObjectStore(dir);
+  const pagesDir = join(dir, LAYOUT.pages);
+  if (existsSync(pagesDir)) {
+    for (const shard of readdirSync(pagesDir).sort()) {
+      const shardPath = join(pagesDir, shard);
+      if (!statSync(shardPath).isDirectory()) {
+        problem('orphan', rel(dir, shardPath), 'stray file in pages/');
+        continue;
+      }
+      for (const file of readdirSync(shardPath).sort()) {
+        const name = file.replace(/\.json$/, '');
+        if (!file.endsWith('.json') || !isObjectName(name) || !name.startsWith(shard)) {
+          problem('orphan', rel(dir, join(shardPath, file)), 'not a page manifest (temp file left by a crash?)');
+          continue;
+        }
+        if (objects.has(name)) continue; // the page is also stored whole: that copy was hashed above
+        const check = await checkObjectIn(pageStore, name);
+        if (!check.ok) problem('object-corrupt', rel(dir, join(shardPath, file)), check.message);
         objects.add(name);
       }
     }

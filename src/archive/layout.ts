@@ -2,6 +2,8 @@
 // uses is built here, so no other module spells one out.
 //
 //   objects/<aa>/<sha256>              raw bytes named by their SHA-256, written once
+//   pages/<aa>/<sha256>.json           a raw listing page packed as its entries (objects) and a manifest
+//                                      that joins them back to the page's bytes (src/lib/page-parts.ts)
 //   rosters/<day>.json, <day>.<n>.json the registry listing a run fetched
 //   observations/<day>.jsonl           the day being written (appended by the collector)
 //   observations/<day>.jsonl.gz        a closed day, gzipped by `npm run compact` (same lines, same order)
@@ -22,6 +24,7 @@ import { SHA256_HEX, type RunSeries } from '../lib/index.ts';
 /** The archive's folders and files, by name. */
 export const LAYOUT = {
   objects: 'objects',
+  pages: 'pages',
   rosters: 'rosters',
   observations: 'observations',
   observationsV2: 'observations-v2',
@@ -57,6 +60,16 @@ export function objectKey(sha256: string): string {
 /** Where an object lives. The name is not checked here: callers check it with isObjectName first. */
 export function objectPath(dir: string, sha256: string): string {
   return join(dir, LAYOUT.objects, sha256.slice(0, 2), sha256);
+}
+
+/** A page manifest's key, relative to the archive and to any object store (src/archive/object-store.ts). */
+export function pageKey(sha256: string): string {
+  return `${LAYOUT.pages}/${sha256.slice(0, 2)}/${sha256}.json`;
+}
+
+/** Where a page manifest lives in an archive folder. The name is checked by the caller (isObjectName). */
+export function pagePath(dir: string, sha256: string): string {
+  return join(dir, LAYOUT.pages, sha256.slice(0, 2), `${sha256}.json`);
 }
 
 /** An object name is a sha256, so it can never name a path outside objects/. */
