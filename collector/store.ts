@@ -19,7 +19,7 @@ import { chainPath, DAY_FILE, dayFile, LAYOUT, objectKey, objectPath, pageKey, r
 import { FsObjectStore, type ObjectStore } from '../src/archive/object-store.ts';
 import { dayFileRows, dayFileRowsV2 } from '../src/archive/observations.ts';
 import { InvalidArchiveError, valueOrThrow } from '../src/archive/problems.ts';
-import { listRosterFiles, readRoster } from '../src/archive/rosters.ts';
+import { listRosterFiles, readRoster, ROSTER_GZ } from '../src/archive/rosters.ts';
 import { readRuns } from '../src/archive/runs.ts';
 import { manifestBytes, Observation, ObservationV2, Roster, RUN_SERIES, runSchemaOf, sha256Hex, splitPage, type AnyRun, type RunSeries } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
@@ -185,6 +185,17 @@ export class Store {
    */
   #finishCompaction(): void {
     for (const folder of seriesFolders()) this.#finishCompactionIn(join(this.dir, folder));
+    // A roster gzipped in place: both forms left by a crash hold the same bytes; the plain one goes.
+    const rosters = join(this.dir, LAYOUT.rosters);
+    for (const name of listDir(rosters)) {
+      if (!name.endsWith(`.json${ROSTER_GZ}`)) continue;
+      const plain = join(rosters, name.slice(0, -ROSTER_GZ.length));
+      if (!fs.existsSync(plain)) continue;
+      if (gunzipSync(fs.readFileSync(join(rosters, name))).equals(fs.readFileSync(plain))) {
+        fs.unlinkSync(plain);
+        fsyncPath(rosters, this.#fx);
+      }
+    }
   }
 
   #finishCompactionIn(obs: string): void {

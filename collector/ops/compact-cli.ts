@@ -3,28 +3,31 @@ import { parseArgs } from 'node:util';
 import { isCliError } from '../cli-error.ts';
 import { compactArchive } from './compact.ts';
 
-const HELP = `usage: npm run compact -- [--data <dir>] [--json]
+const HELP = `usage: npm run compact -- [--data <dir>] [--finished] [--json]
 
 Gzips closed day files: observations/<day>.jsonl → <day>.jsonl.gz, same lines in the same order, and
-the same in each series folder (observations-v2/).
+the same in each series folder (observations-v2/); and the rosters finished runs name:
+rosters/<day>.json → <day>.json.gz, same bytes, same roster name.
 A day is closed when it is older than the newest run's day and all its runs have finished. Every
-reader (site, verify, restate) reads both forms. Takes the collector's lock.
+reader (site, verify, restate, the chain) reads both forms. Takes the collector's lock.
 
   --data <dir>   the archive (default: data/)
+  --finished     close the newest day too once all its runs have finished (the collect job, so git
+                 never carries a plain day file; a later run that day starts a plain file beside it)
   --json         print the summary as JSON
   -h, --help     this text`;
 
 try {
-  const { values } = parseArgs({ options: { data: { type: 'string', default: 'data' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({ options: { data: { type: 'string', default: 'data' }, finished: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     process.exit(0);
   }
-  const s = compactArchive(values.data);
+  const s = compactArchive(values.data, { finished: values.finished });
   process.stdout.write(
     values.json
       ? `${JSON.stringify(s, null, 2)}\n`
-      : `compacted ${s.compacted.length} day files (${s.bytes_before} → ${s.bytes_after} bytes); left open: ${s.skipped_open_days.join(', ') || 'none'}\n`,
+      : `compacted ${s.compacted.length} day files and ${s.rosters.length} rosters (${s.bytes_before} → ${s.bytes_after} bytes); left open: ${s.skipped_open_days.join(', ') || 'none'}\n`,
   );
 } catch (e) {
   process.stderr.write(`compact: ${(e as Error).message}\n`);

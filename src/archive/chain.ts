@@ -17,8 +17,9 @@ import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, 
 import { join } from 'node:path';
 import { ChainManifest, chainLine, isObject, OBJECT_FIELDS, sealManifest, type ChainSigner, type RunDigest } from '../lib/index.ts';
 import { listDays, readLines, splitLines, type DayFiles } from './day-files.ts';
-import { chainPath, LAYOUT, ROSTER_FILE, rosterPath, ROW_SERIES_DIR, runsPath } from './layout.ts';
+import { chainPath, LAYOUT, ROSTER_FILE, ROW_SERIES_DIR, runsPath } from './layout.ts';
 import { parseJson, type Problem } from './problems.ts';
+import { readRosterBytes } from './rosters.ts';
 
 export interface ChainLine {
   /** 1-based line number in chain.jsonl. */
@@ -168,7 +169,7 @@ async function digestDay(dir: string, files: DayFiles[], finish: Set<string>, ru
       const set = objects.get(id) ?? new Set<string>();
       const rosterFile = runs.get(id)?.ref?.roster_file ?? null;
       if (rosterFile !== null) {
-        const bytes = ROSTER_FILE.test(rosterFile) ? readOrNull(rosterPath(dir, rosterFile)) : null;
+        const bytes = ROSTER_FILE.test(rosterFile) ? rosterBytesOrNull(dir, rosterFile) : null;
         digest.roster = { file: rosterFile, sha256: bytes ? createHash('sha256').update(bytes).digest('hex') : MISSING };
         for (const page of bytes ? rosterPages(bytes) : []) set.add(page);
       }
@@ -198,9 +199,10 @@ function rosterPages(bytes: Buffer): string[] {
   }
 }
 
-function readOrNull(path: string): Buffer | null {
+/** A roster's bytes through its gzip; null when it is absent or unreadable (a damaged gzip): never a match. */
+function rosterBytesOrNull(dir: string, file: string): Buffer | null {
   try {
-    return readFileSync(path);
+    return readRosterBytes(dir, file);
   } catch {
     return null;
   }

@@ -4,7 +4,8 @@
 //   objects/<aa>/<sha256>              raw bytes named by their SHA-256, written once
 //   pages/<aa>/<sha256>.json           a raw listing page packed as its entries (objects) and a manifest
 //                                      that joins them back to the page's bytes (src/lib/page-parts.ts)
-//   rosters/<day>.json, <day>.<n>.json the registry listing a run fetched
+//   rosters/<day>.json, <day>.<n>.json the registry listing a run fetched (gzipped in place by compact:
+//                                      <day>.json.gz, still read and named as <day>.json)
 //   observations/<day>.jsonl           the day being written (appended by the collector)
 //   observations/<day>.jsonl.gz        a closed day, gzipped by `npm run compact` (same lines, same order)
 //   observations-v2/<day>.jsonl[.gz]   the same for the methodology v2 series (one folder, one schema)

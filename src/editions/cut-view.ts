@@ -3,12 +3,13 @@
 // a temporary folder where every day before the run's day is its files as they are (symlinks), the
 // run's own day holds only the lines of runs up to it, runs.jsonl the runs up to it, rosters/ their
 // rosters, and objects/ the archive's objects. The loader reads it like any archive.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { lineRunId } from '../archive/chain.ts';
 import { listDays, readDayLines, splitLines } from '../archive/day-files.ts';
-import { LAYOUT, ROSTER_FILE, rosterPath, runsPath, SERIES_FOLDER } from '../archive/layout.ts';
+import { LAYOUT, rosterPath, runsPath, SERIES_FOLDER } from '../archive/layout.ts';
+import { ROSTER_GZ, rosterFileOnDisk } from '../archive/rosters.ts';
 import { readRuns } from '../archive/runs.ts';
 
 export interface CutView {
@@ -29,9 +30,13 @@ export async function archiveCutAt(dir: string, runId: string, scratch: string |
   const folders = [...new Set(Object.values(SERIES_FOLDER))];
   for (const sub of [...folders, LAYOUT.rosters]) mkdirSync(path.join(view, sub), { recursive: true });
   symlinkSync(abs(LAYOUT.objects), path.join(view, LAYOUT.objects), 'dir');
+  if (existsSync(abs(LAYOUT.pages))) symlinkSync(abs(LAYOUT.pages), path.join(view, LAYOUT.pages), 'dir');
   writeFileSync(runsPath(view), splitLines(readFileSync(runsPath(dir), 'utf8')).filter((l) => allowed.has(lineRunId(l) ?? '')).map((l) => `${l}\n`).join(''));
   // A run that recorded both series has two run rows naming the same roster: link each roster once.
-  for (const file of new Set(upTo.map((r) => r.roster_file))) if (file && ROSTER_FILE.test(file)) symlinkSync(rosterPath(path.resolve(dir), file), rosterPath(view, file));
+  for (const file of new Set(upTo.map((r) => r.roster_file))) {
+    const onDisk = file ? rosterFileOnDisk(path.resolve(dir), file) : null;
+    if (file && onDisk) symlinkSync(onDisk.path, rosterPath(view, file) + (onDisk.gz ? ROSTER_GZ : ''));
+  }
   // Every series folder (observations/, observations-v2/): the loader's headline reads both.
   for (const folder of folders) {
     for (const d of listDays(dir, folder)) {

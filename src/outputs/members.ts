@@ -10,8 +10,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { writeAtomic } from '../archive/atomic.ts';
 import type { DayFiles } from '../archive/day-files.ts';
-import { listRosterFiles, readRoster } from '../archive/rosters.ts';
-import { rosterPath } from '../archive/layout.ts';
+import { listRosterFiles, readRoster, rosterFileOnDisk } from '../archive/rosters.ts';
 import type { Observation } from '../lib/index.ts';
 import type { DayTap } from '../loader/digest.ts';
 import type { Prebuild, WorkerCall } from '../loader/workers.ts';
@@ -106,9 +105,10 @@ export function dayMembersTap(to: { jsonl: string | null; csv: string | null }, 
 
 /** The cached member of a roster file, keyed by its path, size and mtime; null when the file is gone. */
 export async function rosterMemberPath(archive: string, file: string, cacheDir: string): Promise<string | null> {
-  const st = await stat(rosterPath(archive, file)).catch(() => null);
-  if (!st) return null;
-  const key = createHash('sha256').update(`roster-1\0${rosterPath(archive, file)}\0${st.size}\0${st.mtimeMs}`).digest('hex');
+  const onDisk = rosterFileOnDisk(archive, file);
+  const st = onDisk ? await stat(onDisk.path).catch(() => null) : null;
+  if (!onDisk || !st) return null;
+  const key = createHash('sha256').update(`roster-1\0${onDisk.path}\0${st.size}\0${st.mtimeMs}`).digest('hex');
   return path.join(cacheDir, 'members', `${key}.roster.gz`);
 }
 

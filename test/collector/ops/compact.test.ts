@@ -10,6 +10,7 @@ import { restate } from '../../../collector/ops/restate.ts';
 import { Store } from '../../../collector/store.ts';
 import { verifyArchive } from '../../../collector/ops/verify.ts';
 import { listDays, readDayLines } from '../../../src/archive/day-files.ts';
+import { listRosterFiles, readRoster } from '../../../src/archive/rosters.ts';
 import { collectArchive } from '../../helpers/archive.ts';
 
 let base: string;
@@ -31,6 +32,57 @@ beforeAll(async () => {
 });
 afterAll(() => {
   for (const d of [base, ...scratch]) rmSync(d, { recursive: true, force: true });
+});
+
+describe('compactArchive(dir): rosters and the newest day (issue 23)', () => {
+  it('gzips finished runs\' rosters in place: same roster names, same bytes, same chain, verify green', async () => {
+    const dir = copy();
+    const rosterNames = readdirSync(join(dir, 'rosters')).sort();
+    const plainBytes = rosterNames.map((f) => readFileSync(join(dir, 'rosters', f)));
+    const chainBefore = (await verifyArchive(dir)).chain;
+    const s = compactArchive(dir);
+    expect(s.rosters).toEqual(rosterNames);
+    expect(readdirSync(join(dir, 'rosters')).sort()).toEqual(rosterNames.map((f) => `${f}.gz`));
+    rosterNames.forEach((f, i) => expect(gunzipSync(readFileSync(join(dir, 'rosters', `${f}.gz`))).equals(plainBytes[i]!)).toBe(true));
+    expect(listRosterFiles(dir)).toEqual(rosterNames);
+    expect(readRoster(dir, rosterNames[0]!).ok).toBe(true);
+    const after = await verifyArchive(dir);
+    expect(after.problems).toEqual([]);
+    expect(after.chain).toEqual(chainBefore);
+    expect(after.rosters).toBe(rosterNames.length);
+  });
+
+  it('a damaged gzipped roster fails verify (the chain no longer matches)', async () => {
+    const dir = copy();
+    compactArchive(dir);
+    const gz = readdirSync(join(dir, 'rosters')).sort()[0]!;
+    writeFileSync(join(dir, 'rosters', gz), Buffer.from('not a gzip'));
+    const kinds = (await verifyArchive(dir)).problems.map((p) => p.kind);
+    expect(kinds).toContain('roster-invalid');
+    expect(kinds.some((k) => k.startsWith('chain'))).toBe(true);
+  });
+
+  it('a roster left in both forms by a crash is folded back by the next open', async () => {
+    const dir = copy();
+    compactArchive(dir);
+    const gz = readdirSync(join(dir, 'rosters')).sort()[0]!;
+    const plain = join(dir, 'rosters', gz.replace(/\.gz$/, ''));
+    writeFileSync(plain, gunzipSync(readFileSync(join(dir, 'rosters', gz))));
+    Store.open(dir, new Date().toISOString()).close();
+    expect(existsSync(plain)).toBe(false);
+    expect((await verifyArchive(dir)).problems).toEqual([]);
+  });
+
+  it('--finished closes the newest day too, and a later run that day starts a plain file beside it', async () => {
+    const dir = copy();
+    const before = await allLines(dir);
+    const s = compactArchive(dir, { finished: true });
+    expect(s.compacted).toHaveLength(4);
+    expect(s.skipped_open_days).toEqual([]);
+    expect(readdirSync(join(dir, 'observations')).filter((f) => f.endsWith('.jsonl'))).toEqual([]);
+    expect(await allLines(dir)).toEqual(before);
+    expect((await verifyArchive(dir)).problems).toEqual([]);
+  });
 });
 
 describe('compactArchive(dir)', () => {
