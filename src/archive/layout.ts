@@ -12,6 +12,7 @@
 //   runs.jsonl                         one row per run and series (a run recording both writes two)
 //   restatements/<series>/             a re-derived series: observations/<day>.jsonl and manifest.json
 //   chain.jsonl                        the hash chain: one manifest per run (src/archive/chain.ts)
+//   verify-state.json                  the last head `npm run verify -- --record` verified (collector/ops/verify.ts)
 //   editions/<YYYY-MM>[-rN]/           monthly editions, cut once and never rewritten (npm run edition)
 //   keys/                              public keys of DEMO signing keys (demo archives only; the real key is in the repo)
 //   quarantine/                        bytes set aside by a crash repair (never part of the record)
@@ -32,6 +33,7 @@ export const LAYOUT = {
   runs: 'runs.jsonl',
   restatements: 'restatements',
   chain: 'chain.jsonl',
+  verifyState: 'verify-state.json',
   editions: 'editions',
   keys: 'keys',
   quarantine: 'quarantine',
