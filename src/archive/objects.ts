@@ -9,13 +9,28 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { joinPage, manifestObjects, parseManifest, sha256Hex } from '../lib/index.ts';
 import { isObjectName, objectKey, objectPath, pageKey, pagePath } from './layout.ts';
 import type { ObjectStore } from './object-store.ts';
 
+/** Per archive folder (resolved): the store its objects are read through, when it is not the folder alone. */
+const stores = new Map<string, ObjectStore>();
+
+/**
+ * From now on, readObject(dir, …) reads through `store` (a remote store cached in `dir`, as
+ * src/archive/store-config.ts opens it): the site build and the CLIs call this once, so a build from a
+ * checkout whose objects live in a bucket reads them from there. Without it, the folder alone.
+ */
+export function useObjectStore(dir: string, store: ObjectStore): void {
+  stores.set(resolve(dir), store);
+}
+
 /** An object's bytes, or null when the name is not a sha256, the object is absent, or its bytes do not hash to its name. */
 export async function readObject(dir: string, sha256: string): Promise<Buffer | null> {
   if (!isObjectName(sha256)) return null;
+  const store = stores.get(resolve(dir));
+  if (store) return readObjectFrom(store, sha256);
   const whole = await readOrNull(objectPath(dir, sha256));
   if (whole !== null) return verified(sha256, whole);
   const manifest = await readOrNull(pagePath(dir, sha256));

@@ -6,9 +6,10 @@
 // readable in a browser, never HTML, never an extension-less octet-stream download (issue 16). The
 // name before the extension is still the SHA-256 of the bytes; every link to a raw body goes through
 // rawObjectPath.
-import { copyFile, mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isObjectName, objectKey, objectPath } from '../archive/layout.ts';
+import { isObjectName, objectKey } from '../archive/layout.ts';
+import { readObject } from '../archive/objects.ts';
 import type { Archive } from '../loader/views.ts';
 
 /** The site path of a raw body: its archive key plus the extension its Content-Type calls for. */
@@ -17,7 +18,7 @@ export function rawObjectPath(sha256: string, contentType: string | null): strin
   return `/${objectKey(sha256)}${json ? '.json' : '.txt'}`;
 }
 
-/** Copy the linked objects into `outDir`; returns how many were copied (a missing object is skipped). */
+/** Copy the linked objects into `outDir`; returns how many were copied (a missing or corrupt object is skipped). */
 export async function copyLinkedObjects(a: Archive, outDir: string): Promise<number> {
   const shas = new Set<string>();
   for (const s of a.servers) for (const v of s.versions) if (v.bodySha256) shas.add(v.bodySha256);
@@ -35,7 +36,11 @@ export async function copyLinkedObjects(a: Archive, outDir: string): Promise<num
         await mkdir(path.dirname(to), { recursive: true });
         dirs.add(path.dirname(to));
       }
-      await copyFile(objectPath(a.dir, sha), to);
+      // Read through the archive's object store (a bucket when one is configured) and checked against
+      // the name: a missing or corrupt object is skipped, never published.
+      const bytes = await readObject(a.dir, sha);
+      if (bytes === null) continue;
+      await writeFile(to, bytes);
       copied++;
     } catch (error) {
       if ((error as { code?: string }).code !== 'ENOENT') throw error;

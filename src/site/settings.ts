@@ -12,6 +12,8 @@
 //   MCP_SCHEMA_RELEASE_URL  the public base URL of that folder (default: <site>/data/release/)
 //   MCP_SCHEMA_TIMINGS      a file the build appends its stage timings to (bench/build.ts)
 //   MCP_SCHEMA_PUBLIC_KEY   the public key the chain is signed with, shown on /data/ (default: keys/mcp-schema-ed25519.pub; the demo's DEMO key)
+//   MCP_SCHEMA_STORE, MCP_SCHEMA_STORE_ENDPOINT, MCP_SCHEMA_STORE_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
+//                           the S3-compatible store objects are read from (src/archive/store-config.ts; unset: data/ alone)
 //   MCP_SCHEMA_BRIDGE_DAYS  the bridge's length the headline waits for (default 14, BRIDGE_DAYS; only local worlds and demos, like the collector's --bridge-days)
 // The build runs from the repository root (npm run build): sourceRoot() is that folder.
 import { availableParallelism } from 'node:os';
@@ -19,11 +21,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { keyIdOf, publicKeyFromPem } from '../lib/index.ts';
 import type { Publication } from '../outputs/publication.ts';
+import type { StoreEnv } from '../archive/store-config.ts';
 
 export const DEFAULT_SITE_URL = 'https://mcp-schema.example.org';
 
 export function dataDir(): string {
   return path.resolve(process.env.MCP_SCHEMA_DATA || 'data');
+}
+
+/** The variables that name the archive's object store (read by src/archive/store-config.ts). */
+export function storeEnv(): StoreEnv {
+  return process.env;
 }
 
 export function cacheDir(): string {

@@ -4,11 +4,15 @@
 // build (loadArchive caches it process-wide).
 import { loadArchive, type Archive } from '../loader/load-archive.ts';
 import { membersPrebuild } from '../outputs/members.ts';
-import { bridgeDays, cacheDir, dataDir, sourceRoot, workers } from './settings.ts';
+import { bridgeDays, cacheDir, dataDir, sourceRoot, storeEnv, workers } from './settings.ts';
+import { useObjectStore } from '../archive/objects.ts';
+import { openObjectStore, readStoreConfig } from '../archive/store-config.ts';
 import { buildTimings } from './timings.ts';
 
 export function siteArchive(): Promise<Archive> {
   const dir = dataDir();
+  // Objects in a bucket (MCP_SCHEMA_STORE): read through it, cached in the archive folder.
+  if (readStoreConfig(storeEnv()) !== null) useObjectStore(dir, openObjectStore(dir, storeEnv()));
   const cache = { dir: cacheDir(), sourceRoot: sourceRoot() };
   return loadArchive(dir, {
     cache,
