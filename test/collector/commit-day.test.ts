@@ -2,7 +2,7 @@
 // A bare repository is "origin"; a shallow clone (fetch-depth 1, as actions/checkout makes it) is the
 // collect job with the day's data/ files written; a second clone pushes first (the race).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +53,38 @@ interface World {
   rejectPushes(): void;
 }
 
+// Origin as the days before left it: the archive so far, then a code commit (so a shallow clone of
+// main lacks the archive's commit). Made once, copied for each test.
+let template: string | undefined;
+function originTemplate(): string {
+  if (template) return template;
+  const root = mkdtempSync(join(tmpdir(), 'commit-day-origin-'));
+  roots.push(root);
+  const env = gitEnv(root);
+  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const origin = join(root, 'origin.git');
+  const seed = join(root, 'seed');
+  git(root, 'init', '-q', '--bare', '-b', 'main', origin);
+  git(root, 'init', '-q', '-b', 'main', seed);
+  const files: Record<string, string> = {
+    'data/runs.jsonl': '{"run":"2026-04-29"}\n{"run":"2026-04-30"}\n',
+    'data/chain.jsonl': '{"seq":1}\n{"seq":2}\n',
+    'src/code.ts': 'export const x = 1;\n',
+  };
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(seed, path)), { recursive: true });
+    writeFileSync(join(seed, path), text);
+  }
+  git(seed, 'add', '-A');
+  git(seed, 'commit', '-q', '-m', 'archive so far');
+  writeFileSync(join(seed, 'src/more.ts'), 'export const n = 1;\n');
+  git(seed, 'add', '-A');
+  git(seed, 'commit', '-q', '-m', 'code');
+  git(seed, 'push', '-q', origin, 'HEAD:refs/heads/main');
+  template = origin;
+  return origin;
+}
+
 function world(): World {
   const root = mkdtempSync(join(tmpdir(), 'commit-day-'));
   roots.push(root);
@@ -94,20 +126,9 @@ function world(): World {
       writeFileSync(join(origin, 'hooks', 'pre-receive'), `#!/bin/sh\necho push >> '${hookLog}'\necho 'refused by the test' >&2\nexit 1\n`);
     },
   };
-  git(root, 'init', '-q', '--bare', '-b', 'main', origin);
+  cpSync(originTemplate(), origin, { recursive: true });
   writeFileSync(join(origin, 'hooks', 'pre-receive'), `#!/bin/sh\necho push >> '${hookLog}'\nexit 0\n`);
   chmodSync(join(origin, 'hooks', 'pre-receive'), 0o755);
-  // The archive as the days before left it, and some code.
-  const seed = join(root, 'seed');
-  git(root, 'init', '-q', '-b', 'main', seed);
-  git(seed, 'remote', 'add', 'origin', origin);
-  w.commitAndPush(seed, 'archive so far', {
-    'data/runs.jsonl': '{"run":"2026-04-29"}\n{"run":"2026-04-30"}\n',
-    'data/chain.jsonl': '{"seq":1}\n{"seq":2}\n',
-    'src/code.ts': 'export const x = 1;\n',
-  });
-  for (let i = 0; i < 3; i++) w.commitAndPush(seed, `code ${i}`, { [`src/more-${i}.ts`]: `export const n = ${i};\n` });
-  rmSync(hookLog, { force: true }); // count only the pushes the tests make
   // The collect job: checked out at the start of the run, then the day's files written.
   w.job = w.clone('job');
   appendFileSync(join(w.job, 'data/runs.jsonl'), '{"run":"2026-05-01"}\n');
