@@ -6,7 +6,7 @@
 // src/site/settings.ts; git-ignored, safe to delete):
 //   stat-index.json            "<abs path>|<size>|<mtimeMs>" → sha256 of the file's bytes, so an
 //                              unchanged file is not hashed again; any write changes size or mtime
-//   days/<key>.v8              a day's digest, key = sha256(DIGEST_VERSION, contract fingerprint, the
+//   days/<key>.v8              a day's digest (sealed: see below), key = sha256(DIGEST_VERSION, contract fingerprint, the
 //                              series, every file of the day with its sha256): content-addressed, so an
 //                              appended, rewritten or replaced day file gets a new key
 //   changes/<key>.v8           one target's derived changes (diffs, findings), key = sha256 of
@@ -15,6 +15,13 @@
 //   members/                   the bundle members (src/outputs/members.ts), kept here by their writer
 // Writes go through src/archive/atomic.ts (temp file, rename), so concurrent builds (the test suite)
 // never read half a file. A missing or unreadable entry is rebuilt; nothing here is ever the only copy.
+//
+// The cache may be carried between machines (deploy.yml restores yesterday's with actions/cache), so an
+// entry is trusted only as what this code wrote under its key: every days/ and changes/ entry is
+// CACHE_ENTRY_MAGIC, then SHA-256 of (key, payload), then the v8 payload. An entry cut short, with a
+// changed byte, or copied under another key fails the check: it is refused (counted in `rejected`) and
+// computed again. A digest worker (workers.ts) writes its days unsealed; this build seals them when it
+// first reads them (`fresh`), and an unsealed entry from anywhere else is refused.
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -49,6 +56,8 @@ export class DigestCache {
   private readonly sourceRoot: string | null;
   hits = 0;
   misses = 0;
+  /** Entries found under their key whose bytes were not what this cache wrote there (refused, then recomputed). */
+  rejected = 0;
   /** Keys whose digests this build wrote (in workers): counted as misses when read. */
   readonly fresh = new Set<string>();
 
@@ -82,40 +91,84 @@ export class DigestCache {
   async digest(archive: string, src: DigestSource): Promise<DayDigest> {
     const file = this.digestFile(src.key);
     if (file && existsSync(file)) {
-      try {
-        const d = deserialize(readFileSync(file)) as DayDigest;
-        if (d.v === DIGEST_VERSION && d.day === src.day.day && d.series === src.series) {
-          if (this.fresh.has(src.key)) this.misses++;
-          else this.hits++;
-          return d;
-        }
-      } catch {
-        /* rebuilt below */
+      const fresh = this.fresh.has(src.key);
+      const d = this.readEntry<DayDigest>(src.key, file, fresh);
+      if (d && d.v === DIGEST_VERSION && d.day === src.day.day && d.series === src.series) {
+        if (fresh) this.misses++;
+        else this.hits++;
+        return d;
       }
+      if (d) this.rejected++;
     }
     this.misses++;
     const d = await buildDigest(archive, src.day, [], src.series);
-    if (file) writeAtomic(file, serialize(d));
+    if (file) writeAtomic(file, sealEntry(src.key, serialize(d)));
     return d;
+  }
+
+  /**
+   * A sealed entry's value; null when it is absent, or present but not what this cache wrote under
+   * `key` (counted in `rejected`). `unsealed`: the file may be a digest worker's, written this build
+   * without a seal — read as it is and sealed in place.
+   */
+  private readEntry<T>(key: string, file: string, unsealed = false): T | null {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file);
+    } catch {
+      return null;
+    }
+    const payload = openEntry(key, bytes);
+    try {
+      if (payload) return deserialize(payload) as T;
+      if (unsealed) {
+        const value = deserialize(bytes) as T;
+        writeAtomic(file, sealEntry(key, bytes));
+        return value;
+      }
+    } catch {
+      /* refused below */
+    }
+    this.rejected++;
+    return null;
   }
 
   readChanges<T>(key: string): T | null {
     if (!this.dir) return null;
-    try {
-      return deserialize(readFileSync(path.join(this.dir, 'changes', `${key}.v8`))) as T;
-    } catch {
-      return null;
-    }
+    return this.readEntry<T>(key, path.join(this.dir, 'changes', `${key}.v8`));
   }
 
   writeChanges(key: string, value: unknown): void {
     if (!this.dir) return;
-    writeAtomic(path.join(this.dir, 'changes', `${key}.v8`), serialize(value));
+    writeAtomic(path.join(this.dir, 'changes', `${key}.v8`), sealEntry(key, serialize(value)));
   }
 
   save(): void {
     this.stats.save();
   }
+}
+
+/** The first bytes of every entry under days/ and changes/: the entry format (bump when the seal changes). */
+export const CACHE_ENTRY_MAGIC = 'mcp-schema cache entry 1\n';
+const MAGIC = Buffer.from(CACHE_ENTRY_MAGIC, 'latin1');
+/** The cache's format as a CI cache key names it (deploy.yml): the entry format and the digest version. */
+export const CACHE_FORMAT = `entry-1.${DIGEST_VERSION}`;
+
+function entrySeal(key: string, payload: Uint8Array): Buffer {
+  return createHash('sha256').update(CACHE_ENTRY_MAGIC).update(key).update('\0').update(payload).digest();
+}
+
+/** An entry's bytes: the magic, the seal of (key, payload), the payload. */
+function sealEntry(key: string, payload: Buffer): Buffer {
+  return Buffer.concat([MAGIC, entrySeal(key, payload), payload]);
+}
+
+/** The payload of a sealed entry when it is what was written under `key`, else null. */
+function openEntry(key: string, bytes: Buffer): Buffer | null {
+  const start = MAGIC.length + 32;
+  if (bytes.length < start || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return null;
+  const payload = bytes.subarray(start);
+  return entrySeal(key, payload).equals(bytes.subarray(MAGIC.length, start)) ? payload : null;
 }
 
 /** sha256 of src/lib's sources (what a cached derivation depends on), once per process and root. */
