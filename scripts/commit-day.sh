@@ -27,6 +27,9 @@
 #   --verify-cmd CMD  run by bash after the commit or replay, before the first push; failing stops the
 #                     push [COMMIT_DAY_VERIFY]
 #   --from-bundle F   recovery mode (see above)
+#   --exclude P       a folder under data/ not to commit, repeatable [COMMIT_DAY_EXCLUDE, space-separated]:
+#                     with an object store (MCP_SCHEMA_STORE) data/objects and data/pages are only a
+#                     cache of the bucket, which already holds every key the run wrote (issue 23)
 # The artifact's name, for the recovery commands printed on failure: COMMIT_DAY_ARTIFACT.
 #
 # Exit: 0 pushed, or nothing to push; 1 not pushed (a bundle kept, or a recovery that could not be
@@ -49,11 +52,12 @@ bundle_dir=${COMMIT_DAY_BUNDLE_DIR:-commit-day-bundle}
 verify_cmd=${COMMIT_DAY_VERIFY:-}
 artifact=${COMMIT_DAY_ARTIFACT:-}
 from_bundle=
+read -r -a excludes <<<"${COMMIT_DAY_EXCLUDE:-}"
 
 while [ $# -gt 0 ]; do
   case $1 in
     -h | --help) usage; exit 0 ;;
-    --message | --body-file | --remote | --branch | --attempts | --delay | --bundle-dir | --verify-cmd | --from-bundle)
+    --message | --body-file | --remote | --branch | --attempts | --delay | --bundle-dir | --verify-cmd | --from-bundle | --exclude)
       [ $# -ge 2 ] || die 2 "$1 needs a value (--help)"
       case $1 in
         --message) message=$2 ;;
@@ -65,6 +69,7 @@ while [ $# -gt 0 ]; do
         --bundle-dir) bundle_dir=$2 ;;
         --verify-cmd) verify_cmd=$2 ;;
         --from-bundle) from_bundle=$2 ;;
+        --exclude) excludes+=("${2%/}") ;;
       esac
       shift 2 ;;
     *) die 2 "unknown argument: $1 (--help)" ;;
@@ -208,8 +213,12 @@ fi
 # The day: commit data/ and push it.
 # ---------------------------------------------------------------------------------------------------
 [ -d data ] || die 2 "no data/ directory in $top"
-git add -- data/
-if git diff --cached --quiet -- data/; then
+paths=(data/)
+for p in "${excludes[@]}"; do
+  case $p in data/?*) paths+=(":(exclude)$p") ;; *) die 2 "--exclude $p: not a folder under data/" ;; esac
+done
+git add -- "${paths[@]}"
+if git diff --cached --quiet -- "${paths[@]}"; then
   say "nothing new to commit"
   exit 0
 fi
@@ -220,7 +229,7 @@ if [ -n "$body_file" ]; then
   if [ -s "$body_file" ]; then text+=(-m "$(cat "$body_file")"); else say "no commit body: $body_file is missing or empty"; fi
 fi
 # Only data/ is committed, whatever else may be staged.
-git commit -q "${text[@]}" -- data/
+git commit -q "${text[@]}" -- "${paths[@]}"
 say "committed $(git rev-parse --short HEAD) $message"
 run_verify || die 1 "'$verify_cmd' failed: the commit is left unpushed"
 

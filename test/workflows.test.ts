@@ -112,7 +112,7 @@ describe('.github/workflows', () => {
     expect(field(recover, 'DAY_DIR')).toBe(field(download, 'path'));
     expect(recover).toMatch(/scripts\/commit-day\.sh --from-bundle "\$\{bundles\[0\]\}" --verify-cmd 'npm run verify'/);
     // Everything that makes the day is skipped; everything else (setup, publishing) runs as always.
-    const gated = ['Random delay', 'Collect', 'Gzip closed days', "Cut the month's edition", 'Verify the archive', 'Commit the new observations'];
+    const gated = ['Random delay', 'Collect', 'Gzip the finished days', "Cut the month's edition", 'Verify the archive', 'Commit the new observations'];
     for (const name of gated) expect(field(collectStep(name), 'if'), name).toBe(NOT_RECOVERING);
     const others = collectSteps().filter((s) => !gated.some((g) => s.name.startsWith(g)) && !/unpushed day|Recover the day/.test(s.name));
     expect(others.map((s) => s.name)).toEqual([
@@ -122,5 +122,14 @@ describe('.github/workflows', () => {
       "Publish a new edition's data bundles as assets of its own release (written once, never replaced)",
     ]);
     for (const s of others) expect(field(s.text, 'if'), s.name).toBeUndefined();
+  });
+  it('collect.yml: the store comes from secrets, finished days and rosters are gzipped, and with a bucket its cache is not committed', () => {
+    const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
+    const job = text.slice(text.indexOf('  collect:\n'), text.indexOf('    steps:\n'));
+    for (const name of ['MCP_SCHEMA_STORE', 'MCP_SCHEMA_STORE_ENDPOINT', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) {
+      expect(field(job, name), name).toBe(`\${{ secrets.${name} }}`);
+    }
+    expect(field(collectStep('Gzip the finished days'), 'run')).toBe('npm run compact -- --finished');
+    expect(field(collectStep('Commit the new observations'), 'COMMIT_DAY_EXCLUDE')).toBe("${{ secrets.MCP_SCHEMA_STORE != '' && 'data/objects data/pages' || '' }}");
   });
 });

@@ -160,6 +160,19 @@ describe.skipIf(!HAS_GIT)(HAS_GIT ? 'scripts/commit-day.sh' : 'scripts/commit-da
     expect(bundles(w)).toEqual([]);
   });
 
+  it('with the objects in a bucket, --exclude keeps data/objects out of the commit and commits the rest', () => {
+    const w = world();
+    const r = w.run(w.job, '--message', DAY_MESSAGE, '--exclude', 'data/objects/');
+    expect(r.status, r.stderr).toBe(0);
+    const tree = w.git(w.origin, 'ls-tree', '-r', '--name-only', 'main').split('\n');
+    expect(tree).toContain('data/runs.jsonl');
+    expect(tree).not.toContain('data/objects/ab/abcd.json');
+    expect(execFileSync('git', ['show', 'main:data/runs.jsonl'], { cwd: w.origin, env: w.env }).equals(readFileSync(join(w.job, 'data/runs.jsonl')))).toBe(true);
+    const bad = w.run(w.job, '--exclude', 'src');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('not a folder under data/');
+  });
+
   it('pushes at once when nobody raced it', () => {
     const w = world();
     const r = w.run(w.job, '--message', DAY_MESSAGE);
