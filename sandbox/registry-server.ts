@@ -8,7 +8,9 @@
 //   - a full last page still carries nextCursor; the following page is {"servers":[],"metadata":{"count":0}};
 //   - every version is listed by default, version=latest keeps isLatest rows only;
 //   - deleted rows are hidden unless include_deleted=true or updated_since is given;
-//   - 429 with Retry-After when the test asks for it (throttle()).
+//   - 429 with Retry-After when the test asks for it (throttle());
+//   - optionally, the real service's rate limit (rateLimit: at most N list requests in any window, then
+//     429 with or without Retry-After) and its page latency (latencyMs), both in a test's own time scale.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OFFICIAL_META } from '../src/lib/index.ts';
@@ -27,6 +29,17 @@ export interface RegistryOptions {
   host?: string;
   /** Extra routes (e.g. a world's control endpoint): return true when the request was answered. */
   control?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean;
+  /** Delay before each list answer (not before a rate limit's 429), ms: a number or drawn per request. */
+  latencyMs?: number | (() => number);
+  /**
+   * A rate limit as the real service's ("about 180 requests a minute per client"): at most `requests`
+   * list requests admitted in any `windowMs` (a sliding window; the sandbox has one client, so it is
+   * not keyed by address); beyond that 429, with `Retry-After` in seconds until a request leaves the
+   * window (rounded up) or, with retryAfter false, without one. Refused requests do not count.
+   */
+  rateLimit?: { requests: number; windowMs: number; retryAfter: boolean };
+  /** The listing is already in API order: skip the per-request check (it costs O(rows), ~30 ms at 115,000). */
+  sorted?: boolean;
 }
 
 export interface RegistryServer {
@@ -35,6 +48,8 @@ export interface RegistryServer {
   origin: string;
   /** Requests answered so far (any status). */
   readonly requests: number;
+  /** 429s the rate limit (rateLimit) answered so far; throttle()'s are not counted. */
+  readonly rateLimited: number;
   /** The next `count` list requests answer 429 with `Retry-After: retryAfter` (seconds). */
   throttle(count: number, retryAfter?: string): void;
   /** The next `count` list requests answer this status with a short body (e.g. 500, 503). */
@@ -65,7 +80,7 @@ function isSorted(all: RegistryEntry[]): boolean {
   return true;
 }
 
-export function listPage(all: RegistryEntry[], params: URLSearchParams): { status: number; body: unknown } {
+export function listPage(all: RegistryEntry[], params: URLSearchParams, opts: { sorted?: boolean } = {}): { status: number; body: unknown } {
   const rawLimit = params.get('limit');
   const limit = rawLimit === null ? 30 : Number(rawLimit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
@@ -89,7 +104,7 @@ export function listPage(all: RegistryEntry[], params: URLSearchParams): { statu
     return true;
   };
   // A listing that is already in order (the world's) is used as it is; anything else is sorted.
-  const sorted = isSorted(all) ? all : all.slice().sort(compareEntries);
+  const sorted = opts.sorted || isSorted(all) ? all : all.slice().sort(compareEntries);
   const cursor = params.get('cursor');
   let start = 0;
   if (cursor) {
@@ -126,6 +141,25 @@ export async function startRegistry(opts: RegistryOptions): Promise<RegistryServ
   let failing = 0;
   let failStatus = 500;
   const entries = typeof opts.entries === 'function' ? opts.entries : () => opts.entries as RegistryEntry[];
+  let rateLimited = 0;
+  /** Admission times of the rate limit's window, oldest first (from `head`). */
+  const admitted: number[] = [];
+  let head = 0;
+  const limit = opts.rateLimit;
+  /** null: admitted; otherwise ms until a request leaves the window. */
+  const admit = (): number | null => {
+    if (!limit) return null;
+    const now = performance.now();
+    while (head < admitted.length && admitted[head]! <= now - limit.windowMs) head++;
+    if (head > 4096) {
+      admitted.splice(0, head);
+      head = 0;
+    }
+    if (admitted.length - head >= limit.requests) return admitted[head]! + limit.windowMs - now;
+    admitted.push(now);
+    return null;
+  };
+  const latency = typeof opts.latencyMs === 'function' ? opts.latencyMs : () => (opts.latencyMs as number | undefined) ?? 0;
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://registry.local');
@@ -139,16 +173,25 @@ export async function startRegistry(opts: RegistryOptions): Promise<RegistryServ
     if (req.method !== 'GET' || url.pathname.replace(/\/$/, '') !== '/v0.1/servers') {
       return send(404, { title: 'Not Found', status: 404, detail: 'no such route' });
     }
+    const wait = admit();
+    if (wait !== null) {
+      rateLimited++;
+      return send(429, { title: 'Too Many Requests', status: 429 }, limit!.retryAfter ? { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) } : {});
+    }
     if (throttled > 0) {
       throttled--;
       return send(429, { title: 'Too Many Requests', status: 429 }, { 'retry-after': retryAfter });
     }
-    if (failing > 0) {
-      failing--;
-      return send(failStatus, { title: 'error', status: failStatus });
-    }
-    const { status, body } = listPage(entries(), url.searchParams);
-    send(status, body);
+    const fail = failing > 0 ? failStatus : null;
+    if (fail !== null) failing--;
+    const answer = () => {
+      if (fail !== null) return send(fail, { title: 'error', status: fail });
+      const { status, body } = listPage(entries(), url.searchParams, { sorted: opts.sorted });
+      send(status, body);
+    };
+    const delay = latency();
+    if (delay > 0) setTimeout(answer, delay);
+    else answer();
   });
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
@@ -159,6 +202,9 @@ export async function startRegistry(opts: RegistryOptions): Promise<RegistryServ
     origin,
     get requests() {
       return requests;
+    },
+    get rateLimited() {
+      return rateLimited;
     },
     throttle(count, after = '1') {
       throttled = count;
