@@ -3,7 +3,12 @@
 //   - limit above 100 answers 422, so we ask for exactly 100;
 //   - the cursor is "<name>:<version>" and versions contain '+': URLSearchParams encodes it (%2B);
 //   - a full last page still carries nextCursor and the next call returns an empty page;
-//   - about 180 requests/min per client, then 429 with Retry-After.
+//   - about 180 requests/min per client, then 429, with or without Retry-After.
+// Pages are fetched one after another (each cursor comes from the page before), paced under the
+// published rate by `Pacer`: every attempt, retries included, takes a slot, so in steady state the
+// registry never has to say 429. A 429 is still handled: Retry-After (delta-seconds or HTTP-date),
+// or without one a doubling back-off; and the pace halves, then climbs back a quarter of the pace per
+// quiet window, instead of hammering.
 // Every raw page body goes into the object store before it is parsed. Anything that cuts paging
 // short (a failed page, a repeated cursor, the page or time bound) leaves the roster incomplete,
 // and an incomplete roster retires nobody.
@@ -23,10 +28,25 @@ export interface RosterLimits {
   maxRetryAfterMs: number;
   /** Backoff after a 5xx or network failure, times the attempt number. */
   backoffMs: number;
+  /** Wait after a 429 without Retry-After, doubling per attempt (also capped by maxRetryAfterMs). */
+  rateLimitBackoffMs: number;
+  /** The pace: at most paceRequests requests (every attempt) per paceWindowMs, after a first paceBurst. */
+  paceRequests: number;
+  paceWindowMs: number;
+  paceBurst: number;
   pageCap: number;
   timeoutMs: number;
 }
 
+/**
+ * The pace, 150 requests a minute with a burst of 20: the registry allows "about 180" a minute per
+ * client and its window is its own (fixed windows start on its clock, not ours), so the pace keeps a
+ * sixth in hand: at most 20 + 150 = 170 requests fall in any minute, retries included. The burst
+ * lets a small listing (tests, local worlds, a registry under 2,000 rows) through unpaced. At 150 a
+ * minute 1,150 pages take 7.5 min and 2,300 pages 15.2 min.
+ * rateLimitBackoffMs 5 s: a 429 without Retry-After waits 5, 10, 20, 40 s, so before a page is given
+ * up (5 attempts) it has waited 75 s, more than the registry's one-minute window.
+ */
 export const DEFAULT_ROSTER_LIMITS: Omit<RosterLimits, 'timeoutMs'> = {
   pageSize: 100,
   maxPages: 2_000,
@@ -34,8 +54,82 @@ export const DEFAULT_ROSTER_LIMITS: Omit<RosterLimits, 'timeoutMs'> = {
   maxAttempts: 5,
   maxRetryAfterMs: 60_000,
   backoffMs: 1_000,
+  rateLimitBackoffMs: 5_000,
+  paceRequests: 150,
+  paceWindowMs: 60_000,
+  paceBurst: 20,
   pageCap: 4 * MiB,
 };
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const realClock: Clock = { now: () => performance.now(), sleep };
+
+/**
+ * Start-to-start pacing of one client's requests: a token bucket of `burst` filling at
+ * requests/windowMs, so any window holds at most burst + requests of them. After a 429 (`throttled`)
+ * the rate halves (down to an eighth of the pace) and the bucket empties and holds one slot; each
+ * window without a 429 adds a quarter of the pace back, up to the pace (and the burst) again.
+ */
+export class Pacer {
+  readonly pace: { requests: number; windowMs: number; burst: number };
+  readonly clock: Clock;
+  readonly #full: number;
+  #rate: number;
+  #tokens: number;
+  #at: number;
+  #quietSince: number;
+
+  constructor(pace: { requests: number; windowMs: number; burst: number }, clock: Clock = realClock) {
+    if (!(pace.requests > 0 && pace.windowMs > 0)) throw new Error(`pace must be positive, got ${pace.requests} per ${pace.windowMs} ms`);
+    this.pace = pace;
+    this.clock = clock;
+    this.#full = pace.requests / pace.windowMs;
+    this.#rate = this.#full;
+    this.#tokens = Math.max(1, pace.burst);
+    this.#at = clock.now();
+    this.#quietSince = this.#at;
+  }
+
+  /** Requests per window now. */
+  get requestsPerWindow(): number {
+    return this.#rate * this.pace.windowMs;
+  }
+
+  /** Waits until the next request may start, and takes its slot. */
+  async take(): Promise<void> {
+    for (;;) {
+      this.#update(this.clock.now());
+      if (this.#tokens >= 1) {
+        this.#tokens -= 1;
+        return;
+      }
+      await this.clock.sleep(Math.max(1, Math.ceil((1 - this.#tokens) / this.#rate)));
+    }
+  }
+
+  /** The registry answered 429. */
+  throttled(): void {
+    const t = this.clock.now();
+    this.#update(t);
+    this.#rate = Math.max(this.#full / 8, this.#rate / 2);
+    this.#tokens = 0;
+    this.#quietSince = t;
+  }
+
+  #update(t: number): void {
+    const cap = this.#rate >= this.#full ? Math.max(1, this.pace.burst) : 1;
+    this.#tokens = Math.min(cap, this.#tokens + (t - this.#at) * this.#rate);
+    this.#at = t;
+    while (this.#rate < this.#full && t - this.#quietSince >= this.pace.windowMs) {
+      this.#rate = Math.min(this.#full, this.#rate + this.#full / 4);
+      this.#quietSince += this.pace.windowMs;
+    }
+  }
+}
 
 export interface FetchedPage {
   sha256: string;
@@ -61,6 +155,7 @@ export async function fetchRoster(
   const seen = new Set<string>();
   let cursor: string | null = null;
   const cut = (reason: string): FetchedRoster => ({ pages, bodies, complete: false, incompleteReason: oneLine(reason) });
+  const pacer = new Pacer({ requests: limits.paceRequests, windowMs: limits.paceWindowMs, burst: limits.paceBurst });
 
   for (;;) {
     if (pages.length >= limits.maxPages) return cut(`page bound reached (${limits.maxPages} pages)`);
@@ -68,7 +163,7 @@ export async function fetchRoster(
     const url = new URL(registry);
     url.searchParams.set('limit', String(limits.pageSize));
     if (cursor !== null) url.searchParams.set('cursor', cursor);
-    const page = await fetchPage(url, cursor, deps, limits);
+    const page = await fetchPage(url, cursor, deps, limits, pacer);
     pages.push(page.record);
     if (!page.servers || page.record.sha256 === null) return cut(`page ${pages.length} failed: ${page.record.error ?? 'no body'}`);
     bodies.push({ sha256: page.record.sha256, servers: page.servers });
@@ -85,12 +180,14 @@ async function fetchPage(
   cursor: string | null,
   deps: { dispatcher: Dispatcher; putObject: (b: Uint8Array) => Promise<string> },
   limits: RosterLimits,
+  pacer: Pacer,
 ): Promise<{ record: RosterPage; servers: unknown[] | null }> {
   let last: { status: number | null; error: string } = { status: null, error: 'not attempted' };
   let attempts = 0;
   for (let attempt = 1; attempt <= limits.maxAttempts; attempt++) {
     attempts = attempt;
     let wait = limits.backoffMs * attempt;
+    await pacer.take();
     try {
       const res = await request(url, {
         method: 'GET',
@@ -114,7 +211,8 @@ async function fetchPage(
         await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
         last = { status: res.statusCode, error: `http ${res.statusCode}` };
         if (res.statusCode === 429) {
-          wait = Math.min(retryAfterMs(res.headers['retry-after']) ?? limits.backoffMs, limits.maxRetryAfterMs);
+          pacer.throttled();
+          wait = Math.min(retryAfterMs(res.headers['retry-after']) ?? limits.rateLimitBackoffMs * 2 ** (attempt - 1), limits.maxRetryAfterMs);
         } else if (res.statusCode < 500) {
           break; // 4xx other than 429 (e.g. 422 for a bad limit) will not change on retry
         }

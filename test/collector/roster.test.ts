@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_ROSTER_LIMITS, fetchRoster, type RosterLimits } from '../../collector/roster.ts';
+import { DEFAULT_ROSTER_LIMITS, fetchRoster, Pacer, retryAfterMs, type Clock, type RosterLimits } from '../../collector/roster.ts';
 import { selectTargets } from '../../collector/targets.ts';
 import { sha256Hex } from '../../src/lib/index.ts';
 import { loadRealListing } from '../../sandbox/fixtures.ts';
@@ -12,7 +12,9 @@ import { compareEntries, OFFICIAL_META, startRegistry, type RegistryEntry } from
 const agent = new Agent();
 afterAll(() => agent.close());
 
-const LIMITS: RosterLimits = { ...DEFAULT_ROSTER_LIMITS, backoffMs: 10, timeoutMs: 2000 };
+// The pace is the default's in a one-second window: these cases are about paging, not the pace
+// (the fetches at the real size: roster-paced.test.ts; the pace itself: 'Pacer' below).
+const LIMITS: RosterLimits = { ...DEFAULT_ROSTER_LIMITS, backoffMs: 10, paceWindowMs: 1_000, timeoutMs: 2000 };
 const objects = new Map<string, Buffer>();
 const deps = {
   dispatcher: agent,
@@ -73,6 +75,33 @@ describe('fetchRoster(registry)', () => {
       expect(r.complete).toBe(true);
       expect(r.pages[0]!.attempts).toBe(3);
       expect(Date.now() - t0).toBeGreaterThanOrEqual(1900); // two waits of Retry-After: 1
+    } finally {
+      await reg.close();
+    }
+  });
+
+  it('honours a Retry-After given as an HTTP-date', async () => {
+    const reg = await startRegistry({ entries: plusWindow() });
+    try {
+      const until = Date.now() + 1500;
+      reg.throttle(1, new Date(until).toUTCString()); // whole seconds: 0.5 to 1.5 s from now
+      const r = await fetchRoster(reg.url, deps, LIMITS);
+      expect(r.complete).toBe(true);
+      expect(r.pages[0]!.attempts).toBe(2);
+      expect(Date.now()).toBeGreaterThanOrEqual(Math.floor(until / 1000) * 1000);
+    } finally {
+      await reg.close();
+    }
+  });
+
+  it('backs off and retries a 429 without Retry-After (a rate limit of 1 request per 300 ms)', async () => {
+    const reg = await startRegistry({ entries: plusWindow(), rateLimit: { requests: 1, windowMs: 300, retryAfter: false } });
+    try {
+      // Paced far above the limit, so the back-off (40, 80, 160 ms ...) and the slowed pace do the work.
+      const r = await fetchRoster(reg.url, deps, { ...LIMITS, rateLimitBackoffMs: 40, paceRequests: 1_000, paceWindowMs: 1_000, paceBurst: 1 });
+      expect(r.complete).toBe(true);
+      expect(reg.rateLimited).toBeGreaterThan(0);
+      expect(r.pages.reduce((n, p) => n + p.attempts - 1, 0)).toBe(reg.rateLimited);
     } finally {
       await reg.close();
     }
@@ -176,5 +205,87 @@ describe('selectTargets(pages)', () => {
       },
     ]);
     expect(ts.map((t) => t.endpoint_problem)).toEqual(['no_streamable_http', 'templated_url', 'invalid_url', 'no_streamable_http']);
+  });
+});
+
+describe('retryAfterMs(value)', () => {
+  it('reads delta-seconds and an HTTP-date; anything else is null (the caller backs off)', () => {
+    expect(retryAfterMs('3')).toBe(3000);
+    expect(retryAfterMs(['2', '9'])).toBe(2000);
+    const ms = retryAfterMs(new Date(Date.now() + 10_000).toUTCString())!;
+    expect(ms).toBeGreaterThan(8_000);
+    expect(ms).toBeLessThanOrEqual(10_000);
+    expect(retryAfterMs('Thu, 01 Jan 1970 00:00:00 GMT')).toBe(0); // in the past: go now
+    expect(retryAfterMs(undefined)).toBeNull();
+    expect(retryAfterMs('soon')).toBeNull();
+  });
+});
+
+describe('Pacer (a fake clock: take() starts, in ms)', () => {
+  const clock = (): Clock & { t: number } => {
+    const c = { t: 0, now: () => c.t, sleep: async (ms: number) => void (c.t += ms) };
+    return c;
+  };
+  const starts = async (p: Pacer, c: { t: number }, n: number) => {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) {
+      await p.take();
+      out.push(c.t);
+    }
+    return out;
+  };
+  const gaps = (xs: number[]) => xs.slice(1).map((x, i) => Math.round(x - xs[i]!));
+  /** Most starts in any window of `w` ms. */
+  const busiest = (xs: number[], w: number) => {
+    let best = 0;
+    for (let i = 0, j = 0; i < xs.length; i++) {
+      while (xs[i]! - xs[j]! >= w) j++;
+      best = Math.max(best, i - j + 1);
+    }
+    return best;
+  };
+  const PACE = { requests: 150, windowMs: 60_000, burst: 20 };
+
+  it('lets a burst of 20 through, then one request every 400 ms: never more than 170 in any minute', async () => {
+    const c = clock();
+    const p = new Pacer(PACE, c);
+    const xs = await starts(p, c, 1_000);
+    expect(xs.slice(0, 20)).toEqual(Array(20).fill(0));
+    expect(new Set(gaps(xs.slice(19)))).toEqual(new Set([400]));
+    expect(busiest(xs, 60_000)).toBe(169); // 20 + 149 in a half-open minute: at most 170 in a closed one
+  });
+
+  it('a client slower than the pace saves up at most the burst', async () => {
+    const c = clock();
+    const p = new Pacer(PACE, c);
+    await starts(p, c, 20);
+    c.t += 10 * 60_000;
+    const xs = await starts(p, c, 22);
+    expect(gaps(xs)).toEqual([...Array(19).fill(0), 400, 400]);
+  });
+
+  it('after a 429: half the pace and no burst; each quiet minute a quarter of the pace back', async () => {
+    const c = clock();
+    const p = new Pacer(PACE, c);
+    await starts(p, c, 30);
+    p.throttled();
+    expect(p.requestsPerWindow).toBe(75);
+    const slow = await starts(p, c, 75); // the first minute after the 429
+    expect(new Set(gaps(slow))).toEqual(new Set([800]));
+    const xs = await starts(p, c, 300);
+    expect(p.requestsPerWindow).toBe(150);
+    const g = gaps(xs);
+    expect(g.slice(0, 100).filter((x) => x === 533 || x === 534).length).toBeGreaterThanOrEqual(99); // 112.5 a minute, then 150
+    expect(new Set(g.slice(-100))).toEqual(new Set([400]));
+    expect(new Set(g).size).toBeLessThanOrEqual(4); // 800, 533/534, 400: no burst after a 429
+    expect(busiest(xs, 60_000)).toBeLessThanOrEqual(151);
+  });
+
+  it('429 after 429 halves down to an eighth of the pace, not to a standstill', async () => {
+    const c = clock();
+    const p = new Pacer(PACE, c);
+    for (let i = 0; i < 6; i++) p.throttled();
+    expect(p.requestsPerWindow).toBe(150 / 8);
+    expect(gaps(await starts(p, c, 4))).toEqual([3_200, 3_200, 3_200]);
   });
 });
