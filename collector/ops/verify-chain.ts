@@ -8,12 +8,19 @@
 // warning that it proves nothing about who wrote the archive. Unsigned manifests are a warning; a
 // signature that does not verify, an unknown key, or an unsigned manifest after one signed by a
 // trusted key (a rewritten tail cannot be re-signed without the key) is a problem.
+//
+// Incremental (verify.ts, from a verified head in verify-state.json): the manifests up to the head
+// are pinned by it — verify.ts has checked that chain.jsonl's lines through the head are the bytes it
+// verified — so only the manifests after it are checked, and only their runs' digests are computed
+// (runDigest, one run's day at a time). Which manifests were signed by a trusted key, the warnings and
+// the order of runs.jsonl against the chain are worked out over the whole chain either way: they read
+// chain.jsonl and runs.jsonl only, a few KB a day, no row, roster or object.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KeyObject } from 'node:crypto';
-import { archiveDigests, readChain, runsByRun } from '../../src/archive/chain.ts';
+import { archiveDigests, readChain, runDigest, runsByRun } from '../../src/archive/chain.ts';
 import { LAYOUT } from '../../src/archive/layout.ts';
-import { chainHash, checkManifest, isDemoKey, keyIdOf, publicKeyFromPem, type ChainManifest } from '../../src/lib/index.ts';
+import { chainHash, checkManifest, isDemoKey, keyIdOf, publicKeyFromPem, type ChainManifest, type RunDigest } from '../../src/lib/index.ts';
 
 /** One thing verify found: what kind, where (a file, a line), and a message. */
 export interface Finding {
@@ -24,7 +31,10 @@ export interface Finding {
 
 export interface ChainReport {
   manifests: number;
-  head: { seq: number; hash: string; run_id: string | null; key_id: string | null } | null;
+  /** Manifests whose link, signature and run digest were checked (all of them in a full verify). */
+  checked: number;
+  /** The last manifest: its seq, hash, run, signing key and line of chain.jsonl (1-based). */
+  head: { seq: number; hash: string; run_id: string | null; key_id: string | null; line: number } | null;
   problems: Finding[];
   warnings: Finding[];
 }
@@ -44,8 +54,17 @@ export function loadKeys(files: readonly string[]): TrustedKey[] {
   });
 }
 
-export async function verifyChain(dir: string, trusted: readonly TrustedKey[]): Promise<ChainReport> {
-  const report: ChainReport = { manifests: 0, head: null, problems: [], warnings: [] };
+export interface ChainOptions {
+  /**
+   * Lines of chain.jsonl already verified (incremental): the manifests on them are not checked again
+   * and their runs' digests are not computed. 0 (default): every manifest is checked.
+   */
+  verifiedLines?: number;
+}
+
+export async function verifyChain(dir: string, trusted: readonly TrustedKey[], options: ChainOptions = {}): Promise<ChainReport> {
+  const report: ChainReport = { manifests: 0, checked: 0, head: null, problems: [], warnings: [] };
+  const verifiedLines = options.verifiedLines ?? 0;
   const problem = (kind: string, where: string, message: string) => report.problems.push({ kind, where, message });
   const warn = (kind: string, where: string, message: string) => report.warnings.push({ kind, where, message });
   const { manifests, problems } = readChain(dir);
@@ -62,7 +81,10 @@ export async function verifyChain(dir: string, trusted: readonly TrustedKey[]): 
     const pool = isDemoKey(keyId) ? [...trusted, ...demo] : trusted;
     return pool.find((k) => k.fingerprint === fp)?.key ?? null;
   };
-  const digests = await archiveDigests(dir);
+  // Full: every run's digest in one pass over the day files. Incremental: only the runs after the
+  // head, each from its own day (as the collector sealed it).
+  const all = verifiedLines === 0 ? await archiveDigests(dir) : null;
+  const digestOf = async (id: string): Promise<RunDigest | null> => (all ? (all.get(id) ?? null) : await runDigest(dir, id));
   let prev: ChainManifest | null = null;
   let signedByTrusted: string | null = null;
   let unsigned = 0;
@@ -70,14 +92,20 @@ export async function verifyChain(dir: string, trusted: readonly TrustedKey[]): 
   const adopted: ChainManifest[] = [];
   for (const { n, manifest: m } of manifests) {
     const where = `${LAYOUT.chain}:${n}`;
-    for (const p of checkManifest(m, prev, m.run_id ? (runs.has(m.run_id) ? (digests.get(m.run_id) ?? null) : null) : null, keyFor)) problem(p.kind, where, p.message);
+    // A manifest on a verified line is pinned by the verified head: nothing about it is reported again.
+    const pinned = n <= verifiedLines;
+    if (!pinned) {
+      report.checked++;
+      const expected = m.run_id && runs.has(m.run_id) ? await digestOf(m.run_id) : null;
+      for (const p of checkManifest(m, prev, expected, keyFor)) problem(p.kind, where, p.message);
+    }
     const who = m.run_id ? `run ${m.run_id} (manifest ${m.seq})` : `genesis (manifest ${m.seq})`;
     if (!m.signature) {
       unsigned++;
-      if (signedByTrusted) problem('chain-signature', where, `${who}: unsigned after manifests signed by ${signedByTrusted} (a tail written without the key)`);
+      if (signedByTrusted && !pinned) problem('chain-signature', where, `${who}: unsigned after manifests signed by ${signedByTrusted} (a tail written without the key)`);
     } else if (isDemoKey(m.signature.key_id)) {
       demoSigned.add(m.signature.key_id);
-      if (signedByTrusted) problem('chain-signature', where, `${who}: signed by demo key ${m.signature.key_id} after manifests signed by ${signedByTrusted}`);
+      if (signedByTrusted && !pinned) problem('chain-signature', where, `${who}: signed by demo key ${m.signature.key_id} after manifests signed by ${signedByTrusted}`);
     } else if (keyFor(m.signature.key_id)) signedByTrusted ??= m.signature.key_id;
     if (m.kind === 'genesis' && m.unchained_runs) warn('chain-start', where, m.note ?? `no chain before manifest ${m.seq + 1}: ${m.unchained_runs} runs are not covered`);
     if (m.kind === 'adopted') adopted.push(m);
@@ -101,9 +129,10 @@ export async function verifyChain(dir: string, trusted: readonly TrustedKey[]): 
   if (adopted.length > 0) warn('chain-adopted', LAYOUT.chain, `runs ${adopted[0]!.run_id} to ${adopted.at(-1)!.run_id} were adopted on ${adopted[0]!.sealed_at.slice(0, 10)}: their manifests show they have not changed since that day, not before`);
   if (unsigned > 0 && !signedByTrusted) warn('chain-unsigned', LAYOUT.chain, `${unsigned} of ${manifests.length} manifests are unsigned: the chain shows the history is consistent, not who wrote it`);
   for (const k of demoSigned) warn('chain-demo-key', LAYOUT.chain, `signed with the demo key ${k}: it proves only that nothing changed since the demo wrote it`);
-  const head = manifests.at(-1)!.manifest;
+  const last = manifests.at(-1)!;
+  const head = last.manifest;
   report.manifests = manifests.length;
-  report.head = { seq: head.seq, hash: chainHash(head), run_id: head.run_id, key_id: head.signature?.key_id ?? null };
+  report.head = { seq: head.seq, hash: chainHash(head), run_id: head.run_id, key_id: head.signature?.key_id ?? null, line: last.n };
   return report;
 }
 
