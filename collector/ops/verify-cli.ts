@@ -1,14 +1,16 @@
-// npm run verify -- [--data <dir>] [--key <file>]... [--json]
+// npm run verify -- [--data <dir>] [--key <file>]... [--full] [--record] [--today YYYY-MM-DD] [--scrub-days N] [--json]
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { formatReport, verifyArchive } from './verify.ts';
+import { openObjectStore } from '../../src/archive/store-config.ts';
+import { DEFAULT_SCRUB_CYCLE_DAYS, formatReport, scrubSlice, verifyArchive } from './verify.ts';
 import { loadKeys } from './verify-chain.ts';
 
 /** The project's public key, committed beside the code (keys/README.md). */
 const REPO_KEY = fileURLToPath(new URL('../../keys/mcp-schema-ed25519.pub', import.meta.url));
 
-const HELP = `usage: npm run verify -- [--data <dir>] [--key <file>]... [--json]
+const HELP = `usage: npm run verify -- [--data <dir>] [--key <file>]... [--full] [--record] [--today YYYY-MM-DD]
+                         [--scrub-days N] [--json]
 
 Checks an archive, each series (observations/ v1, observations-v2/ v2) by its own contract: every row
 validates, every referenced object exists and hashes to its name (v2: the handshake and every
@@ -18,31 +20,74 @@ chain (chain.jsonl): each manifest names the one before it, still matches the ro
 roster and objects of its run, and its signature verifies. The first broken link is named by its
 run. Exits 1 on any problem, 2 on bad usage.
 
-  --data <dir>   the archive (default: data/)
-  --key <file>   an Ed25519 public key (PEM) the chain may be signed with; repeatable
-                 (default: keys/mcp-schema-ed25519.pub when it exists). Demo keys are read from
-                 the archive's own keys/ folder and say so.
-  --json         print the report as JSON
-  -h, --help     this text`;
+Incremental by default once <data>/verify-state.json records a verified chain head (--record): then
+only the runs after that head are checked (their chain manifests, run rows, rows, rosters and every
+object they reference), with the cheap checks of the whole archive (runs.jsonl, the chain's order,
+temp files, editions) and a rotating scrub that re-hashes 1/N of all stored objects and page
+manifests a day (by the first hex byte of their names), so every object is re-checked each N days.
+No state, or one chain.jsonl no longer matches (rewritten history), runs a full verify and says so.
+
+  --data <dir>      the archive (default: data/); objects are read from the store the environment
+                    names (MCP_SCHEMA_STORE, see src/archive/store-config.ts), else from <dir>
+  --key <file>      an Ed25519 public key (PEM) the chain may be signed with; repeatable
+                    (default: keys/mcp-schema-ed25519.pub when it exists). Demo keys are read from
+                    the archive's own keys/ folder and say so.
+  --full            check the whole archive (every object, row, roster and chain digest)
+  --record          after a verify with zero problems, record the chain's head in verify-state.json
+                    (never after a failed one)
+  --today <day>     the UTC day that picks the scrub's slice (default: today)
+  --scrub-days <N>  days in a scrub cycle, 1..366 (default: the state's, else ${DEFAULT_SCRUB_CYCLE_DAYS}); recorded with --record
+  --json            print the report as JSON
+  -h, --help        this text`;
+
+const usage = (message: string): never => {
+  process.stderr.write(`verify: ${message}\n${HELP}\n`);
+  process.exit(2);
+};
 
 let args;
 try {
-  args = parseArgs({ options: { data: { type: 'string', default: 'data' }, key: { type: 'string', multiple: true }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
+  args = parseArgs({
+    options: {
+      data: { type: 'string', default: 'data' },
+      key: { type: 'string', multiple: true },
+      full: { type: 'boolean', default: false },
+      record: { type: 'boolean', default: false },
+      today: { type: 'string' },
+      'scrub-days': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
 } catch (e) {
-  process.stderr.write(`verify: ${(e as Error).message}\n${HELP}\n`);
-  process.exit(2);
+  usage((e as Error).message);
 }
-if (args.values.help) {
+if (args!.values.help) {
   process.stdout.write(`${HELP}\n`);
   process.exit(0);
 }
+const { values } = args!;
+const today = values.today ?? new Date().toISOString().slice(0, 10);
+const scrubDays = values['scrub-days'] === undefined ? undefined : Number(values['scrub-days']);
+try {
+  scrubSlice(today, scrubDays ?? DEFAULT_SCRUB_CYCLE_DAYS);
+} catch (e) {
+  usage(`--today/--scrub-days: ${(e as Error).message}`);
+}
 let keys;
 try {
-  keys = loadKeys(args.values.key ?? (existsSync(REPO_KEY) ? [REPO_KEY] : []));
+  keys = loadKeys(values.key ?? (existsSync(REPO_KEY) ? [REPO_KEY] : []));
 } catch (e) {
   process.stderr.write(`verify: --key: ${(e as Error).message}\n`);
   process.exit(2);
 }
-const report = await verifyArchive(args.values.data, { keys });
-process.stdout.write(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+let objects;
+try {
+  objects = openObjectStore(values.data, process.env);
+} catch (e) {
+  process.stderr.write(`verify: object store: ${(e as Error).message}\n`);
+  process.exit(2);
+}
+const report = await verifyArchive(values.data, { keys, objects, mode: values.full ? 'full' : 'auto', today, ...(scrubDays !== undefined ? { scrubCycleDays: scrubDays } : {}), record: values.record });
+process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
 process.exit(report.problems.length === 0 ? 0 : 1);
