@@ -7,6 +7,7 @@ import cliProgress from 'cli-progress';
 import { CliError, EXIT } from './cli-error.ts';
 import { METHODOLOGY_CHOICES, type AnyRun, type MethodologyChoice } from '../src/lib/index.ts';
 import { DEFAULTS, runCollector, SCHEDULE_DEFAULTS, type CollectorSummary, type Progress } from './run.ts';
+import { DEFAULT_ROSTER_LIMITS, ROSTER_BOUNDS } from './roster.ts';
 import { signerFromPem, type ChainSigner } from '../src/lib/index.ts';
 import { PROBER_VERSION, SIGNING_KEY_LABEL, USER_AGENT } from './version.ts';
 
@@ -17,6 +18,12 @@ export const HELP = `mcp-schema collector ${PROBER_VERSION} — daily run (metho
 usage: npm run collect -- [options]
 
   --registry <url>     registry list endpoint (default ${DEFAULTS.registry})
+  --registry-rate <n>  registry list requests a minute, retries included (default ${DEFAULT_ROSTER_LIMITS.paceRequests} after a burst of
+                       ${DEFAULT_ROSTER_LIMITS.paceBurst}; the registry allows about 180, then answers 429); a 429 halves the rate,
+                       each quiet minute adds a quarter back. Roster bounds: the last complete roster's
+                       pages × ${ROSTER_BOUNDS.pageHeadroom} + ${ROSTER_BOUNDS.extraPages}, and that many pages at its time per page (no faster than
+                       the rate) × ${ROSTER_BOUNDS.timeHeadroom} + ${ROSTER_BOUNDS.slackMs / 60_000} min; a roster cut short since then doubles into them
+                       (first run: ${DEFAULT_ROSTER_LIMITS.maxPages} pages, ${DEFAULT_ROSTER_LIMITS.maxWallMs / 60_000} min; at most ${ROSTER_BOUNDS.ceilingPages} pages, ${ROSTER_BOUNDS.ceilingMs / 3600_000} h)
   --data <dir>         archive directory (default ${DEFAULTS.data}/)
   --methodology <m>    v1, v2, v1,v2 or auto (default ${DEFAULTS.methodology}): the series the run records.
                        v1,v2 probes each target with v2 then v1 in one job and writes both day files
@@ -90,6 +97,7 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: false,
       options: {
         registry: { type: 'string' },
+        'registry-rate': { type: 'string' },
         data: { type: 'string' },
         limit: { type: 'string' },
         methodology: { type: 'string' },
@@ -140,6 +148,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     summary = await runCollector({
       registry: values.registry,
+      rosterLimits: values['registry-rate'] !== undefined ? { paceRequests: positiveInt('registry-rate', values['registry-rate']) } : undefined,
       data: values.data,
       limit: positiveInt('limit', values.limit) ?? null,
       methodology: methodology(values.methodology),

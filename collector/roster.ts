@@ -9,6 +9,10 @@
 // registry never has to say 429. A 429 is still handled: Retry-After (delta-seconds or HTTP-date),
 // or without one a doubling back-off; and the pace halves, then climbs back a quarter of the pace per
 // quiet window, instead of hammering.
+// The page and time bounds are not fixed numbers: `rosterBounds` derives them from the previous
+// complete roster (its page count and how long it took) with headroom, and from a roster cut short
+// since then (a lower bound of the listing, so a bound that cut one day grows the next); a first run
+// gets bounds that fit a registry more than twice the 2026 size (1,150 pages) at the pace.
 // Every raw page body goes into the object store before it is parsed. Anything that cuts paging
 // short (a failed page, a repeated cursor, the page or time bound) leaves the roster incomplete,
 // and an incomplete roster retires nobody.
@@ -20,6 +24,7 @@ import { USER_AGENT } from './version.ts';
 
 export interface RosterLimits {
   pageSize: number;
+  /** Page and time bounds: `rosterBounds` derives them per run (these defaults are a first run's). */
   maxPages: number;
   maxWallMs: number;
   /** Attempts per page (429, 5xx, network) before the roster is cut short. */
@@ -46,11 +51,13 @@ export interface RosterLimits {
  * minute 1,150 pages take 7.5 min and 2,300 pages 15.2 min.
  * rateLimitBackoffMs 5 s: a 429 without Retry-After waits 5, 10, 20, 40 s, so before a page is given
  * up (5 attempts) it has waited 75 s, more than the registry's one-minute window.
+ * maxPages, maxWallMs: a first run's bounds (no previous roster), `FIRST_RUN_PAGES` at the pace with
+ * the same headroom as a derived bound: 3,000 pages in 32 min.
  */
 export const DEFAULT_ROSTER_LIMITS: Omit<RosterLimits, 'timeoutMs'> = {
   pageSize: 100,
-  maxPages: 2_000,
-  maxWallMs: 15 * 60_000,
+  maxPages: 3_000,
+  maxWallMs: 32 * 60_000,
   maxAttempts: 5,
   maxRetryAfterMs: 60_000,
   backoffMs: 1_000,
@@ -60,6 +67,47 @@ export const DEFAULT_ROSTER_LIMITS: Omit<RosterLimits, 'timeoutMs'> = {
   paceBurst: 20,
   pageCap: 4 * MiB,
 };
+
+/** What a run's roster bounds are derived from (`rosterHistory` in todays-roster.ts reads it from the archive). */
+export interface RosterHistory {
+  /** The previous complete roster: its pages, and how long fetching it took (null: unknown). */
+  complete: { pages: number; ms: number | null } | null;
+  /** The newest roster since then when it was cut short (a bound, a failed page): today's listing is at least this. */
+  cut: { pages: number; ms: number | null } | null;
+}
+
+/**
+ * Headroom of the derived bounds. Pages: yesterday's × 1.5 + 100 (a registry does not grow by half in
+ * a day; the constant covers small worlds). Time: the page bound at yesterday's speed per page (never
+ * faster than the pace) × 1.5 + 2 min, so a day twice as slow as yesterday still completes. A roster
+ * cut short since the last complete one doubles its pages and time into the bounds: a bound that cuts
+ * the listing grows the next day instead of cutting it every day, since the last complete roster (what
+ * the bounds start from) would otherwise never change. Ceilings keep a registry that pages forever from
+ * taking the whole run: 20,000 pages (2 million rows), 2 h.
+ */
+export const ROSTER_BOUNDS = {
+  pageHeadroom: 1.5,
+  extraPages: 100,
+  timeHeadroom: 1.5,
+  slackMs: 2 * 60_000,
+  cutGrowth: 2,
+  firstRunPages: 3_000,
+  ceilingPages: 20_000,
+  ceilingMs: 2 * 3600_000,
+} as const;
+
+/** The page and time bounds of today's roster from the rosters before it (pure). */
+export function rosterBounds(h: RosterHistory, pace: Pick<RosterLimits, 'paceRequests' | 'paceWindowMs'>): { maxPages: number; maxWallMs: number } {
+  const B = ROSTER_BOUNDS;
+  const atPace = pace.paceWindowMs / pace.paceRequests;
+  const prev = h.complete;
+  let pages = prev ? Math.ceil(Math.max(1, prev.pages) * B.pageHeadroom) + B.extraPages : B.firstRunPages;
+  if (h.cut) pages = Math.max(pages, Math.ceil(h.cut.pages * B.cutGrowth));
+  const perPage = Math.max(atPace, prev && prev.ms !== null && prev.ms > 0 ? prev.ms / Math.max(1, prev.pages) : 0);
+  let wall = Math.ceil(pages * perPage * B.timeHeadroom) + B.slackMs;
+  if (h.cut?.ms) wall = Math.max(wall, Math.ceil(h.cut.ms * B.cutGrowth));
+  return { maxPages: Math.min(pages, B.ceilingPages), maxWallMs: Math.min(wall, B.ceilingMs) };
+}
 
 export interface Clock {
   now(): number;

@@ -23,7 +23,7 @@ import { CliError, EXIT } from './cli-error.ts';
 import { classify } from './errors.ts';
 import { createHttpContext } from './http.ts';
 import { DEFAULT_PROBE_LIMITS, probe, type ProbeLimits, type ProbeResult } from './probe.ts';
-import { DEFAULT_ROSTER_LIMITS, type RosterLimits } from './roster.ts';
+import type { RosterLimits } from './roster.ts';
 import { hostSignal, hostSignalV2, jobSignal } from './host-signal.ts';
 import { excludedRow, noEndpointRow, notAttemptedRow, probeRow, retiredRow, runRow, type RowContext } from './rows.ts';
 import { excludedRowV2, noEndpointRowV2, notAttemptedRowV2, probeV2Row, retiredRowV2, runRowV2 } from './rows-v2.ts';
@@ -31,7 +31,7 @@ import { DEFAULT_PROBE_V2_LIMITS, probeV2, type ProbeV2Limits, type ProbeV2Resul
 import { lpt, perHostLimit, type HostSignal, type Schedule, type ScheduleReport } from './schedule.ts';
 import { Store } from './store.ts';
 import { eligibleCount, isOptedOut, readOptOut, retiredTargets } from './targets.ts';
-import { previousRoster, todaysRoster } from './todays-roster.ts';
+import { previousRoster, rosterHistory, rosterLimitsFor, todaysRoster } from './todays-roster.ts';
 import { DEFAULT_REGISTRY } from './version.ts';
 
 export interface CollectorOptions {
@@ -179,14 +179,16 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
     for (const r of [...v1.earlier, ...v2.earlier]) base = Math.max(base, Date.parse(r.observed_at) + 1);
     const at = () => new Date(base + (performance.now() - t0)).toISOString();
 
-    // Stage 1+2: roster and targets (or the roster an earlier attempt of this run wrote).
-    const rosterLimits: RosterLimits = { ...DEFAULT_ROSTER_LIMITS, ...o.rosterLimits, timeoutMs: o.timeoutMs };
+    // Stage 1+2: roster and targets (or the roster an earlier attempt of this run wrote), its bounds
+    // derived from the rosters before it.
+    // The runs before this one: a run resumed after writing one series' run row is not its own predecessor.
+    const before = runs.filter((r) => r.run_id !== runId);
+    const prev = previousRoster(store, before);
+    const rosterLimits = rosterLimitsFor(rosterHistory(store, before, prev), { ...o.rosterLimits, timeoutMs: o.timeoutMs });
     const { file: rosterFile, roster } = await todaysRoster(store, { registry: o.registry, day, runId, limits: rosterLimits, at });
     const rosterMs = Math.round(performance.now() - t0);
     const selected = limit === null ? roster.targets : roster.targets.slice(0, limit);
     const optOut = readOptOut(o.optout === undefined ? null : o.optout);
-    // The runs before this one: a run resumed after writing one series' run row is not its own predecessor.
-    const prev = previousRoster(store, runs.filter((r) => r.run_id !== runId));
     const retired = limit === null ? retiredTargets(prev?.roster ?? null, roster) : [];
     const eligible = eligibleCount(selected, roster, prev?.roster ?? null, optOut, limit !== null);
 

@@ -1,10 +1,11 @@
 // Stages 1 and 2 of a run as one step (methodology v1, "Roster" → "Targets"): the roster of this run
 // — the one an earlier attempt of the same run wrote (a resumed run reuses it), or the registry paged
 // (roster.ts), its targets selected (targets.ts) and the roster written (store.ts) — and the roster
-// retirement compares it with.
+// retirement compares it with, and the limits today's paging runs under: its page and time bounds
+// derived from the rosters before it (`rosterBounds` in roster.ts, fed by `rosterHistory`).
 import { Agent } from 'undici';
 import type { AnyRun, Roster } from '../src/lib/index.ts';
-import { fetchRoster, type RosterLimits } from './roster.ts';
+import { DEFAULT_ROSTER_LIMITS, fetchRoster, rosterBounds, type RosterHistory, type RosterLimits } from './roster.ts';
 import type { Store } from './store.ts';
 import { selectTargets } from './targets.ts';
 
@@ -50,4 +51,35 @@ export async function todaysRoster(store: Store, o: TodaysRosterOptions): Promis
 export function previousRoster(store: Store, runs: readonly AnyRun[]): RosterFile | null {
   const prevRun = [...runs].reverse().find((r) => r.status === 'finished' && !r.partial && r.roster_complete && r.roster_file !== null);
   return prevRun?.roster_file ? { file: prevRun.roster_file, roster: store.readRoster(prevRun.roster_file) } : null;
+}
+
+/**
+ * What today's bounds are derived from: the previous complete roster (`prev`, from previousRoster) and
+ * the newest roster written after it when that one was cut short. How long fetching a roster took is
+ * not in the roster file; it is its `fetched_at` less its run's `started_at`: the run's clock starts
+ * just before the roster is fetched and `fetched_at` is read when paging ends (a resumed run reuses
+ * the roster its first attempt wrote, and every attempt of a run has the same clock).
+ */
+export function rosterHistory(store: Store, runs: readonly AnyRun[], prev: RosterFile | null): RosterHistory {
+  const facts = ({ roster }: RosterFile) => {
+    const run = runs.find((r) => r.run_id === roster.run_id);
+    const ms = run ? Date.parse(roster.fetched_at) - Date.parse(run.started_at) : NaN;
+    return { pages: roster.counts.pages, ms: ms > 0 ? ms : null };
+  };
+  // The newest run with a roster, if it came after the previous complete roster's run (runs.jsonl is in order).
+  let newest: AnyRun | null = null;
+  for (let i = runs.length - 1; i >= 0 && newest === null; i--) {
+    if (prev && runs[i]!.roster_file === prev.file) break;
+    if (runs[i]!.roster_file !== null) newest = runs[i]!;
+  }
+  const cut = newest && !newest.roster_complete && newest.roster_file !== null ? { file: newest.roster_file, roster: store.readRoster(newest.roster_file) } : null;
+  return { complete: prev ? facts(prev) : null, cut: cut ? facts(cut) : null };
+}
+
+/** Today's roster limits: the defaults, the bounds derived from `history`, then what the caller set (tests, --registry-rate); a bound set by the caller is kept. */
+export function rosterLimitsFor(history: RosterHistory, given: Partial<RosterLimits> & { timeoutMs: number }): RosterLimits {
+  const set = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<RosterLimits>;
+  const limits: RosterLimits = { ...DEFAULT_ROSTER_LIMITS, ...set, timeoutMs: given.timeoutMs };
+  const bounds = rosterBounds(history, limits);
+  return { ...limits, maxPages: set.maxPages ?? bounds.maxPages, maxWallMs: set.maxWallMs ?? bounds.maxWallMs };
 }

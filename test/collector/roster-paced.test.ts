@@ -7,7 +7,7 @@
 // limiter's 3,000 / 180 = 16.7 ms a request; at F = 100 (6 ms a request) nothing here could.
 import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_ROSTER_LIMITS, fetchRoster, type FetchedRoster, type RosterLimits } from '../../collector/roster.ts';
+import { DEFAULT_ROSTER_LIMITS, fetchRoster, rosterBounds, type FetchedRoster, type RosterLimits } from '../../collector/roster.ts';
 import { sha256Hex } from '../../src/lib/index.ts';
 import { loadRealListing } from '../../sandbox/fixtures.ts';
 import { rng } from '../../sandbox/prng.ts';
@@ -64,9 +64,10 @@ const SCALED: RosterLimits = {
   backoffMs: DEFAULT_ROSTER_LIMITS.backoffMs / F,
   rateLimitBackoffMs: DEFAULT_ROSTER_LIMITS.rateLimitBackoffMs / F,
   maxRetryAfterMs: DEFAULT_ROSTER_LIMITS.maxRetryAfterMs / F,
-  maxWallMs: 5 * 60_000,
   timeoutMs: 10_000,
 };
+// A first run's bounds at this pace: what a day with no previous roster would get.
+Object.assign(SCALED, rosterBounds({ complete: null, cut: null }, SCALED));
 
 async function withRegistry<T>(retryAfter: boolean, f: (reg: RegistryServer) => Promise<T>): Promise<T> {
   const reg = await startRegistry({ entries: listing, sorted: true, latencyMs: latency(String(retryAfter)), rateLimit: { requests: 180, windowMs: MINUTE, retryAfter } });

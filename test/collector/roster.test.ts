@@ -88,7 +88,7 @@ describe('fetchRoster(registry)', () => {
       const r = await fetchRoster(reg.url, deps, LIMITS);
       expect(r.complete).toBe(true);
       expect(r.pages[0]!.attempts).toBe(2);
-      expect(Date.now()).toBeGreaterThanOrEqual(Math.floor(until / 1000) * 1000);
+      expect(Date.now()).toBeGreaterThanOrEqual(Math.floor(until / 1000) * 1000 - 5); // a timer may fire a few ms early
     } finally {
       await reg.close();
     }
