@@ -22,14 +22,17 @@
 //     run ids are unique and their two series' rows agree, runs.jsonl and the chain list the same runs
 //     in order, no temp file in the archive root, rosters/ or the series folders, editions match their
 //     sums); and a rotating scrub: the objects and page manifests of shards first..last (by the first
-//     hex byte of the name, 256 shards) re-hashed, a different slice each UTC day, so that every stored
-//     object is re-checked once per cycle of N days (default 28). What only a full verify catches: an
+//     hex byte of the name, 256 shards) re-hashed, and those local shard folders read for temp files,
+//     a different slice each UTC day, so that every stored object is re-checked once per cycle of N
+//     days (default 28; chosen by --today's UTC day number mod N). What only a full verify catches: an
 //     edit to an old row, roster or run line that still validates (the chain pins them; the weekly
 //     full verify re-reads them), and a bad object no new row references until its shard's day.
 //
-// The state (verify-state.json, LAYOUT.verifyState) is written only when asked (`--record`) and only
-// after a verify with zero problems, so a failed verify never advances it. A state that does not match
-// chain.jsonl (rewritten history) makes the verify a full one, and the report says why.
+// verifyArchive itself runs full unless asked for `mode: 'auto'` (migrate and the tests want the
+// whole archive); the CLI asks for auto unless --full. The state (verify-state.json,
+// LAYOUT.verifyState) is written only when asked (`--record`) and only after a verify with zero
+// problems, so a failed verify never advances it. A state that does not match chain.jsonl (rewritten
+// history) makes the verify a full one, and the report says why.
 // Every file is read through src/archive/ (the same readers and the same messages as the site's
 // loader), objects through an ObjectStore (the archive folder, or a bucket: objects are listed with
 // its list(), never by reading data/objects/, which may be an empty cache); day files line by line,
