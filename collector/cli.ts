@@ -1,5 +1,7 @@
 // npm run collect -- [options]. Parses options (node:util parseArgs), wires runCollector, draws the
 // progress bar on a terminal, prints the summary. CliError is caught here and only here.
+import type { ObjectStore } from '../src/archive/object-store.ts';
+import { openRemoteStore } from '../src/archive/store-config.ts';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -143,6 +145,13 @@ export async function main(argv: string[]): Promise<number> {
       throw new CliError(`MCP_SCHEMA_SIGNING_KEY is not an Ed25519 private key in PEM: ${(e as Error).message}`, EXIT.usage, { cause: e });
     }
   }
+  // The object store (MCP_SCHEMA_STORE and its variables, README "Object store"), read here like the key.
+  let remote: ObjectStore | null;
+  try {
+    remote = openRemoteStore(process.env);
+  } catch (e) {
+    throw new CliError((e as Error).message, EXIT.usage, { cause: e });
+  }
   const bar = !values.json && process.stderr.isTTY ? progressBar() : null;
   let summary: CollectorSummary;
   try {
@@ -164,6 +173,7 @@ export async function main(argv: string[]): Promise<number> {
       optout: values.optout !== undefined ? resolve(values.optout) : DEFAULT_OPTOUT,
       onProgress: bar?.update,
       signer,
+      remote,
     });
   } finally {
     bar?.stop();

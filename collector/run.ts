@@ -16,6 +16,7 @@
 // row for the run_id, so there is never a duplicate row. A run whose series are all in runs.jsonl is
 // refused; one with a run row for some of them only records the others. The run's manifest goes on the
 // hash chain once, after its last run row (it covers every series' rows).
+import type { ObjectStore } from '../src/archive/object-store.ts';
 import { appendRunManifests } from '../src/archive/chain.ts';
 import type { AnyRun, ChainSigner, MethodologyChoice, NotAttemptedReason, Observation, ObservationV2, RosterTarget, RunScheduling, RunSeries } from '../src/lib/index.ts';
 import { BRIDGE_DAYS, clip, ERROR_CLASSES, seriesToRecord, sha256Hex } from '../src/lib/index.ts';
@@ -73,6 +74,8 @@ export interface CollectorOptions {
   scheduleLimits?: Partial<typeof SCHEDULE_DEFAULTS>;
   /** Signs the run's chain manifest (cli.ts reads MCP_SCHEMA_SIGNING_KEY); null or absent: unsigned. */
   signer?: ChainSigner | null;
+  /** The bucket objects and page manifests go to (src/archive/store-config.ts; null: data/ alone). */
+  remote?: ObjectStore | null;
 }
 
 /**
@@ -160,7 +163,7 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
   const day = clock.toISOString().slice(0, 10);
   const limit = o.limit ?? null;
   const t0 = performance.now();
-  const store = Store.open(o.data, new Date().toISOString());
+  const store = Store.open(o.data, new Date().toISOString(), { remote: o.remote ?? null });
   try {
     const runs = store.readRuns();
     // Which series: decided by the runs before this one (a resumed run decides as its first attempt did).

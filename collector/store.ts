@@ -16,6 +16,7 @@ import { gunzipSync } from 'node:zlib';
 import { fsyncPath, nodeFs, tempName, writeDurably, type FsEffects } from '../src/archive/atomic.ts';
 import { tornLastLine } from '../src/archive/day-files.ts';
 import { chainPath, DAY_FILE, dayFile, LAYOUT, objectKey, objectPath, pageKey, rosterPath, runsPath, SERIES_FOLDER, TEMP_MARK } from '../src/archive/layout.ts';
+import { CachedStore } from '../src/archive/cached-store.ts';
 import { FsObjectStore, type ObjectStore } from '../src/archive/object-store.ts';
 import { dayFileRows, dayFileRowsV2 } from '../src/archive/observations.ts';
 import { InvalidArchiveError, valueOrThrow } from '../src/archive/problems.ts';
@@ -39,10 +40,15 @@ export interface StoreOptions {
   /** What the lock reads of the system (default: /proc, lock.ts). */
   proc?: ProcView;
   /**
-   * Where objects and page manifests go (default: the archive folder itself, FsObjectStore). An
-   * S3-compatible store in front of a local cache is src/archive/store-config.ts's openObjectStore.
+   * Where objects and page manifests go (default: the archive folder itself, FsObjectStore). Given,
+   * it is used as it is (a bench counting writes); for a bucket, pass `remote` instead.
    */
   objects?: ObjectStore;
+  /**
+   * An S3-compatible bucket (src/archive/store-config.ts openRemoteStore): objects and page manifests
+   * go there first, and the archive folder keeps a cache (CachedStore), written as durably as the rest.
+   */
+  remote?: ObjectStore | null;
 }
 
 /** The day file a series is appending to. */
@@ -75,7 +81,8 @@ export class Store {
     const store = new Store(dir);
     store.#durable = options.durable ?? true;
     store.#fx = options.fs ?? nodeFs;
-    store.#objects = options.objects ?? new FsObjectStore(dir, { durable: store.#durable, fx: store.#fx });
+    const folder = new FsObjectStore(dir, { durable: store.#durable, fx: store.#fx });
+    store.#objects = options.objects ?? (options.remote ? new CachedStore(options.remote, folder) : folder);
     store.#lock(startedAt, options.proc ?? linuxProc);
     try {
       store.#repairTornTails();

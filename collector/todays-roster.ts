@@ -28,7 +28,7 @@ export async function todaysRoster(store: Store, o: TodaysRosterOptions): Promis
   if (found) return found;
   const registryAgent = new Agent({ headersTimeout: o.limits.timeoutMs, bodyTimeout: o.limits.timeoutMs });
   try {
-    const fetched = await fetchRoster(o.registry, { dispatcher: registryAgent, putObject: (b) => store.putObject(b) }, o.limits);
+    const fetched = await fetchRoster(o.registry, { dispatcher: registryAgent, putObject: (b) => store.putPage(b) }, o.limits);
     const { targets, entries } = selectTargets(fetched.bodies);
     const roster: Roster = {
       day: o.day,

@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCollector } from '../../collector/run.ts';
+import type { ObjectStore } from '../../src/archive/object-store.ts';
 import type { ChainSigner, MethodologyChoice } from '../../src/lib/index.ts';
 import { startWorld } from '../../sandbox/fleet.ts';
 import { startMcpHost, type McpHost, type ToolDef } from '../../sandbox/mcp-host.ts';
@@ -76,6 +77,8 @@ export interface ArchiveOptions {
   methodology?: MethodologyChoice;
   /** Signs each run's chain manifest (test keys only). */
   signer?: ChainSigner | null;
+  /** The bucket objects and page manifests go to (a loopback S3 server's; default: the folder alone). */
+  remote?: ObjectStore | null;
   /** Day of the world the first run observes (default 0): a later start continues an archive. */
   firstDay?: number;
   /** The bridge length `auto` waits for (the collector's --bridge-days; default 14). */
@@ -117,6 +120,7 @@ export async function collectArchive(opts: ArchiveOptions, dir?: string, keep = 
         // Retry-After (up to an hour in the world) is honoured on a time scale of its own.
         scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 },
         signer: opts.signer ?? null,
+        remote: opts.remote ?? null,
       });
     }
   } finally {

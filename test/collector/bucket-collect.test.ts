@@ -1,0 +1,67 @@
+// The collector with a bucket (issue 23): a real S3-compatible server on 127.0.0.1 as the store. Every
+// object and page manifest a run writes is in the bucket; the archive folder holds only a cache of
+// them, and a checkout without that cache verifies through the bucket, incremental verify included.
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyArchive } from '../../collector/ops/verify.ts';
+import { CachedStore } from '../../src/archive/cached-store.ts';
+import { FsObjectStore } from '../../src/archive/object-store.ts';
+import { listRosterFiles, readRoster } from '../../src/archive/rosters.ts';
+import { S3ObjectStore } from '../../src/archive/s3-store.ts';
+import { pageKey } from '../../src/archive/layout.ts';
+import { collectArchive } from '../helpers/archive.ts';
+import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
+
+let server: S3TestServer;
+let remote: S3ObjectStore;
+let dir: string;
+const scratch: string[] = [];
+
+beforeAll(async () => {
+  server = await startS3Server();
+  remote = new S3ObjectStore({ endpoint: server.endpoint, bucket: server.bucket, prefix: 'collect', credentials: server.credentials });
+  dir = await collectArchive({ seed: 'bucket-collect', size: 30, days: 2, remote });
+}, 180_000);
+afterAll(async () => {
+  await server?.close();
+  for (const d of [dir, ...scratch]) if (d) rmSync(d, { recursive: true, force: true });
+});
+
+async function keys(store: { list(prefix: string): AsyncIterable<string> }, prefix: string): Promise<Set<string>> {
+  const out = new Set<string>();
+  for await (const k of store.list(prefix)) out.add(k);
+  return out;
+}
+
+describe('a collection into a bucket', () => {
+  it('puts every object and page manifest in the bucket; the folder only caches them', async () => {
+    const local = new FsObjectStore(dir);
+    const bucketKeys = new Set([...(await keys(remote, 'objects/')), ...(await keys(remote, 'pages/'))]);
+    const localKeys = [...(await keys(local, 'objects/')), ...(await keys(local, 'pages/'))];
+    expect(localKeys.length).toBeGreaterThan(0);
+    for (const k of localKeys) expect(bucketKeys.has(k), k).toBe(true);
+    // The listing pages were packed: each roster page has a manifest in the bucket.
+    for (const file of listRosterFiles(dir)) {
+      const r = readRoster(dir, file);
+      if (!r.ok) throw new Error(r.message);
+      for (const p of r.value.pages) if (p.sha256) expect(bucketKeys.has(pageKey(p.sha256))).toBe(true);
+    }
+  });
+
+  it('a checkout without objects/ and pages/ verifies through the bucket (and without it, misses every object)', async () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'mcps-bucket-checkout-'));
+    scratch.push(checkout);
+    cpSync(dir, checkout, { recursive: true, filter: (src) => !/[/\\](objects|pages)([/\\]|$)/.test(src.slice(dir.length)) });
+    expect(readdirSync(checkout)).not.toContain('pages');
+    // Without the bucket the checkout is missing every object it names (verified first: reading
+    // through the bucket fills the folder's cache).
+    const alone = await verifyArchive(checkout);
+    expect(alone.problems.map((p) => p.kind)).toContain('object-missing');
+    const store = new CachedStore(remote, new FsObjectStore(checkout));
+    const full = await verifyArchive(checkout, { objects: store });
+    expect(full.problems).toEqual([]);
+    expect(full.objects).toBeGreaterThan(0);
+  });
+});
