@@ -51,8 +51,8 @@ export interface RosterLimits {
  * minute 1,150 pages take 7.5 min and 2,300 pages 15.2 min.
  * rateLimitBackoffMs 5 s: a 429 without Retry-After waits 5, 10, 20, 40 s, so before a page is given
  * up (5 attempts) it has waited 75 s, more than the registry's one-minute window.
- * maxPages, maxWallMs: a first run's bounds (no previous roster), `FIRST_RUN_PAGES` at the pace with
- * the same headroom as a derived bound: 3,000 pages in 32 min.
+ * maxPages, maxWallMs: a first run's bounds (no previous roster), what `rosterBounds` gives with no
+ * history (3,000 pages at the pace × 1.5 + 2 min: 32 min; roster-bounds.test.ts checks they agree).
  */
 export const DEFAULT_ROSTER_LIMITS: Omit<RosterLimits, 'timeoutMs'> = {
   pageSize: 100,
