@@ -188,7 +188,7 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
     const before = runs.filter((r) => r.run_id !== runId);
     const prev = previousRoster(store, before);
     const rosterLimits = rosterLimitsFor(rosterHistory(store, before, prev), { ...o.rosterLimits, timeoutMs: o.timeoutMs });
-    const { file: rosterFile, roster } = await todaysRoster(store, { registry: o.registry, day, runId, limits: rosterLimits, at });
+    const { file: rosterFile, roster } = await todaysRoster(store, { registry: o.registry, day, runId, limits: rosterLimits, at, previous: prev?.roster ?? null });
     const rosterMs = Math.round(performance.now() - t0);
     const selected = limit === null ? roster.targets : roster.targets.slice(0, limit);
     const optOut = readOptOut(o.optout === undefined ? null : o.optout);

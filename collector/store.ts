@@ -15,14 +15,14 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { fsyncPath, nodeFs, tempName, writeDurably, type FsEffects } from '../src/archive/atomic.ts';
 import { tornLastLine } from '../src/archive/day-files.ts';
-import { chainPath, DAY_FILE, dayFile, LAYOUT, objectKey, objectPath, pageKey, rosterPath, runsPath, SERIES_FOLDER, TEMP_MARK } from '../src/archive/layout.ts';
+import { chainPath, DAY_FILE, dayFile, isObjectName, LAYOUT, objectKey, objectPath, pageKey, rosterPath, runsPath, SERIES_FOLDER, TEMP_MARK } from '../src/archive/layout.ts';
 import { CachedStore } from '../src/archive/cached-store.ts';
 import { FsObjectStore, type ObjectStore } from '../src/archive/object-store.ts';
 import { dayFileRows, dayFileRowsV2 } from '../src/archive/observations.ts';
 import { InvalidArchiveError, valueOrThrow } from '../src/archive/problems.ts';
 import { listRosterFiles, readRoster, ROSTER_GZ } from '../src/archive/rosters.ts';
 import { readRuns } from '../src/archive/runs.ts';
-import { manifestBytes, Observation, ObservationV2, Roster, RUN_SERIES, runSchemaOf, sha256Hex, splitPage, type AnyRun, type RunSeries } from '../src/lib/index.ts';
+import { manifestBytes, manifestObjects, Observation, parseManifest, ObservationV2, Roster, RUN_SERIES, runSchemaOf, sha256Hex, splitPage, type AnyRun, type RunSeries } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { holder, linuxProc, lockFor, readLock, type Holder, type LockInfo, type ProcView } from './lock.ts';
 
@@ -218,6 +218,35 @@ export class Store {
     }
   }
 
+  /**
+   * Keys known to be in the store already (rememberPages): a put of one is skipped. With a bucket and a
+   * fresh checkout, the cache is empty every day, and asking the bucket about each of ≈ 115,000 listing
+   * entries a day would cost ≈ 115,000 requests for the ≈ 1 % that are new.
+   */
+  #known = new Set<string>();
+
+  /**
+   * Note the keys the manifests of these pages name (yesterday's listing): a manifest is written only
+   * after its entries, so every entry it names is in the store. Read 8 at a time; a page whose
+   * manifest is absent or does not parse adds nothing (its entries are put again, harmlessly).
+   */
+  async rememberPages(pageShas: readonly string[]): Promise<number> {
+    const before = this.#known.size;
+    const queue = [...new Set(pageShas)];
+    const worker = async () => {
+      for (let sha = queue.pop(); sha !== undefined; sha = queue.pop()) {
+        if (!isObjectName(sha)) continue;
+        const bytes = await this.#objects.get(pageKey(sha));
+        const manifest = bytes ? parseManifest(bytes) : null;
+        if (manifest === null || manifest.sha256 !== sha) continue;
+        this.#known.add(pageKey(sha));
+        for (const name of manifestObjects(manifest)) this.#known.add(objectKey(name));
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    return this.#known.size - before;
+  }
+
   /** Where this store's objects and page manifests go. */
   get objects(): ObjectStore {
     return this.#objects;
@@ -226,8 +255,7 @@ export class Store {
   /** Store bytes under objects/<aa>/<sha256> (once); returns the sha256. */
   async putObject(bytes: Uint8Array): Promise<string> {
     const sha = sha256Hex(bytes);
-    // Same bytes under the same name: a second or concurrent put is harmless (the store skips it).
-    await this.#objects.put(objectKey(sha), bytes);
+    await this.#put(objectKey(sha), bytes);
     return sha;
   }
 
@@ -239,14 +267,16 @@ export class Store {
   async putPage(bytes: Uint8Array): Promise<string> {
     const split = splitPage(bytes);
     if (split === null) return this.putObject(bytes);
-    const written = new Set<string>();
-    for (const entry of split.entries) {
-      if (written.has(entry.sha256)) continue;
-      written.add(entry.sha256);
-      await this.#objects.put(objectKey(entry.sha256), entry.bytes);
-    }
-    await this.#objects.put(pageKey(split.manifest.sha256), manifestBytes(split.manifest));
+    for (const entry of split.entries) await this.#put(objectKey(entry.sha256), entry.bytes);
+    await this.#put(pageKey(split.manifest.sha256), manifestBytes(split.manifest));
     return split.manifest.sha256;
+  }
+
+  /** Same bytes under the same name: a second or concurrent put is harmless (the store skips it); a known key is not even asked about. */
+  async #put(key: string, bytes: Uint8Array): Promise<void> {
+    if (this.#known.has(key)) return;
+    await this.#objects.put(key, bytes);
+    this.#known.add(key);
   }
 
   objectPath(sha: string): string {

@@ -21,6 +21,8 @@ export interface TodaysRosterOptions {
   limits: RosterLimits;
   /** The run's clock: fetched_at. */
   at: () => string;
+  /** The previous complete roster: the entries its pages' manifests name are in the store already. */
+  previous?: Roster | null;
 }
 
 export async function todaysRoster(store: Store, o: TodaysRosterOptions): Promise<RosterFile> {
@@ -28,6 +30,7 @@ export async function todaysRoster(store: Store, o: TodaysRosterOptions): Promis
   if (found) return found;
   const registryAgent = new Agent({ headersTimeout: o.limits.timeoutMs, bodyTimeout: o.limits.timeoutMs });
   try {
+    if (o.previous) await store.rememberPages(o.previous.pages.flatMap((p) => (p.sha256 ? [p.sha256] : [])));
     const fetched = await fetchRoster(o.registry, { dispatcher: registryAgent, putObject: (b) => store.putPage(b) }, o.limits);
     const { targets, entries } = selectTargets(fetched.bodies);
     const roster: Roster = {

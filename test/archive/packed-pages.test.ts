@@ -105,3 +105,48 @@ function countFiles(dir: string): number {
   walk(dir);
   return n;
 }
+
+describe('Store.rememberPages', () => {
+  /** The archive folder's store, counting the puts that reach it. */
+  function counting(dir: string): { store: FsObjectStore; puts: string[] } {
+    const inner = new FsObjectStore(dir);
+    const puts: string[] = [];
+    const store = Object.assign(Object.create(FsObjectStore.prototype) as FsObjectStore, {
+      description: inner.description,
+      dir,
+      put: async (key: string, bytes: Uint8Array) => {
+        puts.push(key);
+        await inner.put(key, bytes);
+      },
+      get: (key: string) => inner.get(key),
+      has: (key: string) => inner.has(key),
+      list: (prefix: string) => inner.list(prefix),
+    });
+    return { store, puts };
+  }
+
+  it("after yesterday's pages are remembered, a shifted listing puts only its new entry and its manifest", async () => {
+    const dir = archive();
+    const yesterday = await withStore(dir, (s) => s.putPage(page(0)));
+    const remembered = counting(dir);
+    const store = Store.open(dir, new Date().toISOString(), { durable: false, objects: remembered.store });
+    try {
+      expect(await store.rememberPages([yesterday, 'not-a-sha', 'f'.repeat(64)])).toBe(101); // 100 entries and the manifest
+      await store.putPage(page(1));
+    } finally {
+      store.close();
+    }
+    expect(remembered.puts.filter((k) => k.startsWith('objects/'))).toHaveLength(1);
+    expect(remembered.puts.filter((k) => k.startsWith('pages/'))).toHaveLength(1);
+    // Without it, every entry of the page is put (each one asked about: a bucket's HEAD).
+    const cold = counting(dir);
+    const fresh = Store.open(dir, new Date().toISOString(), { durable: false, objects: cold.store });
+    try {
+      await fresh.putPage(page(2));
+    } finally {
+      fresh.close();
+    }
+    expect(cold.puts.filter((k) => k.startsWith('objects/'))).toHaveLength(100);
+    expect((await readObject(dir, sha256Hex(page(1))))!.equals(page(1))).toBe(true);
+  });
+});
