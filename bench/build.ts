@@ -8,6 +8,8 @@
 // (a rebuild with nothing new). `--daily` measures the daily job: the newest day file and run are
 // moved aside (restored afterwards, also on failure), the site is built, then the day comes back and
 // the site is built again on that cache — the second figure is the daily rebuild.
+// `--kinds` adds the site's size by kind of file (server pages, badges, feeds, patches, descriptors,
+// tools and set files, raw bodies, ...), to tell what grows with servers from what grows with time.
 // `--repeat N` runs N times and prints each run and the medians. Big bundles go to a release folder
 // beside the site (MCP_SCHEMA_RELEASE_DIR), as a deployment does; its size is reported apart.
 import { spawn } from 'node:child_process';
@@ -140,6 +142,27 @@ function treeSize(dir: string): { bytes: number; files: number; byTop: Map<strin
   return { bytes, files, byTop };
 }
 
+/** The site's bytes and files by kind: a per-server file by its name, the rest by their top folder. */
+export function sizeByKind(dir: string): Record<string, { mb: number; files: number }> {
+  const kinds = new Map<string, { bytes: number; files: number }>();
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    const full = path.join(e.parentPath, e.name);
+    const p = path.relative(dir, full).split(path.sep);
+    const kind =
+      p[0] === 'servers' && p.length === 3 ? `servers/*/${p[2]}`
+      : p[0] === 'servers' && p[2] === 'changes' ? 'servers/*/changes/*.patch.json'
+      : p[0] === 'api' && p.length === 3 ? `api/${p[1]}/*`
+      : p.length === 1 ? '(root files)'
+      : `${p[0]}/**`;
+    const k = kinds.get(kind) ?? { bytes: 0, files: 0 };
+    k.bytes += statSync(full).size;
+    k.files++;
+    kinds.set(kind, k);
+  }
+  return Object.fromEntries([...kinds].sort((a, b) => b[1].bytes - a[1].bytes).map(([k, v]) => [k, { mb: +(v.bytes / 1e6).toFixed(2), files: v.files }]));
+}
+
 /** Run `work` with the newest day file(s) and its run row moved aside; always restores them. */
 async function withoutNewestDay<T>(archive: string, work: () => Promise<T>): Promise<T> {
   const obs = path.join(archive, 'observations');
@@ -178,7 +201,7 @@ async function main(): Promise<void> {
   const cold = args.includes('--cold');
   const out = path.resolve(get('--out') ?? mkdtempSync(path.join(os.tmpdir(), 'mcp-schema-bench-site-')));
   const cache = path.resolve(get('--cache') ?? path.join(ROOT, '.cache', 'bench-build'));
-  const cmd = `npm run bench:build -- --archive ${path.relative(process.cwd(), archive) || archive}${repeat > 1 ? ` --repeat ${repeat}` : ''}${cold ? ' --cold' : ''}`;
+  const cmd = `npm run bench:build -- --archive ${path.relative(process.cwd(), archive) || archive}${repeat > 1 ? ` --repeat ${repeat}` : ''}${cold ? ' --cold' : ''}${args.includes('--kinds') ? ' --kinds' : ''}`;
   console.error(`$ ${cmd}`);
   console.error(`  = MCP_SCHEMA_DATA=${archive} MCP_SCHEMA_OUT=${out} MCP_SCHEMA_CACHE=${cache} npx astro build`);
   console.error(`  machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
@@ -212,6 +235,7 @@ async function main(): Promise<void> {
     site_mb: runs.at(-1)!.site_mb,
     site_files: runs.at(-1)!.site_files,
     largest: runs.at(-1)!.largest,
+    ...(args.includes('--kinds') ? { kinds: sizeByKind(out) } : {}),
     release_mb: +(rel.bytes / 1e6).toFixed(1),
     release_files: rel.files,
     out,
