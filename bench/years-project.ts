@@ -1,0 +1,477 @@
+// Projections of `npm run bench:years` (pure): from a few measured real-sized days to years 1, 3 and 5,
+// beside GitHub's limits, each with its margin (limit ÷ projected), flagged below 2×.
+//
+// Model. Every per-day figure is split into parts (pages, bodies, rosters, observations, runs+chain,
+// trees), and each part grows with what drives it:
+//   listing rows L(t)  raw pages (today's), page manifests (new), git trees;
+//   targets N(t)       rosters, observation rows, verify memory;
+//   endpoints E(t)     tool-list bodies (drift), the probe stage;
+//   churn (constant)   entry objects of the new design: only new and changed entries are new keys;
+//   constant           runs.jsonl and chain.jsonl lines.
+// L, N and E grow linearly at the rate measured over the bench's days (the real registry's daily change
+// scaled to today's size, bench/years-registry.ts): day t costs part × driver(t)/driver(measured), so
+// a total over T days is the first day plus Σ_{t=1}^{T-1}. "flat" is the same with the registry frozen at
+// today's size: the floor. Verify time grows with what the archive holds (L: pages and entries to read).
+import type { DailyChange, RealRate } from './years-registry.ts';
+
+export type Design = 'today' | 'new';
+export type Kind = 'page' | 'entry' | 'manifest' | 'body';
+
+/** What git carries, by folder: the part each figure is split into. */
+export const PARTS = ['pages', 'bodies', 'rosters', 'observations', 'runs+chain', 'other', 'trees+commits'] as const;
+export type Part = (typeof PARTS)[number];
+export type ByPart = Record<Part, number>;
+export const zeroParts = (): ByPart => Object.fromEntries(PARTS.map((p) => [p, 0])) as ByPart;
+
+export interface DayFigures {
+  day: string;
+  listing_rows: number;
+  pages: number;
+  targets: number;
+  endpoints: number;
+  change: { newNames: number; newVersions: number } | null;
+  listing_bytes: number;
+  rows: number;
+  new_bodies: number;
+  /** Seconds of this process's work for the day, per step (both designs; each design's own steps apart). */
+  seconds: Record<string, number>;
+  design: Record<Design, {
+    /** Bytes of the tracked working tree after the day, by part. */
+    worktree: ByPart;
+    /** Keys the object store gained (new design; today's: what its objects/ folder gained). */
+    store_added: Record<Kind, { keys: number; bytes: number }>;
+    /** Bytes in the object store after the day (new design: objects/ + pages/). */
+    store_bytes: number;
+    /** `git bundle` of the day's commit (a thin pack: ≈ what a push sends). */
+    push_bytes: number;
+    /** size-pack after gc, and on-disk bytes per part over every object of the repository. */
+    pack_bytes: number;
+    pack_by_part: ByPart;
+    git_seconds: { add_commit: number; bundle: number; gc: number };
+    compaction: string;
+    verify_incremental: VerifyRun | null;
+  }>;
+}
+
+export interface VerifyRun {
+  mode: 'full' | 'incremental';
+  /** Wall time of the whole command (npx, tsx and the verify), and the CLI's own `time:` line. */
+  wall_s: number;
+  own_s: number | null;
+  max_rss_mb: number;
+  ok: boolean;
+  summary: string;
+}
+
+export interface BuildPoint {
+  targets: number;
+  days: number;
+  rows: number;
+  wall_s: number;
+  cpu_s: number;
+  peak_rss_mb: number;
+  site_mb: number;
+  site_files: number;
+  largest: Record<string, { mb: number; files: number }>;
+  release_mb: number;
+  release_files: number;
+  release_largest_mb: number;
+  release_largest: string;
+  /** Every release file by name (MB): the whole-archive bundles grow with rows, servers.json with targets. */
+  release_by_file: Record<string, number>;
+  day_gz_mb: number;
+}
+
+
+export interface Measured {
+  rate: RealRate;
+  change: DailyChange;
+  days: DayFigures[];
+  verifyFull: Record<'today' | 'new', VerifyRun[]>;
+  verifyHasIncremental: boolean;
+  builds: BuildPoint[];
+  node_modules_bytes: number;
+  shape: { rows: number; names: number; endpoints: number };
+  gc: string;
+}
+
+type Driver = 'L' | 'N' | 'E' | 'churn' | 'const';
+
+/** What the issue measured at 42,000 targets × 30 days (bench:archive then bench:build --cold), not this run. */
+export const ISSUE_SITE = {
+  targets: 42_000,
+  days: 30,
+  site_mb: 1_128,
+  site_files: 184_750,
+  parts: { 'servers/': [550, 108_772], 'api/': [326, 63_561], 'data/': [153, null], 'objects/': [69, null] },
+  wall_s: 333,
+  peak_rss_gb: 4.27,
+} as const;
+
+/** bench:scale (bench/README.md): the v2 probe stage at 26,000 endpoints, projected, not measured here. */
+export const PROBE_STAGE = { endpoints: 26_000, minutes: 47.7, source: 'bench:scale --methodology v2, factor 10 (bench/README.md), not this run' } as const;
+/** The collector's registry pace (collector/roster.ts): 150 requests a minute. */
+export const ROSTER_PACE_PER_MIN = 150;
+
+export const LIMITS = {
+  repo: { bytes: 10e9, label: 'repository (recommended max; goal < 5 GB packed at 5 y)' },
+  push: { bytes: 2e9, label: 'push' },
+  disk: { bytes: 14e9, label: 'runner disk' },
+  ram: { bytes: 16e9, label: 'runner RAM' },
+  job: { seconds: 6 * 3600, label: 'job time' },
+  site: { bytes: 1e9, label: 'Pages site' },
+  deploy: { seconds: 600, label: 'Pages deploy' },
+  asset: { bytes: 2 * 2 ** 30, label: 'release asset' },
+} as const;
+
+const PART_DRIVER: Record<string, Driver> = { pages: 'L', bodies: 'E', rosters: 'N', observations: 'N', 'runs+chain': 'const', other: 'const', 'trees+commits': 'L' };
+const KIND_DRIVER: Record<string, Driver> = { page: 'L', manifest: 'L', entry: 'churn', body: 'E' };
+
+export const YEARS = [1, 3, 5] as const;
+
+interface Growth {
+  /** Value at the steady days' mean, and growth a day. */
+  L: [number, number];
+  N: [number, number];
+  E: [number, number];
+}
+
+function growth(days: DayFigures[], flat: boolean): Growth {
+  const steady = days.slice(1);
+  const mean = (f: (d: DayFigures) => number) => steady.reduce((s, d) => s + f(d), 0) / steady.length;
+  const slope = (f: (d: DayFigures) => number) => (flat || days.length < 2 ? 0 : (f(days.at(-1)!) - f(days[0]!)) / (days.length - 1));
+  return { L: [mean((d) => d.listing_rows), slope((d) => d.listing_rows)], N: [mean((d) => d.targets), slope((d) => d.targets)], E: [mean((d) => d.endpoints), slope((d) => d.endpoints)] };
+}
+
+/** The driver's value on day t (0 = the first measured day) relative to the steady days' mean. */
+function ratio(g: Growth, drv: Driver, t: number, days: number): number {
+  if (drv === 'const' || drv === 'churn') return 1;
+  const [v, s] = g[drv];
+  const tMean = days / 2; // the steady days 1..D-1 have their mean at t = D/2
+  return (v + s * (t - tMean)) / v;
+}
+
+/** Σ_{t=1}^{T-1} ratio(t): how many steady days T days of archive are worth. */
+function cumulative(g: Growth, drv: Driver, T: number, days: number): number {
+  if (T <= 1) return 0;
+  if (drv === 'const' || drv === 'churn') return T - 1;
+  const [v, s] = g[drv];
+  const tMean = days / 2;
+  const n = T - 1;
+  const sumT = (n * (n + 1)) / 2; // Σ t for t = 1..T-1
+  return (v * n + s * (sumT - tMean * n)) / v;
+}
+
+function steadyMean(days: DayFigures[], f: (d: DayFigures, prev: DayFigures) => number): number {
+  const xs = days.slice(1).map((d, i) => f(d, days[i]!));
+  return xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
+}
+
+export interface Row {
+  metric: string;
+  limit: string;
+  design: Design | 'both';
+  /** Projected value per year (growth), the same at year 5 with the registry flat, and margins. */
+  values: number[];
+  flat5: number;
+  unit: 'bytes' | 'seconds';
+  limitValue: number | null;
+  note: string;
+}
+
+export interface Projections {
+  assumptions: string[];
+  per_day: Record<Design, Record<string, number>>;
+  first_day: Record<Design, Record<string, number>>;
+  rows: Row[];
+  site_model: { source: string; per_server_mb: number | null; per_target_day_mb: number | null; data_per_target_day_mb_first_90_days: number | null; per_server_s: number | null; per_target_day_s: number | null; per_server_rss_mb: number | null; per_target_day_rss_mb: number | null; release_largest_per_day_gz: number | null; servers_json_bytes_per_target: number | null };
+  registry_at: Record<string, { rows: number; targets: number; endpoints: number; pages: number }>;
+}
+
+/** Least squares of y = c + a·N + b·N·days over the build points (null when there are fewer than 3). */
+function fitSite(points: BuildPoint[], y: (p: BuildPoint) => number): { a: number; b: number } | null {
+  if (points.length < 3) return null;
+  // Normal equations for [c, a, b].
+  const X = points.map((p) => [1, p.targets, p.targets * p.days]);
+  const Y = points.map(y);
+  const XtX = [0, 1, 2].map((i) => [0, 1, 2].map((j) => X.reduce((s, r) => s + r[i]! * r[j]!, 0)));
+  const XtY = [0, 1, 2].map((i) => X.reduce((s, r, k) => s + r[i]! * Y[k]!, 0));
+  const sol = solve3(XtX, XtY);
+  return sol ? { a: sol[1]!, b: sol[2]! } : null;
+}
+
+/** Negative slopes (noise between builds on a shared machine) count as flat. */
+function clamp(f: { a: number; b: number } | null): { a: number; b: number } | null {
+  return f ? { a: Math.max(0, f.a), b: Math.max(0, f.b) } : null;
+}
+
+function solve3(A: number[][], b: number[]): number[] | null {
+  const M = A.map((r, i) => [...r, b[i]!]);
+  for (let c = 0; c < 3; c++) {
+    let p = c;
+    for (let r = c + 1; r < 3; r++) if (Math.abs(M[r]![c]!) > Math.abs(M[p]![c]!)) p = r;
+    if (Math.abs(M[p]![c]!) < 1e-12) return null;
+    [M[c], M[p]] = [M[p]!, M[c]!];
+    for (let r = 0; r < 3; r++) {
+      if (r === c) continue;
+      const f = M[r]![c]! / M[c]![c]!;
+      for (let k = c; k < 4; k++) M[r]![k]! -= f * M[c]![k]!;
+    }
+  }
+  return M.map((r, i) => r[3]! / r[i]!);
+}
+
+export function project(m: Measured): Projections {
+  const D = m.days.length;
+  if (D < 2) throw new Error('bench:years needs at least 2 days (--days 2): day 1 is the first-day cost, days 2.. the steady state');
+  const first = m.days[0]!;
+  const gGrow = growth(m.days, false);
+  const gFlat = growth(m.days, true);
+  const sumv = (x: Record<string, number>) => Object.values(x).reduce((s, v) => s + v, 0);
+
+  // Per steady day: what each part adds, per design.
+  const perDay = {} as Projections['per_day'];
+  const firstDay = {} as Projections['first_day'];
+  for (const k of ['today', 'new'] as const) {
+    const parts = Object.keys(first.design[k].worktree);
+    const pd: Record<string, number> = {};
+    for (const p of parts) {
+      pd[`worktree:${p}`] = steadyMean(m.days, (d, prev) => d.design[k].worktree[p as 'pages'] - prev.design[k].worktree[p as 'pages']);
+      pd[`pack:${p}`] = steadyMean(m.days, (d, prev) => d.design[k].pack_by_part[p as 'pages'] - prev.design[k].pack_by_part[p as 'pages']);
+    }
+    for (const kind of ['page', 'entry', 'manifest', 'body'] as const) pd[`store:${kind}`] = steadyMean(m.days, (d) => d.design[k].store_added[kind].bytes);
+    pd.push = steadyMean(m.days, (d) => d.design[k].push_bytes);
+    pd.pack = steadyMean(m.days, (d, prev) => d.design[k].pack_bytes - prev.design[k].pack_bytes);
+    pd.git_add_commit_s = steadyMean(m.days, (d) => d.design[k].git_seconds.add_commit);
+    pd.write_s = steadyMean(m.days, (d) => sumv(Object.fromEntries(Object.entries(d.seconds).filter(([s]) => s.startsWith(`${k}:`) && !s.includes('verify')))));
+    pd.verify_incremental_s = m.verifyHasIncremental ? steadyMean(m.days, (d) => d.design[k].verify_incremental?.wall_s ?? NaN) : NaN;
+    pd.verify_incremental_rss_mb = m.verifyHasIncremental ? steadyMean(m.days, (d) => d.design[k].verify_incremental?.max_rss_mb ?? NaN) : NaN;
+    perDay[k] = pd;
+    const fd: Record<string, number> = {};
+    for (const p of parts) {
+      fd[`worktree:${p}`] = first.design[k].worktree[p as 'pages'];
+      fd[`pack:${p}`] = first.design[k].pack_by_part[p as 'pages'];
+    }
+    for (const kind of ['page', 'entry', 'manifest', 'body'] as const) fd[`store:${kind}`] = first.design[k].store_added[kind].bytes;
+    fd.push = first.design[k].push_bytes;
+    fd.pack = first.design[k].pack_bytes;
+    fd.worktree = sumv(first.design[k].worktree);
+    firstDay[k] = fd;
+  }
+
+  // The site: the issue's 42,000 × 30 build, moved by the slopes of this run's small builds.
+  // The site apart from data/, and data/ (the latest three months' bundles: it stops growing with days after 90).
+  const dataMb = (p: BuildPoint) => p.largest['data/']?.mb ?? 0;
+  const fitMb = clamp(fitSite(m.builds, (p) => p.site_mb - dataMb(p)));
+  const fitData = clamp(fitSite(m.builds, dataMb));
+  // Time slopes from CPU seconds of the build tree: steadier than wall time on a shared machine (the issue's 333 s wall is the anchor).
+  const fitS = clamp(fitSite(m.builds, (p) => p.cpu_s));
+  const fitRss = clamp(fitSite(m.builds, (p) => p.peak_rss_mb));
+  const biggest = [...m.builds].sort((a, b) => b.targets * b.days - a.targets * a.days)[0];
+  // Release assets: the whole-archive observation bundles (JSONL.gz, CSV.gz: the larger) grow with the
+  // day files; servers.json (every descriptor) with targets.
+  const relFile = (b: BuildPoint, re: RegExp) => Math.max(0, ...Object.entries(b.release_by_file ?? {}).filter(([f]) => re.test(f.split('/').at(-1)!)).map(([, v]) => v));
+  const WHOLE = /^observations\.(jsonl|csv)\.gz$/;
+  const releaseRatio = biggest && biggest.day_gz_mb > 0 && relFile(biggest, WHOLE) > 0 ? relFile(biggest, WHOLE) / biggest.day_gz_mb : null;
+  const serversJsonPerTarget = biggest && relFile(biggest, /^servers\.json$/) > 0 ? (relFile(biggest, /^servers\.json$/) * 1e6) / biggest.targets : null;
+  const siteModel: Projections['site_model'] = {
+    source: fitMb ? `the issue's 42,000 × 30 figures, moved by the slopes of ${m.builds.map((b) => `${b.targets}×${b.days}`).join(', ')} built by this run (y = c + a·targets + b·targets·days through them, negative slopes as 0; data/ apart, growing with days only for the first 90: the site keeps three months of bundles; time from CPU seconds)` : "the issue's 42,000 × 30 figures scaled by targets alone (no small builds in this run)",
+    per_server_mb: fitMb && fitData ? fitMb.a + fitData.a : null,
+    per_target_day_mb: fitMb?.b ?? null,
+    data_per_target_day_mb_first_90_days: fitData?.b ?? null,
+    per_server_s: fitS?.a ?? null,
+    per_target_day_s: fitS?.b ?? null,
+    per_server_rss_mb: fitRss?.a ?? null,
+    per_target_day_rss_mb: fitRss?.b ?? null,
+    release_largest_per_day_gz: releaseRatio,
+    servers_json_bytes_per_target: serversJsonPerTarget,
+  };
+  const siteAt = (N: number, T: number, fit: { a: number; b: number } | null, base: number) =>
+    fit ? base + fit.a * (N - ISSUE_SITE.targets) + fit.b * (N * T - ISSUE_SITE.targets * ISSUE_SITE.days) : base * (N / ISSUE_SITE.targets);
+
+  const registryAt: Projections['registry_at'] = {};
+  const rows: Row[] = [];
+  const at = (g: Growth, drv: 'L' | 'N' | 'E', T: number) => g[drv][0] * ratio(g, drv, T - 1, D);
+
+  /** Cumulative bytes of parts over T days (first day + steady days). */
+  const total = (k: Design, prefix: 'worktree' | 'pack' | 'store', T: number, g: Growth) => {
+    let s = 0;
+    for (const [key, v] of Object.entries(perDay[k])) {
+      if (!key.startsWith(`${prefix}:`)) continue;
+      const part = key.slice(prefix.length + 1);
+      const drv = prefix === 'store' ? KIND_DRIVER[part]! : PART_DRIVER[part]!;
+      s += (firstDay[k][key] ?? 0) + v * cumulative(g, drv, T, D);
+    }
+    return s;
+  };
+  /** One day's bytes of parts on day T. */
+  const oneDay = (k: Design, prefix: 'pack' | 'store' | 'worktree', T: number, g: Growth) => {
+    let s = 0;
+    for (const [key, v] of Object.entries(perDay[k])) {
+      if (!key.startsWith(`${prefix}:`)) continue;
+      const part = key.slice(prefix.length + 1);
+      s += v * ratio(g, prefix === 'store' ? KIND_DRIVER[part]! : PART_DRIVER[part]!, T - 1, D);
+    }
+    return s;
+  };
+  /** A full verify after T days: least squares over the full verifies after each measured day (the CLI's own time), slope ≥ 0. */
+  const verify = (k: Design, T: number, g: Growth, what: 'wall_s' | 'max_rss_mb') => {
+    const ys = m.verifyFull[k].map((r) => (what === 'wall_s' ? (r.own_s ?? r.wall_s) + startup(k) : r.max_rss_mb));
+    const { base, slope } = line(ys);
+    return base + Math.max(0, slope) * cumulative(g, what === 'wall_s' ? 'L' : 'N', T, D);
+  };
+  /** npx + tsx start-up: the command's wall minus the CLI's own time (median over the runs). */
+  const startup = (k: Design) => median(m.verifyFull[k].map((r) => (r.own_s === null ? 0 : r.wall_s - r.own_s)));
+  const snapshotRatio = (k: Design) => firstDay[k].pack! / Math.max(1, firstDay[k].worktree!);
+
+  const Ts = [...YEARS.map((y) => y * 365)];
+  const T5 = 5 * 365;
+  for (const T of [1, ...Ts]) {
+    registryAt[T === 1 ? 'today' : `${T / 365} y`] = { rows: Math.round(at(gGrow, 'L', T)), targets: Math.round(at(gGrow, 'N', T)), endpoints: Math.round(at(gGrow, 'E', T)), pages: Math.ceil(at(gGrow, 'L', T) / 100) };
+  }
+
+  const add = (metric: string, limitKey: keyof typeof LIMITS, design: Row['design'], f: (T: number, g: Growth) => number, note = '') => {
+    const lim = LIMITS[limitKey];
+    const limitValue = 'bytes' in lim ? lim.bytes : lim.seconds;
+    rows.push({ metric, limit: fmtLimit(limitKey), design, values: Ts.map((T) => f(T, gGrow)), flat5: f(T5, gFlat), unit: 'bytes' in lim ? 'bytes' : 'seconds', limitValue, note });
+  };
+  for (const k of ['today', 'new'] as const) add('packed repository', 'repo', k, (T, g) => total(k, 'pack', T, g), `${m.gc}, per day measured`);
+  for (const k of ['today', 'new'] as const) add("a day's push (thin pack)", 'push', k, (T, g) => perDay[k].push! * (oneDay(k, 'pack', T, g) / Math.max(1, perDay[k].pack!)), 'git bundle HEAD~1..HEAD, scaled like the pack');
+  for (const k of ['today', 'new'] as const) {
+    add('collect job disk: checkout + node_modules' + (k === 'new' ? " + the day's store keys" : ''), 'disk', k, (T, g) => {
+      const wt = total(k, 'worktree', T, g);
+      return wt + wt * snapshotRatio(k) + m.node_modules_bytes + (k === 'new' ? oneDay(k, 'store', T, g) : 0);
+    }, 'fetch-depth 1: working tree + its packed snapshot');
+  }
+  const sitePrj = (T: number, g: Growth) =>
+    (fitMb && fitData
+      ? siteAt(at(g, 'N', T), T, fitMb, ISSUE_SITE.site_mb - ISSUE_SITE.parts['data/'][0]) + siteAt(at(g, 'N', T), Math.min(T, 90), fitData, ISSUE_SITE.parts['data/'][0])
+      : siteAt(at(g, 'N', T), T, null, ISSUE_SITE.site_mb)) * 1e6;
+  add('Pages site (not bounded yet)', 'site', 'both', sitePrj, "issue's 42k×30 figure + slopes");
+  const releasePrj = (T: number, g: Growth) => (releaseRatio ?? 1) * (firstDay.new['worktree:observations']! + perDay.new['worktree:observations']! * cumulative(g, 'N', T, D));
+  add('release asset: whole-archive observations bundle', 'asset', 'both', releasePrj, releaseRatio ? `Σ day .jsonl.gz × ${releaseRatio.toFixed(2)} (the larger of observations.jsonl.gz / .csv.gz ÷ the day files, small build)` : 'Σ day .jsonl.gz');
+  if (serversJsonPerTarget !== null) add('release asset: servers.json', 'asset', 'both', (T, g) => serversJsonPerTarget * at(g, 'N', T), `${(serversJsonPerTarget / 1e3).toFixed(1)} kB per target (small build) ∝ targets`);
+  const buildRss = (T: number, g: Growth) => (fitRss ? siteAt(at(g, 'N', T), T, fitRss, ISSUE_SITE.peak_rss_gb * 1000) : ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets)) * 1e6;
+  add('RAM: site build peak', 'ram', 'both', buildRss, "issue's 4.27 GB + slopes");
+  for (const k of ['today', 'new'] as const) add('RAM: full verify', 'ram', k, (T, g) => verify(k, T, g, 'max_rss_mb') * 1e6, 'measured after day 1 and day D, slope ∝ targets');
+  if (m.verifyHasIncremental) for (const k of ['today', 'new'] as const) add('RAM: daily verify', 'ram', k, (T, g) => perDay[k].verify_incremental_rss_mb! * ratio(g, 'L', T - 1, D) * 1e6, 'measured steady days ∝ listing rows');
+  for (const k of ['today', 'new'] as const)
+    add('deploy job disk: checkout + node_modules + site + release folder', 'disk', k, (T, g) => {
+      const wt = total(k, 'worktree', T, g);
+      return wt * (1 + snapshotRatio(k)) + m.node_modules_bytes + sitePrj(T, g) + releasePrj(T, g) + (serversJsonPerTarget ?? 0) * at(g, 'N', T);
+    }, 'release folder ≈ the whole-archive bundle + servers.json');
+  for (const k of ['today', 'new'] as const) add('full verify (--full)', 'job', k, (T, g) => verify(k, T, g, 'wall_s'), 'wall; slope per day ∝ listing rows');
+  /**
+   * The daily verify: incremental from the recorded head (the day's runs, rows, roster and objects: ∝ the
+   * listing) plus the scrub, which re-hashes 1/28 of every stored key a day: at most a 28th of a full
+   * verify of the archive as it then is (an upper bound: a full verify also reads every row).
+   */
+  const daily = (k: Design, T: number, g: Growth) =>
+    m.verifyHasIncremental ? perDay[k].verify_incremental_s! * ratio(g, 'L', T - 1, D) + Math.max(0, verify(k, T, g, 'wall_s') - startup(k)) / 28 : verify(k, T, g, 'wall_s');
+  if (m.verifyHasIncremental) for (const k of ['today', 'new'] as const) add('daily verify (incremental + 1/28 scrub)', 'job', k, (T, g) => daily(k, T, g), 'measured steady days ∝ listing + full ÷ 28');
+  for (const k of ['today', 'new'] as const) {
+    add('collect job (probe + roster + write + daily verify + commit)', 'job', k, (T, g) => {
+      const probe = PROBE_STAGE.minutes * 60 * (at(g, 'E', T) / PROBE_STAGE.endpoints);
+      const roster = (Math.ceil(at(g, 'L', T) / 100) * 60) / ROSTER_PACE_PER_MIN;
+      const write = perDay[k].write_s! * ratio(g, 'L', T - 1, D);
+      const commit = perDay[k].git_add_commit_s! * ratio(g, 'L', T - 1, D);
+      return probe + roster + write + commit + daily(k, T, g);
+    }, m.verifyHasIncremental ? 'incremental verify' : 'full verify');
+  }
+  const buildWall = (T: number, g: Growth) => (fitS ? siteAt(at(g, 'N', T), T, fitS, ISSUE_SITE.wall_s) : ISSUE_SITE.wall_s * (at(g, 'N', T) / ISSUE_SITE.targets));
+  for (const k of ['today', 'new'] as const) add('deploy job (daily verify + cold build)', 'job', k, (T, g) => daily(k, T, g) + buildWall(T, g), 'deploy.yml verifies, then builds without a cache');
+  // Not GitHub limits, shown for the new design: the object store and its upload.
+  const info = (metric: string, f: (T: number, g: Growth) => number, note: string) =>
+    rows.push({ metric, limit: '—', design: 'new', values: Ts.map((T) => f(T, gGrow)), flat5: f(T5, gFlat), unit: 'bytes', limitValue: null, note });
+  info('object store (objects/ + pages/)', (T, g) => total('new', 'store', T, g), 'entries, manifests, bodies');
+  info("a day's upload to the object store", (T, g) => oneDay('new', 'store', T, g), 'new keys');
+
+  const assumptions = [
+    `Registry: ${m.shape.rows.toLocaleString('en')} rows, ${m.shape.names.toLocaleString('en')} names, ${m.shape.endpoints.toLocaleString('en')} endpoints, cloned from the real 2025-12-12 listing (real entry sizes and shapes).`,
+    `Daily change: the real listings of ${m.rate.from} and ${m.rate.to} (${m.rate.days} days apart) grew ${m.rate.rows[0]} → ${m.rate.rows[1]} rows and ${m.rate.names[0]} → ${m.rate.names[1]} names: ${m.rate.new_rows_per_day.toFixed(1)} rows and ${m.rate.new_names_per_day.toFixed(2)} names a day over a mean of ${m.rate.mean_rows} rows; scaled proportionally to ${m.shape.rows.toLocaleString('en')} rows: ${m.change.newNames.toFixed(0)} new servers and ${m.change.newVersions.toFixed(0)} new versions a day (each flips the previous latest's isLatest and updatedAt).`,
+    `Growth: linear at that rate (the same number of new rows a day, not the same fraction: compounding 1.3 % a day would be absurd), so in 5 years the listing has ${registryAt['5 y']!.rows.toLocaleString('en')} rows in ${registryAt['5 y']!.pages.toLocaleString('en')} pages and ${registryAt['5 y']!.targets.toLocaleString('en')} targets; "5 y flat" freezes it at today's size.`,
+    `Each part of a day grows with its driver: pages, manifests and git trees with listing rows; rosters and rows with targets; bodies with endpoints; the new design's entry objects with the churn (constant); runs and chain lines constant.`,
+    `Push ≈ the day's thin pack (git bundle of the day's commit). Runner disk of the collect job = the working tree + its depth-1 pack (the first day's pack ÷ working tree) + node_modules${' '}(+ the day's new store keys, the new design's local cache).`,
+    'Verify: a full verify (--full) after day 1 and after the last day, its per-day slope projected ∝ listing rows (time) and ∝ targets (memory); the daily verify is the CLI\'s incremental mode (--record, head in verify-state.json) measured on the steady days ∝ listing rows, plus its scrub (1/28 of every stored key a day) bounded by a 28th of the projected full verify.',
+    `Job time: probe stage ${PROBE_STAGE.minutes} min at ${PROBE_STAGE.endpoints.toLocaleString('en')} endpoints (${PROBE_STAGE.source}) ∝ endpoints; roster paging at ${ROSTER_PACE_PER_MIN} pages/min; this run's write and commit seconds ∝ listing rows; verify as measured.`,
+    `Site: ${siteModel.source}. Nothing bounds the site yet (server pages and API answers grow with targets, raw objects with days): another part of the work.`,
+    'Pages deploy time (10 min) is not measured (no network here): what it must upload is the site row.',
+  ];
+  return { assumptions, per_day: perDay, first_day: firstDay, rows, site_model: siteModel, registry_at: registryAt };
+}
+
+/** Least squares y = base + slope·t over t = 0, 1, …. */
+export function line(ys: number[]): { base: number; slope: number } {
+  const n = ys.length;
+  const mx = (n - 1) / 2;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  ys.forEach((y, x) => {
+    sxy += (x - mx) * (y - my);
+    sxx += (x - mx) ** 2;
+  });
+  const slope = sxx === 0 ? 0 : sxy / sxx;
+  return { base: my - slope * mx, slope };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+function fmtLimit(k: keyof typeof LIMITS): string {
+  const l = LIMITS[k];
+  if ('seconds' in l) return `${l.label} ${l.seconds >= 3600 ? `${l.seconds / 3600} h` : `${l.seconds / 60} min`}`;
+  if (k === 'asset') return `${l.label} 2 GiB`;
+  return `${l.label} ${l.bytes / 1e9} GB`;
+}
+
+export function fmtValue(v: number, unit: Row['unit']): string {
+  if (!Number.isFinite(v)) return 'n/a';
+  if (unit === 'seconds') return v >= 3600 ? `${(v / 3600).toFixed(1)} h` : v >= 120 ? `${(v / 60).toFixed(0)} min` : `${v.toFixed(0)} s`;
+  if (v >= 1e12) return `${(v / 1e12).toFixed(1)} TB`;
+  if (v >= 1e9) return `${(v / 1e9).toFixed(2)} GB`;
+  if (v >= 1e6) return `${(v / 1e6).toFixed(0)} MB`;
+  return `${(v / 1e3).toFixed(0)} kB`;
+}
+
+function margin(limit: number | null, v: number): string {
+  if (limit === null || !Number.isFinite(v) || v <= 0) return '—';
+  const x = limit / v;
+  const s = x >= 100 ? `${x.toFixed(0)}×` : x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(1)}×`;
+  return x < 2 ? `**${s}** ⚠` : s;
+}
+
+/** The projections as a Markdown table (and the measured per-day figures above it). */
+export function renderTable(m: Measured, p: Projections): string {
+  const out: string[] = [];
+  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+  const d0 = m.days[0]!;
+  const last = m.days.at(-1)!;
+  out.push(`registry: day 1 ${d0.listing_rows.toLocaleString('en')} rows in ${d0.pages} pages (${mb(d0.listing_bytes)}), ${d0.targets.toLocaleString('en')} targets, ${d0.endpoints.toLocaleString('en')} endpoints; day ${m.days.length} ${last.listing_rows.toLocaleString('en')} rows, ${last.targets.toLocaleString('en')} targets`);
+  for (const [k, label] of [['today', "today's (whole raw pages in git)"], ['new', 'new (packed pages in an object store; gz rows and roster in git)']] as const) {
+    const f = p.first_day[k];
+    const s = p.per_day[k];
+    const parts = (prefix: string, src: Record<string, number>) => Object.entries(src).filter(([key, v]) => key.startsWith(prefix) && Math.abs(v) >= 1000).map(([key, v]) => `${key.slice(prefix.length)} ${mb(v)}`).join(', ');
+    out.push(`${label}:`);
+    out.push(`  first day: git working tree ${mb(f.worktree!)}, pack ${mb(f.pack!)}, push ${mb(f.push!)}${k === 'new' ? `, object store +${mb((f['store:entry'] ?? 0) + (f['store:manifest'] ?? 0) + (f['store:body'] ?? 0) + (f['store:page'] ?? 0))}` : ''}`);
+    out.push(`  a steady day: git working tree +${mb(Object.entries(s).filter(([key]) => key.startsWith('worktree:')).reduce((x, [, v]) => x + v, 0))} (${parts('worktree:', s)}); packed +${mb(s.pack!)} (${parts('pack:', s)}); push ${mb(s.push!)}` + (k === 'new' ? `; object store +${mb((s['store:entry'] ?? 0) + (s['store:manifest'] ?? 0) + (s['store:body'] ?? 0) + (s['store:page'] ?? 0))} (${parts('store:', s)})` : ''));
+    const v = m.verifyFull[k];
+    out.push(`  full verify (wall of the command / max RSS): ${v.map((r, i) => `${r.wall_s} s (own ${r.own_s} s) / ${r.max_rss_mb} MB after day ${i + 1}`).join(', ')}${m.verifyHasIncremental ? `; incremental (days 2..${m.days.length}) ${s.verify_incremental_s!.toFixed(1)} s / ${s.verify_incremental_rss_mb!.toFixed(0)} MB a day` : ''}`);
+  }
+  out.push('');
+  out.push('| metric | limit | design | 1 y | margin | 3 y | margin | 5 y | margin | 5 y, registry flat | margin |');
+  out.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const name = { today: "today's", new: 'new', both: 'both' } as const;
+  for (const r of p.rows) {
+    const cells = r.values.flatMap((v) => [fmtValue(v, r.unit), margin(r.limitValue, v)]);
+    out.push(`| ${r.metric} | ${r.limit} | ${name[r.design]} | ${cells.join(' | ')} | ${fmtValue(r.flat5, r.unit)} | ${margin(r.limitValue, r.flat5)} |`);
+  }
+  out.push('');
+  out.push(`margin = limit ÷ projected; ⚠ below 2×. Registry: ${Object.entries(p.registry_at).map(([k, v]) => `${k} ${v.rows.toLocaleString('en')} rows / ${v.targets.toLocaleString('en')} targets`).join('; ')}.`);
+  out.push('');
+  out.push('assumptions:');
+  for (const a of p.assumptions) out.push(`- ${a}`);
+  return out.join('\n');
+}
