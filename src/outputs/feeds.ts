@@ -20,6 +20,12 @@ import { xmlText } from './xml-text.ts';
 
 /** Items per feed: enough for a weekly reader on a busy day, small enough to fetch often. */
 export const FEED_ITEMS = 200;
+/**
+ * Items per server feed (/servers/<slug>/feed.xml, .json): the site has one per server that answered, so
+ * with FEED_ITEMS they would grow with every change for years (issue 23, the site stays under 1 GB);
+ * the drift feeds keep FEED_ITEMS, and every change is in /data/changes.jsonl.gz.
+ */
+export const SERVER_FEED_ITEMS = 50;
 
 /** What describes a feed: the site-wide drift feed, or one server's. */
 export interface FeedChannel {
@@ -148,14 +154,14 @@ function instructionsItem(x: InstructionsChangeView, pub: FeedPublication) {
 type Entry = { kind: 'change'; at: number; c: ChangeView } | { kind: 'body-finding'; at: number; b: BodyFindingView } | { kind: 'instructions'; at: number; x: InstructionsChangeView };
 
 /** Changes, body findings and instructions changes merged newest first (in that order at the same instant), the newest FEED_ITEMS. */
-function entries(changes: readonly ChangeView[], bodyFindings: readonly BodyFindingView[], instructions: readonly InstructionsChangeView[] = []): Entry[] {
+function entries(changes: readonly ChangeView[], bodyFindings: readonly BodyFindingView[], instructions: readonly InstructionsChangeView[] = [], limit = FEED_ITEMS): Entry[] {
   const all: Entry[] = [
-    ...changes.slice(0, FEED_ITEMS).map((c): Entry => ({ kind: 'change', at: Date.parse(c.observedAt), c })),
-    ...bodyFindings.slice(0, FEED_ITEMS).map((b): Entry => ({ kind: 'body-finding', at: Date.parse(b.observedAt), b })),
-    ...instructions.slice(0, FEED_ITEMS).map((x): Entry => ({ kind: 'instructions', at: Date.parse(x.observedAt), x })),
+    ...changes.slice(0, limit).map((c): Entry => ({ kind: 'change', at: Date.parse(c.observedAt), c })),
+    ...bodyFindings.slice(0, limit).map((b): Entry => ({ kind: 'body-finding', at: Date.parse(b.observedAt), b })),
+    ...instructions.slice(0, limit).map((x): Entry => ({ kind: 'instructions', at: Date.parse(x.observedAt), x })),
   ];
   // A stable sort: each list is newest first already, and changes come first at a tie.
-  return all.sort((x, y) => y.at - x.at).slice(0, FEED_ITEMS);
+  return all.sort((x, y) => y.at - x.at).slice(0, limit);
 }
 
 /** RSS 2.0 of the newest FEED_ITEMS changes and body findings. */
@@ -171,9 +177,9 @@ function markedChannel(ch: FeedChannel, pub: FeedPublication): FeedChannel {
   return pub.simulated ? { ...ch, title: marked(ch.title, pub), description: `${SIMULATED_NOTE} ${ch.description}` } : ch;
 }
 
-export function rssFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication, bodyFindings: readonly BodyFindingView[] = [], instructions: readonly InstructionsChangeView[] = []): Promise<string> {
+export function rssFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication, bodyFindings: readonly BodyFindingView[] = [], instructions: readonly InstructionsChangeView[] = [], limit = FEED_ITEMS): Promise<string> {
   const ch = markedChannel(channel, pub);
-  const items: RSSFeedItem[] = entries(changes, bodyFindings, instructions).map((e) =>
+  const items: RSSFeedItem[] = entries(changes, bodyFindings, instructions, limit).map((e) =>
     e.kind === 'change'
       ? { title: marked(changeTitle(e.c), pub), link: changeUrl(e.c, pub), pubDate: new Date(e.c.observedAt), description: changeSummaryHtml(e.c), categories: tags(e.c) }
       : e.kind === 'instructions'
@@ -188,14 +194,14 @@ export function rssFeed(changes: readonly ChangeView[], channel: FeedChannel, pu
 }
 
 /** JSON Feed 1.1 of the same items. `id` and `_mcp_schema` keep the exact registry name (JSON escapes anything). */
-export function jsonFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication, bodyFindings: readonly BodyFindingView[] = [], instructions: readonly InstructionsChangeView[] = []): string {
+export function jsonFeed(changes: readonly ChangeView[], channel: FeedChannel, pub: FeedPublication, bodyFindings: readonly BodyFindingView[] = [], instructions: readonly InstructionsChangeView[] = [], limit = FEED_ITEMS): string {
   const ch = markedChannel(channel, pub);
   const feed = {
     version: 'https://jsonfeed.org/version/1.1',
     ...xmlSafe({ title: ch.title, home_page_url: pub.permalink(ch.homePath), feed_url: pub.permalink(ch.feedPath), description: ch.description }),
     language: 'en',
     ...(pub.simulated ? { _mcp_schema: { simulated: true } } : {}),
-    items: entries(changes, bodyFindings, instructions).map((e) => (e.kind === 'change' ? changeItem(e.c, pub) : e.kind === 'instructions' ? instructionsItem(e.x, pub) : bodyFindingItem(e.b, pub))),
+    items: entries(changes, bodyFindings, instructions, limit).map((e) => (e.kind === 'change' ? changeItem(e.c, pub) : e.kind === 'instructions' ? instructionsItem(e.x, pub) : bodyFindingItem(e.b, pub))),
   };
   return JSON.stringify(feed, null, 2);
 }

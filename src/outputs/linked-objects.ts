@@ -6,6 +6,15 @@
 // readable in a browser, never HTML, never an extension-less octet-stream download (issue 16). The
 // name before the extension is still the SHA-256 of the bytes; every link to a raw body goes through
 // rawObjectPath.
+//
+// Bounded (issue 23, "The site stays under 1 GB"): every contract change adds a raw body, so over years
+// the bodies are most of what grows. With a public object store configured (MCP_SCHEMA_OBJECTS_URL,
+// Publication.objectsUrl: the public base of the bucket's objects/ folder) the site copies only the
+// bodies its pages show in full — every server's latest answer and the before and after of the
+// FULL_CHANGES changes its page shows with a diff — and links every other body (older versions and
+// changes, listed one line each) at
+// its key in the store, `<objectsUrl><aa>/<sha256>` (the archive's own name, no extension). Without
+// one (the default), every linked body is on the site as before.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isObjectName, objectKey } from '../archive/layout.ts';
@@ -18,14 +27,71 @@ export function rawObjectPath(sha256: string, contentType: string | null): strin
   return `/${objectKey(sha256)}${json ? '.json' : '.txt'}`;
 }
 
-/** Copy the linked objects into `outDir`; returns how many were copied (a missing or corrupt object is skipped). */
-export async function copyLinkedObjects(a: Archive, outDir: string): Promise<number> {
+/** Changes shown in full on a server page (a diff per tool, their raw bodies on the site). */
+export const FULL_CHANGES = 10;
+/** Contract versions a server page lists (the newest); the rest are in the downloads. */
+export const RECENT_VERSIONS = 20;
+/** Changes a server page lists (the newest FULL_CHANGES in full, the rest one line each); older ones keep only their anchor. */
+export const RECENT_CHANGES = 50;
+
+/** The bodies a server page shows: its latest answer's, and the before and after of the changes shown in full. */
+export function serverPageBodies(s: Archive['servers'][number]): string[] {
+  const shas: string[] = [];
+  if (s.current) shas.push(s.current.bodySha256);
+  if (s.head?.bodySha256) shas.push(s.head.bodySha256);
+  for (const c of s.changes.slice(0, FULL_CHANGES)) for (const sha of [c.beforeBody, c.afterBody]) if (sha) shas.push(sha);
+  return shas;
+}
+
+/** Every body anything on the site links to (versions, changes, latest answers, sets, body findings). */
+function everyLinkedBody(a: Archive): Set<string> {
   const shas = new Set<string>();
   for (const s of a.servers) for (const v of s.versions) if (v.bodySha256) shas.add(v.bodySha256);
   for (const c of a.changes) for (const sha of [c.beforeBody, c.afterBody]) if (sha) shas.add(sha);
   for (const s of a.servers) if (s.current) shas.add(s.current.bodySha256);
   for (const set of a.sets) shas.add(set.bodySha256);
   for (const b of a.bodyFindings) shas.add(b.bodySha256);
+  return shas;
+}
+
+const onSiteCache = new WeakMap<Archive, Set<string>>();
+
+/** The bodies copied to the site when an object store holds the rest: what server pages show (serverPageBodies). */
+export function siteBodies(a: Archive): Set<string> {
+  let shas = onSiteCache.get(a);
+  if (!shas) {
+    shas = new Set(a.servers.flatMap(serverPageBodies));
+    onSiteCache.set(a, shas);
+  }
+  return shas;
+}
+
+/** Where a raw body is published: a site path (to pass to href or permalink), or an absolute URL in the object store. */
+export type BodyLocation = { sitePath: string } | { url: string };
+
+/** The public base of the object store with one trailing slash, or null when every body is on the site. */
+export function objectsBase(objectsUrl: string | null | undefined): string | null {
+  return objectsUrl ? objectsUrl.replace(/\/*$/, '/') : null;
+}
+
+export function bodyLocation(a: Archive, sha256: string, objectsUrl: string | null | undefined): BodyLocation {
+  const base = objectsBase(objectsUrl);
+  if (base === null || siteBodies(a).has(sha256)) return { sitePath: rawObjectPath(sha256, a.contentType(sha256)) };
+  return { url: `${base}${sha256.slice(0, 2)}/${sha256}` };
+}
+
+/** A raw body's link from a page (`sitePath` through the site's href) or a file (through permalink). */
+export function bodyUrl(a: Archive, sha256: string, objectsUrl: string | null | undefined, site: (pathname: string) => string): string {
+  const l = bodyLocation(a, sha256, objectsUrl);
+  return 'url' in l ? l.url : site(l.sitePath);
+}
+
+/**
+ * Copy the linked objects into `outDir` (every one, or with an object store only siteBodies); returns
+ * how many were copied (a missing or corrupt object is skipped).
+ */
+export async function copyLinkedObjects(a: Archive, outDir: string, objectsUrl: string | null = null): Promise<number> {
+  const shas = objectsBase(objectsUrl) === null ? everyLinkedBody(a) : siteBodies(a);
   let copied = 0;
   const dirs = new Set<string>();
   for (const sha of shas) {

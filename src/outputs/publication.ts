@@ -22,6 +22,11 @@ export interface Publication {
    * and API answers a field and their titles. Outputs read it here, never from the environment.
    */
   simulated: boolean;
+  /**
+   * The public base URL of the object store's objects/ folder, with a trailing slash: raw bodies the site
+   * does not carry are linked there (linked-objects.ts bodyLocation). Null or absent: every body is on the site.
+   */
+  objectsUrl?: string | null;
 }
 
 /** The word every file of a simulated build carries, in its name or its text. */

@@ -27,12 +27,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { toolsPatch } from '../lib/index.ts';
 import type { Archive, BodyFindingView, ChangeView, ServerView, SetView } from '../loader/views.ts';
-import { rawObjectPath } from './linked-objects.ts';
+import { bodyUrl } from './linked-objects.ts';
 import { badgeText, serverBadge } from './server-badge.ts';
 import { descriptorJsonSchema } from './descriptor-schema.ts';
 import type { BundleFile } from './catalogue.ts';
 import { bulkUrl, DESCRIPTOR_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath, toolsPath } from './descriptor.ts';
-import { jsonFeed, rssFeed, serverChannel } from './feeds.ts';
+import { jsonFeed, rssFeed, SERVER_FEED_ITEMS, serverChannel } from './feeds.ts';
 import { HashedFile } from './hashed-file.ts';
 import { SIMULATED_MARK, SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 
@@ -49,7 +49,9 @@ export function hasFeeds(s: ServerView): boolean {
 
 export async function serverFeeds(s: ServerView, pub: Pick<Publication, 'permalink' | 'simulated'>, bodyFindings: readonly BodyFindingView[] = []): Promise<{ rss: string; json: string }> {
   const channel = serverChannel(s.name, s.slug);
-  return { rss: await rssFeed(s.changes, channel, pub, bodyFindings, s.instructionChanges), json: jsonFeed(s.changes, channel, pub, bodyFindings, s.instructionChanges) };
+  // The newest SERVER_FEED_ITEMS (bounded: issue 23); a server's findings are read newest first like its changes.
+  const findings = [...bodyFindings].sort((x, y) => Date.parse(y.observedAt) - Date.parse(x.observedAt));
+  return { rss: await rssFeed(s.changes, channel, pub, findings, s.instructionChanges, SERVER_FEED_ITEMS), json: jsonFeed(s.changes, channel, pub, findings, s.instructionChanges, SERVER_FEED_ITEMS) };
 }
 
 /**
@@ -161,7 +163,7 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
 }
 
 /** /api/sets/<set hash>.json: the set's lines, and every server that served it with first and last seen. */
-export async function setFile(a: Archive, set: SetView, pub: Pick<Publication, 'permalink'>): Promise<Record<string, unknown>> {
+export async function setFile(a: Archive, set: SetView, pub: Pick<Publication, 'permalink' | 'objectsUrl'>): Promise<Record<string, unknown>> {
   const hashes = await a.toolHashes(set.bodySha256);
   const lines = typeof hashes === 'string' ? null : hashes.lines;
   return {
@@ -171,7 +173,7 @@ export async function setFile(a: Archive, set: SetView, pub: Pick<Publication, '
     generated_at: a.asOf,
     tools: lines?.length ?? null,
     lines,
-    raw_body_url: pub.permalink(rawObjectPath(set.bodySha256, a.contentType(set.bodySha256))),
+    raw_body_url: bodyUrl(a, set.bodySha256, pub.objectsUrl, pub.permalink),
     servers_total: set.servers.length,
     servers: set.servers.map((s) => ({
       name: s.target,

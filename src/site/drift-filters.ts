@@ -22,6 +22,17 @@ export const DRIFT_FILTERS: DriftFilter[] = [
 ];
 
 export const PAGE_SIZE = 50;
+/**
+ * Pages a filter publishes (issue 23: the site stays under 1 GB): the newest PAGE_SIZE × MAX_PAGES
+ * changes; older ones are in /data/changes.jsonl.gz and keep their anchor on their server's page.
+ * The numbered pages shift every day anyway: page n is "the n-th fifty newest", never a fixed set.
+ */
+export const MAX_PAGES = 20;
+
+/** How many pages a filter with `count` changes publishes (at least one, at most MAX_PAGES). */
+export function driftPages(count: number): number {
+  return Math.min(MAX_PAGES, Math.max(1, Math.ceil(count / PAGE_SIZE)));
+}
 
 /** `<filter>/<n>` path segments, page 1 without a number: '', '2', 'err', 'err/2'. */
 export function driftPagePath(filter: string, page: number): string {

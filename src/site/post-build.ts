@@ -29,7 +29,7 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   await timed('chart-zip', () => writeChartZip(a, outDir, pub));
   const editions = await timed('editions', () => copyEditions(a, outDir, pub));
   await fillBundleSizes(outDir, files, bytes);
-  const objects = await timed('objects', () => copyLinkedObjects(a, outDir));
+  const objects = await timed('objects', () => copyLinkedObjects(a, outDir, pub.objectsUrl ?? null));
   const indexed = await timed('search', () => writeSearchIndex(outDir));
   const size = await siteSize(outDir);
   const warn = size.bytes > SITE_BYTES_LIMIT ? ` — WARNING: over the ${SITE_BYTES_LIMIT / 1e9} GB GitHub Pages limit` : '';

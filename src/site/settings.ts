@@ -10,6 +10,8 @@
 //   MCP_SCHEMA_BASE         the path the site is served under (GitHub Pages project sites: /<repo>/)
 //   MCP_SCHEMA_RELEASE_DIR  where the big bundles go, to be published as release assets (unset: all on the site)
 //   MCP_SCHEMA_RELEASE_URL  the public base URL of that folder (default: <site>/data/release/)
+//   MCP_SCHEMA_OBJECTS_URL  the public base URL of the object store's objects/ folder (<base><aa>/<sha256>): with it the site
+//                           keeps only the raw bodies its pages show and links older ones there (default: every body on the site, /objects/)
 //   MCP_SCHEMA_TIMINGS      a file the build appends its stage timings to (bench/build.ts)
 //   MCP_SCHEMA_PUBLIC_KEY   the public key the chain is signed with, shown on /data/ (default: keys/mcp-schema-ed25519.pub; the demo's DEMO key)
 //   MCP_SCHEMA_STORE, MCP_SCHEMA_STORE_ENDPOINT, MCP_SCHEMA_STORE_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
@@ -88,9 +90,15 @@ export function releaseUrl(): string {
   return (process.env.MCP_SCHEMA_RELEASE_URL || permalink('/data/release/')).replace(/\/*$/, '/');
 }
 
+/** The public base of the object store's objects/ folder with a trailing slash; null (the default): every raw body on the site. */
+export function objectsUrl(): string | null {
+  const v = process.env.MCP_SCHEMA_OBJECTS_URL;
+  return v ? v.replace(/\/*$/, '/') : null;
+}
+
 /** How the outputs address the published site (src/outputs/publication.ts). */
 export function publication(): Publication {
-  return { permalink, releaseDir: releaseDir(), releaseUrl: releaseUrl(), simulated: simulated() };
+  return { permalink, releaseDir: releaseDir(), releaseUrl: releaseUrl(), simulated: simulated(), objectsUrl: objectsUrl() };
 }
 
 export function timingsFile(): string | null {
