@@ -192,8 +192,10 @@ export async function writeBundles(
   await small('LICENSE-DATA.txt', null, null, licenceData(pub));
   await small('LICENSE-CODE.txt', null, null, `${pub.simulated ? `${SIMULATED_NOTE}\n\n` : ''}${LICENCE_CODE}`);
   await small('CITATION.cff', null, null, citationCff(a, pub));
-  // The datapackage describes every file wherever it lives (release files carry their URL).
-  const described = [...site, ...release, ...elsewhere];
+  // The datapackage describes every published file: the site's. The release folder is not published
+  // (issue 23: closed months are immutable parts of their own, /data/parts/manifest.json), so no
+  // resource may point into it.
+  const described = [...site, ...elsewhere];
   await small('datapackage.json', null, null, JSON.stringify(datapackage(a, described, pub), null, 2) + '\n');
 
   await writeFile(path.join(siteDir, 'SHA256SUMS'), site.map((f) => `${f.sha256}  ${f.name}\n`).join(''));

@@ -49,7 +49,7 @@ export const DescriptorInfo = z
     methodology: z.literal('v1').describe('Methodology of the observations the blocks are computed from.'),
     generated_at: instant.nullable().describe('Data as of: the latest run\'s finish (null for an empty archive).'),
     self_url: url.describe('This descriptor.'),
-    bulk_url: url.describe('Every descriptor in one file, shaped as the registry\'s list answer ({"servers": [...], "metadata": {...}}): /api/servers.json, or a release asset when the site publishes its big files there.'),
+    bulk_url: url.describe('Every descriptor in one file: /api/servers.json, shaped as the registry\'s list answer ({"servers": [...], "metadata": {...}}); on a site too big to carry that file, /data/servers.jsonl.gz (the same descriptors, one per line, gzip).'),
     schema_url: url.describe('JSON Schema of our blocks (this format).'),
     docs_url: url.describe('The data page section that documents every field.'),
     simulated: z.literal(true).optional().describe('Present only in a build of a simulated world (the demo, tests): no figure in the file describes a real server.'),

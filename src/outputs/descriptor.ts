@@ -21,7 +21,7 @@ import {
   type ToolsBlock,
 } from './descriptor-schema.ts';
 import { rawObjectPath } from './linked-objects.ts';
-import { META_NAMESPACE, type Publication } from './publication.ts';
+import { META_NAMESPACE, type Publication, simulatedName } from './publication.ts';
 import { declaredRemotes, namespaceOf, repositoryKey, repositoryUrl } from './registry-facts.ts';
 
 /** What methodology v1 cannot say: the fields the v2 rows (src/lib contract/observation-v2.ts: era, supported_versions, instructions_sha256, auth fields) fill once the archive holds a v2 probe of the server. */
@@ -44,9 +44,14 @@ export const toolsPath = (slug: string) => `/api/tools/${slug}.json`;
 export const setPath = (setHash: string) => `/api/sets/${setHash}.json`;
 export const DESCRIPTOR_SCHEMA_PATH = '/api/schema/descriptor.json';
 
-/** Where every descriptor is in one file: /api/servers.json, or the release folder when there is one (server-files.ts). */
+/**
+ * Where every descriptor is in one file: /api/servers.json; with a release folder (the real deploy,
+ * where /api/servers.json would be too big for the site) the site's gzipped twin,
+ * /data/servers.jsonl.gz. The release folder itself is not published (issue 23: nothing is
+ * re-uploaded every day; closed months are parts of their own), so nothing may link into it.
+ */
 export function bulkUrl(pub: Publication): string {
-  return pub.releaseDir ? `${pub.releaseUrl}servers.json` : pub.permalink('/api/servers.json');
+  return pub.releaseDir ? pub.permalink(`/data/${simulatedName('servers.jsonl.gz', pub)}`) : pub.permalink('/api/servers.json');
 }
 
 /** Registry names by repository key, over every server the archive has seen (built once per build). */

@@ -170,7 +170,7 @@ describe('the files beside the descriptors', () => {
     expect(gz!.sha256).toBe(createHash('sha256').update(await readFile(path.join(out, 'data', 'servers.jsonl.gz'))).digest('hex'));
   });
 
-  it('with a release folder, /api/servers.json goes there with the whole-archive bundles, listed in its SHA256SUMS and by its URL', async () => {
+  it('with a release folder, /api/servers.json is not on the site, and nothing links into the unpublished folder: bulk_url is the site\'s servers.jsonl.gz', async () => {
     const to = await mkdtemp(path.join(os.tmpdir(), 'mcp-schema-descriptors-release-'));
     try {
       const release = { ...pub, releaseDir: path.join(to, 'release') };
@@ -180,9 +180,12 @@ describe('the files beside the descriptors', () => {
       const bytes = await readFile(path.join(to, 'release', 'servers.json'));
       expect(await readFile(path.join(to, 'release', 'SHA256SUMS'), 'utf8')).toContain(`${sha256Hex(bytes)}  servers.json\n`);
       const d = JSON.parse(await readFile(path.join(to, 'site', 'api', 'servers', `${a.servers[0]!.slug}.json`), 'utf8')) as Json;
-      expect(d._meta['org.mcp-schema/descriptor']!.bulk_url).toBe(`${pub.releaseUrl}servers.json`);
+      expect(d._meta['org.mcp-schema/descriptor']!.bulk_url).toBe(pub.permalink('/data/servers.jsonl.gz'));
+      expect(existsSync(path.join(to, 'site', 'data', 'servers.jsonl.gz'))).toBe(true);
       const pkg = JSON.parse(await readFile(path.join(to, 'site', 'data', 'datapackage.json'), 'utf8')) as { resources: { path: string; hash: string }[] };
-      expect(pkg.resources.find((r) => r.path === `${pub.releaseUrl}servers.json`)?.hash).toBe(`sha256:${sha256Hex(bytes)}`);
+      expect(pkg.resources.length).toBeGreaterThan(3);
+      for (const r of pkg.resources) expect(r.path.startsWith(pub.releaseUrl), r.path).toBe(false);
+      expect(pkg.resources.some((r) => r.path.endsWith('servers.jsonl.gz'))).toBe(true);
     } finally {
       await rm(to, { recursive: true, force: true });
     }
