@@ -108,17 +108,27 @@ export const ISSUE_SITE = {
   peak_rss_gb: 4.27,
 } as const;
 
+/**
+ * bench:build's first builds of 25,000 × 90 and × 365 days (bench/README.md, "Site build"; not this run):
+ * what a day of history costs a cold build, per target-day. The small builds of this run give the
+ * per-server slopes and the sizes; their per-day CPU and RSS differences are within the noise of a shared
+ * machine (RSS moved down as well as up), so the day slopes come from these longer builds.
+ */
+export const README_BUILDS = { targets: 25_000, days: [90, 365], cpu_s: [311, 586], peak_rss_gb: [2.96, 3.84], source: 'bench:build --cold, 25,000 × 90 and × 365 (bench/README.md), not this run' } as const;
+const perTargetDay = (ys: readonly number[]) => (ys[1]! - ys[0]!) / (README_BUILDS.targets * (README_BUILDS.days[1] - README_BUILDS.days[0]));
+
 /** bench:scale (bench/README.md): the v2 probe stage at 26,000 endpoints, projected, not measured here. */
 export const PROBE_STAGE = { endpoints: 26_000, minutes: 47.7, source: 'bench:scale --methodology v2, factor 10 (bench/README.md), not this run' } as const;
 /** The collector's registry pace (collector/roster.ts): 150 requests a minute. */
 export const ROSTER_PACE_PER_MIN = 150;
 
 export const LIMITS = {
-  repo: { bytes: 10e9, label: 'repository (recommended max; goal < 5 GB packed at 5 y)' },
+  repo: { bytes: 10e9, label: 'repository (recommended; goal < 5 GB at 5 y)' },
+  goal: { bytes: 5e9, label: 'goal' },
   push: { bytes: 2e9, label: 'push' },
   disk: { bytes: 14e9, label: 'runner disk' },
   ram: { bytes: 16e9, label: 'runner RAM' },
-  job: { seconds: 6 * 3600, label: 'job time' },
+  job: { seconds: 6 * 3600, label: 'job' },
   site: { bytes: 1e9, label: 'Pages site' },
   deploy: { seconds: 600, label: 'Pages deploy' },
   asset: { bytes: 2 * 2 ** 30, label: 'release asset' },
@@ -174,6 +184,8 @@ export interface Row {
   /** Projected value per year (growth), the same at year 5 with the registry flat, and margins. */
   values: number[];
   flat5: number;
+  /** The first day (1-based) the projection passes the limit, with the registry growing and flat (null: not within 5 years). */
+  reaches: { growth: number | null; flat: number | null };
   unit: 'bytes' | 'seconds';
   limitValue: number | null;
   note: string;
@@ -184,7 +196,7 @@ export interface Projections {
   per_day: Record<Design, Record<string, number>>;
   first_day: Record<Design, Record<string, number>>;
   rows: Row[];
-  site_model: { source: string; per_server_mb: number | null; per_target_day_mb: number | null; data_per_target_day_mb_first_90_days: number | null; per_server_s: number | null; per_target_day_s: number | null; per_server_rss_mb: number | null; per_target_day_rss_mb: number | null; release_largest_per_day_gz: number | null; servers_json_bytes_per_target: number | null };
+  site_model: { source: string; per_server_mb: number | null; per_target_day_mb: number | null; data_per_target_day_mb_first_90_days: number | null; per_server_s: number | null; per_target_day_s: number | null; per_server_rss_mb: number | null; per_target_day_rss_mb: number | null; whole_bundle_over_day_files: number | null; servers_json_bytes_per_target: number | null };
   registry_at: Record<string, { rows: number; targets: number; endpoints: number; pages: number }>;
 }
 
@@ -265,17 +277,21 @@ export function project(m: Measured): Projections {
   const fitMb = clamp(fitSite(m.builds, (p) => p.site_mb - dataMb(p)));
   const fitData = clamp(fitSite(m.builds, dataMb));
   // Time slopes from CPU seconds of the build tree: steadier than wall time on a shared machine (the issue's 333 s wall is the anchor).
-  const fitS = clamp(fitSite(m.builds, (p) => p.cpu_s));
-  const fitRss = clamp(fitSite(m.builds, (p) => p.peak_rss_mb));
+  const withDays = (f: { a: number; b: number } | null, b: number) => (f ? { a: f.a, b } : null);
+  const fitS = withDays(clamp(fitSite(m.builds, (p) => p.cpu_s)), perTargetDay(README_BUILDS.cpu_s));
+  const fitRss = withDays(clamp(fitSite(m.builds, (p) => p.peak_rss_mb)), perTargetDay(README_BUILDS.peak_rss_gb) * 1000);
   const biggest = [...m.builds].sort((a, b) => b.targets * b.days - a.targets * a.days)[0];
   // Release assets: the whole-archive observation bundles (JSONL.gz, CSV.gz: the larger) grow with the
   // day files; servers.json (every descriptor) with targets.
   const relFile = (b: BuildPoint, re: RegExp) => Math.max(0, ...Object.entries(b.release_by_file ?? {}).filter(([f]) => re.test(f.split('/').at(-1)!)).map(([, v]) => v));
   const WHOLE = /^observations\.(jsonl|csv)\.gz$/;
-  const releaseRatio = biggest && biggest.day_gz_mb > 0 && relFile(biggest, WHOLE) > 0 ? relFile(biggest, WHOLE) / biggest.day_gz_mb : null;
+  // observations.jsonl.gz is the day files' gzip members back to back (src/outputs/bundles.ts), so it is Σ day .jsonl.gz;
+  // the CSV.gz beside it is this much of it (the larger of the two is the asset that meets the limit first).
+  const jsonlMb = biggest ? relFile(biggest, /^observations\.jsonl\.gz$/) : 0;
+  const releaseRatio = biggest && jsonlMb > 0 ? Math.max(1, relFile(biggest, WHOLE) / jsonlMb) : null;
   const serversJsonPerTarget = biggest && relFile(biggest, /^servers\.json$/) > 0 ? (relFile(biggest, /^servers\.json$/) * 1e6) / biggest.targets : null;
   const siteModel: Projections['site_model'] = {
-    source: fitMb ? `the issue's 42,000 × 30 figures, moved by the slopes of ${m.builds.map((b) => `${b.targets}×${b.days}`).join(', ')} built by this run (y = c + a·targets + b·targets·days through them, negative slopes as 0; data/ apart, growing with days only for the first 90: the site keeps three months of bundles; time from CPU seconds)` : "the issue's 42,000 × 30 figures scaled by targets alone (no small builds in this run)",
+    source: fitMb ? `sizes: the issue's 42,000 × 30 figures, moved by the slopes of ${m.builds.map((b) => `${b.targets}×${b.days}`).join(', ')} built by this run (y = c + a·targets + b·targets·days through them, negative slopes as 0; data/ apart, growing with days only for the first 90: the site keeps three months of bundles; build time and memory: per server from these builds (CPU seconds), per target-day from ${README_BUILDS.source})` : "the issue's 42,000 × 30 figures scaled by targets alone (no small builds in this run)",
     per_server_mb: fitMb && fitData ? fitMb.a + fitData.a : null,
     per_target_day_mb: fitMb?.b ?? null,
     data_per_target_day_mb_first_90_days: fitData?.b ?? null,
@@ -283,15 +299,18 @@ export function project(m: Measured): Projections {
     per_target_day_s: fitS?.b ?? null,
     per_server_rss_mb: fitRss?.a ?? null,
     per_target_day_rss_mb: fitRss?.b ?? null,
-    release_largest_per_day_gz: releaseRatio,
+    whole_bundle_over_day_files: releaseRatio,
     servers_json_bytes_per_target: serversJsonPerTarget,
   };
-  const siteAt = (N: number, T: number, fit: { a: number; b: number } | null, base: number) =>
-    fit ? base + fit.a * (N - ISSUE_SITE.targets) + fit.b * (N * T - ISSUE_SITE.targets * ISSUE_SITE.days) : base * (N / ISSUE_SITE.targets);
+  /** y at N targets and `targetDays` of history (Σ targets over the days: a server listed later has fewer). */
+  const siteAt = (N: number, targetDays: number, fit: { a: number; b: number } | null, base: number) =>
+    fit ? base + fit.a * (N - ISSUE_SITE.targets) + fit.b * (targetDays - ISSUE_SITE.targets * ISSUE_SITE.days) : base * (N / ISSUE_SITE.targets);
 
   const registryAt: Projections['registry_at'] = {};
   const rows: Row[] = [];
   const at = (g: Growth, drv: 'L' | 'N' | 'E', T: number) => g[drv][0] * ratio(g, drv, T - 1, D);
+  /** Σ targets over days 0..T-1 (the rows of T days, one per target a day). */
+  const targetDays = (g: Growth, T: number) => at(g, 'N', 1) + g.N[0] * cumulative(g, 'N', T, D);
 
   /** Cumulative bytes of parts over T days (first day + steady days). */
   const total = (k: Design, prefix: 'worktree' | 'pack' | 'store', T: number, g: Growth) => {
@@ -333,9 +352,14 @@ export function project(m: Measured): Projections {
   const add = (metric: string, limitKey: keyof typeof LIMITS, design: Row['design'], f: (T: number, g: Growth) => number, note = '') => {
     const lim = LIMITS[limitKey];
     const limitValue = 'bytes' in lim ? lim.bytes : lim.seconds;
-    rows.push({ metric, limit: fmtLimit(limitKey), design, values: Ts.map((T) => f(T, gGrow)), flat5: f(T5, gFlat), unit: 'bytes' in lim ? 'bytes' : 'seconds', limitValue, note });
+    const first = (g: Growth) => {
+      for (let T = 1; T <= T5; T++) if (f(T, g) > limitValue) return T;
+      return null;
+    };
+    rows.push({ metric, limit: fmtLimit(limitKey), design, values: Ts.map((T) => f(T, gGrow)), flat5: f(T5, gFlat), reaches: { growth: first(gGrow), flat: first(gFlat) }, unit: 'bytes' in lim ? 'bytes' : 'seconds', limitValue, note });
   };
   for (const k of ['today', 'new'] as const) add('packed repository', 'repo', k, (T, g) => total(k, 'pack', T, g), `${m.gc}, per day measured`);
+  add('packed repository', 'goal', 'new', (T, g) => total('new', 'pack', T, g), `${m.gc}, per day measured`);
   for (const k of ['today', 'new'] as const) add("a day's push (thin pack)", 'push', k, (T, g) => perDay[k].push! * (oneDay(k, 'pack', T, g) / Math.max(1, perDay[k].pack!)), 'git bundle HEAD~1..HEAD, scaled like the pack');
   for (const k of ['today', 'new'] as const) {
     add('collect job disk: checkout + node_modules' + (k === 'new' ? " + the day's store keys" : ''), 'disk', k, (T, g) => {
@@ -345,13 +369,13 @@ export function project(m: Measured): Projections {
   }
   const sitePrj = (T: number, g: Growth) =>
     (fitMb && fitData
-      ? siteAt(at(g, 'N', T), T, fitMb, ISSUE_SITE.site_mb - ISSUE_SITE.parts['data/'][0]) + siteAt(at(g, 'N', T), Math.min(T, 90), fitData, ISSUE_SITE.parts['data/'][0])
-      : siteAt(at(g, 'N', T), T, null, ISSUE_SITE.site_mb)) * 1e6;
+      ? siteAt(at(g, 'N', T), targetDays(g, T), fitMb, ISSUE_SITE.site_mb - ISSUE_SITE.parts['data/'][0]) + siteAt(at(g, 'N', T), at(g, 'N', T) * Math.min(T, 90), fitData, ISSUE_SITE.parts['data/'][0])
+      : siteAt(at(g, 'N', T), 0, null, ISSUE_SITE.site_mb)) * 1e6;
   add('Pages site (not bounded yet)', 'site', 'both', sitePrj, "issue's 42k×30 figure + slopes");
   const releasePrj = (T: number, g: Growth) => (releaseRatio ?? 1) * (firstDay.new['worktree:observations']! + perDay.new['worktree:observations']! * cumulative(g, 'N', T, D));
-  add('release asset: whole-archive observations bundle', 'asset', 'both', releasePrj, releaseRatio ? `Σ day .jsonl.gz × ${releaseRatio.toFixed(2)} (the larger of observations.jsonl.gz / .csv.gz ÷ the day files, small build)` : 'Σ day .jsonl.gz');
+  add('release asset: whole-archive observations bundle', 'asset', 'both', releasePrj, releaseRatio ? `Σ day .jsonl.gz (its members), × ${releaseRatio.toFixed(2)} for the larger of it and observations.csv.gz (small builds)` : 'Σ day .jsonl.gz');
   if (serversJsonPerTarget !== null) add('release asset: servers.json', 'asset', 'both', (T, g) => serversJsonPerTarget * at(g, 'N', T), `${(serversJsonPerTarget / 1e3).toFixed(1)} kB per target (small build) ∝ targets`);
-  const buildRss = (T: number, g: Growth) => (fitRss ? siteAt(at(g, 'N', T), T, fitRss, ISSUE_SITE.peak_rss_gb * 1000) : ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets)) * 1e6;
+  const buildRss = (T: number, g: Growth) => (fitRss ? siteAt(at(g, 'N', T), targetDays(g, T), fitRss, ISSUE_SITE.peak_rss_gb * 1000) : ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets)) * 1e6;
   add('RAM: site build peak', 'ram', 'both', buildRss, "issue's 4.27 GB + slopes");
   for (const k of ['today', 'new'] as const) add('RAM: full verify', 'ram', k, (T, g) => verify(k, T, g, 'max_rss_mb') * 1e6, 'measured after day 1 and day D, slope ∝ targets');
   if (m.verifyHasIncremental) for (const k of ['today', 'new'] as const) add('RAM: daily verify', 'ram', k, (T, g) => perDay[k].verify_incremental_rss_mb! * ratio(g, 'L', T - 1, D) * 1e6, 'measured steady days ∝ listing rows');
@@ -378,11 +402,11 @@ export function project(m: Measured): Projections {
       return probe + roster + write + commit + daily(k, T, g);
     }, m.verifyHasIncremental ? 'incremental verify' : 'full verify');
   }
-  const buildWall = (T: number, g: Growth) => (fitS ? siteAt(at(g, 'N', T), T, fitS, ISSUE_SITE.wall_s) : ISSUE_SITE.wall_s * (at(g, 'N', T) / ISSUE_SITE.targets));
+  const buildWall = (T: number, g: Growth) => (fitS ? siteAt(at(g, 'N', T), targetDays(g, T), fitS, ISSUE_SITE.wall_s) : ISSUE_SITE.wall_s * (at(g, 'N', T) / ISSUE_SITE.targets));
   for (const k of ['today', 'new'] as const) add('deploy job (daily verify + cold build)', 'job', k, (T, g) => daily(k, T, g) + buildWall(T, g), 'deploy.yml verifies, then builds without a cache');
   // Not GitHub limits, shown for the new design: the object store and its upload.
   const info = (metric: string, f: (T: number, g: Growth) => number, note: string) =>
-    rows.push({ metric, limit: '—', design: 'new', values: Ts.map((T) => f(T, gGrow)), flat5: f(T5, gFlat), unit: 'bytes', limitValue: null, note });
+    rows.push({ metric, limit: '—', design: 'new', values: Ts.map((T) => f(T, gGrow)), flat5: f(T5, gFlat), reaches: { growth: null, flat: null }, unit: 'bytes', limitValue: null, note });
   info('object store (objects/ + pages/)', (T, g) => total('new', 'store', T, g), 'entries, manifests, bodies');
   info("a day's upload to the object store", (T, g) => oneDay('new', 'store', T, g), 'new keys');
 
@@ -392,7 +416,7 @@ export function project(m: Measured): Projections {
     `Growth: linear at that rate (the same number of new rows a day, not the same fraction: compounding 1.3 % a day would be absurd), so in 5 years the listing has ${registryAt['5 y']!.rows.toLocaleString('en')} rows in ${registryAt['5 y']!.pages.toLocaleString('en')} pages and ${registryAt['5 y']!.targets.toLocaleString('en')} targets; "5 y flat" freezes it at today's size.`,
     `Each part of a day grows with its driver: pages, manifests and git trees with listing rows; rosters and rows with targets; bodies with endpoints; the new design's entry objects with the churn (constant); runs and chain lines constant.`,
     `Push ≈ the day's thin pack (git bundle of the day's commit). Runner disk of the collect job = the working tree + its depth-1 pack (the first day's pack ÷ working tree) + node_modules${' '}(+ the day's new store keys, the new design's local cache).`,
-    'Verify: a full verify (--full) after day 1 and after the last day, its per-day slope projected ∝ listing rows (time) and ∝ targets (memory); the daily verify is the CLI\'s incremental mode (--record, head in verify-state.json) measured on the steady days ∝ listing rows, plus its scrub (1/28 of every stored key a day) bounded by a 28th of the projected full verify.',
+    'Verify: a full verify (--full) after every measured day, the least-squares slope per day of its own time (plus the command\'s start-up) projected ∝ listing rows, of its max RSS ∝ targets; the daily verify is the CLI\'s incremental mode (--record, head in verify-state.json) measured on the steady days ∝ listing rows (time and the whole RSS: an upper bound), plus its scrub (1/28 of every stored key a day) bounded by a 28th of the projected full verify.',
     `Job time: probe stage ${PROBE_STAGE.minutes} min at ${PROBE_STAGE.endpoints.toLocaleString('en')} endpoints (${PROBE_STAGE.source}) ∝ endpoints; roster paging at ${ROSTER_PACE_PER_MIN} pages/min; this run's write and commit seconds ∝ listing rows; verify as measured.`,
     `Site: ${siteModel.source}. Nothing bounds the site yet (server pages and API answers grow with targets, raw objects with days): another part of the work.`,
     'Pages deploy time (10 min) is not measured (no network here): what it must upload is the site row.',
@@ -421,10 +445,18 @@ function median(xs: number[]): number {
 }
 
 function fmtLimit(k: keyof typeof LIMITS): string {
-  const l = LIMITS[k];
-  if ('seconds' in l) return `${l.label} ${l.seconds >= 3600 ? `${l.seconds / 3600} h` : `${l.seconds / 60} min`}`;
-  if (k === 'asset') return `${l.label} 2 GiB`;
-  return `${l.label} ${l.bytes / 1e9} GB`;
+  const text: Record<keyof typeof LIMITS, string> = {
+    repo: 'repository 10 GB (recommended; goal < 5 GB at 5 y)',
+    goal: "issue 23's goal: < 5 GB packed after 5 y",
+    push: 'push 2 GB',
+    disk: 'runner disk 14 GB',
+    ram: 'runner RAM 16 GB',
+    job: 'job 6 h',
+    site: 'Pages site 1 GB',
+    deploy: 'Pages deploy 10 min',
+    asset: 'release asset 2 GiB',
+  };
+  return text[k];
 }
 
 export function fmtValue(v: number, unit: Row['unit']): string {
@@ -461,12 +493,14 @@ export function renderTable(m: Measured, p: Projections): string {
     out.push(`  full verify (wall of the command / max RSS): ${v.map((r, i) => `${r.wall_s} s (own ${r.own_s} s) / ${r.max_rss_mb} MB after day ${i + 1}`).join(', ')}${m.verifyHasIncremental ? `; incremental (days 2..${m.days.length}) ${s.verify_incremental_s!.toFixed(1)} s / ${s.verify_incremental_rss_mb!.toFixed(0)} MB a day` : ''}`);
   }
   out.push('');
-  out.push('| metric | limit | design | 1 y | margin | 3 y | margin | 5 y | margin | 5 y, registry flat | margin |');
-  out.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  out.push('| metric | limit | design | 1 y | margin | 3 y | margin | 5 y | margin | 5 y, registry flat | margin | passes the limit on day (growing / flat) |');
+  out.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const name = { today: "today's", new: 'new', both: 'both' } as const;
   for (const r of p.rows) {
     const cells = r.values.flatMap((v) => [fmtValue(v, r.unit), margin(r.limitValue, v)]);
-    out.push(`| ${r.metric} | ${r.limit} | ${name[r.design]} | ${cells.join(' | ')} | ${fmtValue(r.flat5, r.unit)} | ${margin(r.limitValue, r.flat5)} |`);
+    const when = (d: number | null) => (d === null ? '> 5 y' : d.toLocaleString('en'));
+    const reach = r.limitValue === null ? '—' : `${when(r.reaches.growth)} / ${when(r.reaches.flat)}`;
+    out.push(`| ${r.metric} | ${r.limit} | ${name[r.design]} | ${cells.join(' | ')} | ${fmtValue(r.flat5, r.unit)} | ${margin(r.limitValue, r.flat5)} | ${reach} |`);
   }
   out.push('');
   out.push(`margin = limit ÷ projected; ⚠ below 2×. Registry: ${Object.entries(p.registry_at).map(([k, v]) => `${k} ${v.rows.toLocaleString('en')} rows / ${v.targets.toLocaleString('en')} targets`).join('; ')}.`);

@@ -93,6 +93,7 @@ interface Args {
   build: boolean;
   onlyBuilds: boolean;
   buildsFrom: string | null;
+  projectFrom: string | null;
   aggressive: boolean;
   buildSizes: Array<[number, number]>;
 }
@@ -113,6 +114,8 @@ function parseArgs(argv: string[]): Args {
   --no-build        skip the small site builds (the site's slopes)
   --only-builds     only the small site builds (with --json: their figures, for --builds-from)
   --builds-from F   take the small builds' figures from an earlier run's --json file instead of building
+  --project-from F  measure nothing: print the projections of an earlier run's --json file again (with
+                    the model as it is now; --builds-from replaces its builds)
   --build-sizes T×D,T×D,T×D   archives built for the site's slopes (default 2500x10,5000x10,5000x30: ≥ 8 days each, so every build reads its days in worker threads)
 `);
     process.exit(0);
@@ -130,6 +133,7 @@ function parseArgs(argv: string[]): Args {
     build: !argv.includes('--no-build'),
     onlyBuilds: argv.includes('--only-builds'),
     buildsFrom: get('--builds-from') ? path.resolve(get('--builds-from')!) : null,
+    projectFrom: get('--project-from') ? path.resolve(get('--project-from')!) : null,
     aggressive: argv.includes('--aggressive'),
     buildSizes: sizes,
   };
@@ -458,6 +462,15 @@ async function buildSlopes(a: Args, log: (s: string) => void): Promise<BuildPoin
 
 async function main(): Promise<void> {
   const a = parseArgs(process.argv.slice(2));
+  if (a.projectFrom) {
+    const saved = JSON.parse(readFileSync(a.projectFrom, 'utf8')) as { command: string; machine: string; date: string; wall_s: number; measured: Measured };
+    const measured: Measured = a.buildsFrom ? { ...saved.measured, builds: (JSON.parse(readFileSync(a.buildsFrom, 'utf8')) as { measured: { builds: BuildPoint[] } }).measured.builds } : saved.measured;
+    const projections = project(measured);
+    const header = [`measured by: ${saved.command}`, `machine: ${saved.machine}`, `date: ${saved.date}`, `bench wall: ${saved.wall_s} s`, `projected again by: npm run bench:years -- ${process.argv.slice(2).join(' ')}`];
+    console.log([...header, '', renderTable(measured, projections)].join('\n'));
+    if (a.json) writeFileSync(a.json, JSON.stringify({ ...saved, projected_by: `npm run bench:years -- ${process.argv.slice(2).join(' ')}`, measured, projections }, null, 1) + '\n');
+    return;
+  }
   const data = path.join(ROOT, 'data');
   if (a.out === data || a.out.startsWith(data + path.sep)) throw new Error('refusing to write benchmark data into data/');
   rmSync(a.out, { recursive: true, force: true });
