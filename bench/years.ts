@@ -16,9 +16,10 @@
 // object store (new design: new keys, which is also its upload), the day's thin pack (`git bundle
 // HEAD~1..HEAD`, what a push sends) and the packed repository after `git gc` (or `--aggressive`), split
 // by folder (`git cat-file --batch-check` over every object). Verify is timed with its CLI
-// (collector/ops/verify-cli.ts) after the first and the last day: a full verify's time and memory grow
-// with the archive, so its per-day slope is what is projected; an incremental mode, when the CLI has one
-// (`--full` in its --help), is timed every day. Then (unless --no-build) small archives
+// (collector/ops/verify-cli.ts) after every day: a full verify's time and memory grow with the archive,
+// so its per-day slope is what is projected; the incremental mode, when the CLI has one (`--full` and
+// `--record` in its --help), is run every day before the commit, as the jobs will. Then (unless
+// --no-build, or with --builds-from an earlier run's figures) small archives
 // (bench/archive-gen.ts) are built (bench/build.ts) to get the site's per-server and per-day slopes;
 // the 42,000-target site figures are the issue's, labelled as such.
 //
@@ -106,7 +107,7 @@ function parseArgs(argv: string[]): Args {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`usage: npm run bench:years -- [--days D] [--out DIR] [--json FILE] [--no-build] [--aggressive]
   --days D          consecutive real-sized days to write (default 3; day 1 is the first-day cost, 2..D the steady state)
-  --out DIR         scratch folder (default .bench/years; emptied first; never data/)
+  --out DIR         scratch folder (default .bench/years; emptied first when bench:years made it; never data/)
   --json FILE       also write every figure and the projections as JSON
   --rows N --names N --endpoints N   the listing's size (default 115000, 42000, 26000)
   --seed S --start YYYY-MM-DD        (default years, 2026-12-02)
@@ -473,8 +474,12 @@ async function main(): Promise<void> {
   }
   const data = path.join(ROOT, 'data');
   if (a.out === data || a.out.startsWith(data + path.sep)) throw new Error('refusing to write benchmark data into data/');
+  // Only a folder this bench made (its marker inside) is emptied: never someone's folder by a typo.
+  const MARK = '.bench-years';
+  if (existsSync(a.out) && readdirSync(a.out).length > 0 && !existsSync(path.join(a.out, MARK))) throw new Error(`${a.out} is not empty and was not made by bench:years: pick another --out`);
   rmSync(a.out, { recursive: true, force: true });
   mkdirSync(a.out, { recursive: true });
+  writeFileSync(path.join(a.out, MARK), 'scratch folder of npm run bench:years: emptied by the next run\n');
   const t0 = Date.now();
   const command = `npm run bench:years -- ${process.argv.slice(2).join(' ')}`.trim();
   const log = (s: string) => console.error(s);
