@@ -373,8 +373,14 @@ export function project(m: Measured): Projections {
       : siteAt(at(g, 'N', T), 0, null, ISSUE_SITE.site_mb)) * 1e6;
   add('Pages site (not bounded yet)', 'site', 'both', sitePrj, "issue's 42k×30 figure + slopes");
   const releasePrj = (T: number, g: Growth) => (releaseRatio ?? 1) * (firstDay.new['worktree:observations']! + perDay.new['worktree:observations']! * cumulative(g, 'N', T, D));
-  add('release asset: whole-archive observations bundle', 'asset', 'both', releasePrj, releaseRatio ? `Σ day .jsonl.gz (its members), × ${releaseRatio.toFixed(2)} for the larger of it and observations.csv.gz (small builds)` : 'Σ day .jsonl.gz');
-  if (serversJsonPerTarget !== null) add('release asset: servers.json', 'asset', 'both', (T, g) => serversJsonPerTarget * at(g, 'N', T), `${(serversJsonPerTarget / 1e3).toFixed(1)} kB per target (small build) ∝ targets`);
+  add('release asset: whole-archive observations bundle', 'asset', 'today', releasePrj, releaseRatio ? `Σ day .jsonl.gz (its members), × ${releaseRatio.toFixed(2)} for the larger of it and observations.csv.gz (small builds)` : 'Σ day .jsonl.gz');
+  if (serversJsonPerTarget !== null) add('release asset: servers.json', 'asset', 'today', (T, g) => serversJsonPerTarget * at(g, 'N', T), `${(serversJsonPerTarget / 1e3).toFixed(1)} kB per target (small build) ∝ targets`);
+  // The new design publishes no whole-archive file: one part per closed month (npm run months), split
+  // into pieces under 2 GB when larger. Before splitting, a part holds the month's git files and store
+  // keys (30 days of both) plus every entry its pages name (a whole listing's entries, ≈ the first day's
+  // store keys): an upper bound, uncompressed (the part is a tar.gz).
+  const storeFirst = Object.entries(firstDay.new).reduce((a, [key, v]) => (key.startsWith('store:') ? a + (v ?? 0) : a), 0);
+  add("release asset: a closed month's part (before splitting)", 'asset', 'new', (T, g) => 30 * (oneDay('new', 'worktree', T, g) + oneDay('new', 'store', T, g)) + storeFirst * ratio(g, 'L', T - 1, D), "30 days of git files and store keys + a listing's entries; split into < 2 GB pieces when larger");
   const buildRss = (T: number, g: Growth) => (fitRss ? siteAt(at(g, 'N', T), targetDays(g, T), fitRss, ISSUE_SITE.peak_rss_gb * 1000) : ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets)) * 1e6;
   add('RAM: site build peak', 'ram', 'both', buildRss, "issue's 4.27 GB + slopes");
   for (const k of ['today', 'new'] as const) add('RAM: full verify', 'ram', k, (T, g) => verify(k, T, g, 'max_rss_mb') * 1e6, 'measured after day 1 and day D, slope ∝ targets');
