@@ -61,6 +61,9 @@ at the deadline or on an unresponsive host gets a not_attempted row in every ser
 
 environment: MCP_SCHEMA_SIGNING_KEY  an Ed25519 private key (PKCS#8 PEM) that signs the run's manifest
              on the hash chain (chain.jsonl); unset: the manifest is unsigned (npm run verify warns)
+             MCP_SCHEMA_STORE=s3://<bucket>/<prefix> with MCP_SCHEMA_STORE_ENDPOINT, AWS_ACCESS_KEY_ID,
+             AWS_SECRET_ACCESS_KEY (MCP_SCHEMA_STORE_REGION, default auto): objects and page manifests
+             go to that bucket first, --data keeping a cache of them; unset: all in --data
 
 exit codes: 0 run finished (also when degraded), 1 zero attempts (the run is recorded as failed),
             2 bad options or unusable --data, 3 another collector holds the lock,
