@@ -1,25 +1,17 @@
 // The loader's build cache (src/loader/cache.ts): a daily rebuild that reuses the digests of earlier
 // days and the derived changes must equal a build from scratch, a day file that changes must be read
 // again, compacted (.jsonl.gz) days read the same as plain ones, and restatement manifests are exposed.
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { appendFileSync, cpSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { compactArchive } from '../../collector/ops/compact.ts';
 import { restate } from '../../collector/ops/restate.ts';
 import { deriveArchive, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { SERIES } from '../../src/lib/index.ts';
 import { fixtureArchive, ROOT } from '../site/shared.ts';
+import { scratchDirs } from '../helpers/scratch.ts';
 
-const scratch: string[] = [];
-afterAll(() => {
-  for (const d of scratch) rmSync(d, { recursive: true, force: true });
-});
-function tmp(prefix: string): string {
-  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
-  scratch.push(d);
-  return d;
-}
+const tmp = scratchDirs();
 function copyOf(dir: string): string {
   const to = tmp('mcp-schema-cache-archive-');
   cpSync(dir, to, { recursive: true });

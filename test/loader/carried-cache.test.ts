@@ -6,24 +6,16 @@
 // new mtimes) is reused whole; a day file that changed since is read again; and an entry whose bytes
 // were changed, cut short, or moved under another key is refused (counted in `DigestCache.rejected`) and recomputed
 // — every time with the same result as a build without any cache.
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { deriveArchive, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { CACHE_ENTRY_MAGIC } from '../../src/loader/cache.ts';
 import { fixtureArchive, ROOT } from '../site/shared.ts';
+import { scratchDirs } from '../helpers/scratch.ts';
 
-const scratch: string[] = [];
-afterAll(() => {
-  for (const d of scratch) rmSync(d, { recursive: true, force: true });
-});
-function tmp(prefix: string): string {
-  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
-  scratch.push(d);
-  return d;
-}
+const tmp = scratchDirs();
 /** A copy in a new folder: new paths and new mtimes, as a fresh checkout or a restored cache has. */
 function copyOf(dir: string, prefix: string): string {
   const to = tmp(prefix);

@@ -4,12 +4,11 @@
 // page's entry, a row (with SHA256SUMS rewritten to match, so only the chain can tell), a run taken
 // out — while an untouched part verifies against its chain and against the archive's.
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import * as tar from 'tar';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { compactArchive } from '../../collector/ops/compact.ts';
 import { loadKeys } from '../../collector/ops/verify-chain.ts';
 import { objectKey, objectPath, pageKey, pagePath } from '../../src/archive/layout.ts';
@@ -18,16 +17,9 @@ import { manifestBytes, manifestObjects, parseManifest, splitPage } from '../../
 import { parseSums, partNames, sumsText, type PartDescriptor } from '../../src/outputs/month-parts.ts';
 import { archiveMonths, COMMANDS, HELP, main, OPTIONS, readDescriptors, verifyParts, writeMonthPart, writePartsManifest } from '../../scripts/month-parts.ts';
 import { fixtureArchive } from '../site/shared.ts';
+import { scratchDirs } from '../helpers/scratch.ts';
 
-const scratch: string[] = [];
-afterAll(() => {
-  for (const d of scratch) rmSync(d, { recursive: true, force: true });
-});
-function tmp(prefix: string): string {
-  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
-  scratch.push(d);
-  return d;
-}
+const tmp = scratchDirs();
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const MONTH = '2025-12';
 const TODAY = '2026-01-01';
