@@ -38,7 +38,7 @@
 // its list(), never by reading data/objects/, which may be an empty cache); day files line by line,
 // so memory stays flat as the archive grows.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { writeAtomic } from '../../src/archive/atomic.ts';
@@ -50,6 +50,7 @@ import { FsObjectStore, type ObjectStore } from '../../src/archive/object-store.
 import { observationLines, observationV2Lines, type ObservationLine } from '../../src/archive/observations.ts';
 import { readRoster, rosterEntries } from '../../src/archive/rosters.ts';
 import { runLines } from '../../src/archive/runs.ts';
+import { isLocal, materialize, readStoredIndex, storedDay } from '../../src/archive/stored-files.ts';
 import { chainHash, isRunV2, NOT_ATTEMPTED_REASONS, RUN_SERIES, type NotAttemptedReason, type Observation, type ObservationV2, type Outcome, OUTCOMES } from '../../src/lib/index.ts';
 import { oneLine } from '../errors.ts';
 import { verifyChain, type ChainReport, type Finding, type TrustedKey } from './verify-chain.ts';
@@ -104,6 +105,8 @@ export interface VerifyReport {
   referenced: number;
   /** The rotating scrub: shards first..last of 256 listed and re-hashed (full: 0..255), on day cycleDay (1-based) of a cycleDays cycle. */
   scrub: { first: number; last: number; cycleDay: number; cycleDays: number; keys: number };
+  /** Closed files kept in the object store (stored.jsonl) that this verify covered, and how many it brought from the store to read. */
+  stored: { named: number; brought: number };
   problems: Finding[];
   warnings: Finding[];
   /** The hash chain: its length, the manifests checked, and its head (null when the archive has none yet). */
@@ -189,6 +192,7 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
     objects: 0,
     referenced: 0,
     scrub: { first: 0, last: SHARDS - 1, cycleDay: 1, cycleDays: DEFAULT_SCRUB_CYCLE_DAYS, keys: 0 },
+    stored: { named: 0, brought: 0 },
     problems: [],
     warnings: [],
     chain: null,
@@ -221,18 +225,31 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
   report.scrub = { ...slice, cycleDay: slice.cycleDay + 1, cycleDays, keys: 0 };
   const scope = planScope(dir, options.mode ?? 'full', state, report, slice);
 
-  await checkObjectFolders(ctx, scope); // 1. objects and packed pages of the scope's shards
-  checkRosters(ctx, scope); // 2. rosters
-  await checkRows(ctx, scope); // 3. rows, per series
-  checkRuns(ctx, scope); // 4. run rows against rows and rosters
-  await checkReferences(ctx); // 5. every referenced object exists and is sound
-  checkLeftovers(ctx); // 6. leftovers of a crash
+  // 0. Files kept in the object store (stored.jsonl): those of the scope are brought into the folder
+  // for the checks below and removed again after them; each one's object is a referenced object.
+  const brought = await bringStored(ctx, scope);
+  try {
+    await checkObjectFolders(ctx, scope); // 1. objects and packed pages of the scope's shards
+    checkRosters(ctx, scope); // 2. rosters
+    await checkRows(ctx, scope); // 3. rows, per series
+    checkRuns(ctx, scope); // 4. run rows against rows and rosters
+    await checkReferences(ctx); // 5. every referenced object exists and is sound
+    checkLeftovers(ctx); // 6. leftovers of a crash
 
-  // 7. The hash chain (from the verified head on, incremental).
-  const chain = await verifyChain(dir, options.keys ?? [], { verifiedLines: scope.chainLines });
-  report.problems.push(...chain.problems);
-  report.warnings.push(...chain.warnings);
-  report.chain = chain.manifests > 0 ? { manifests: chain.manifests, checked: chain.checked, head: chain.head } : null;
+    // 7. The hash chain (from the verified head on, incremental).
+    const chain = await verifyChain(dir, options.keys ?? [], { verifiedLines: scope.chainLines });
+    report.problems.push(...chain.problems);
+    report.warnings.push(...chain.warnings);
+    report.chain = chain.manifests > 0 ? { manifests: chain.manifests, checked: chain.checked, head: chain.head } : null;
+  } finally {
+    for (const rel of brought) rmSync(join(dir, rel), { force: true });
+    // A folder made only to hold brought files goes with them.
+    for (const folder of new Set(brought.map((rel) => rel.slice(0, rel.indexOf('/'))))) {
+      const at = join(dir, folder);
+      if (existsSync(at) && readdirSync(at).length === 0) rmSync(at, { recursive: true, force: true });
+    }
+  }
+  report.stored.brought = brought.length;
 
   // 8. Editions: unchanged since they were cut (small files, one folder a month: checked every time).
   const editions = await verifyEditions(dir, options.keys ?? []);
@@ -403,6 +420,34 @@ function reportCheck(ctx: Ctx, check: ObjectCheck | null, where: string, refName
 
 function refer(ctx: Ctx, sha: string | null, where: string): void {
   if (sha && !ctx.referenced.has(sha)) ctx.referenced.set(sha, where);
+}
+
+/**
+ * 0. The stored files of the scope (every one in a full verify; the scope's days and rosters in an
+ * incremental one): the index must parse, each file's object must exist and hash to its line (a
+ * referenced object, checked in step 5), and a file the folder lacks is brought from the store so
+ * steps 2–4 and the chain read it as they read any other. Returns what was brought (removed afterwards).
+ */
+async function bringStored(ctx: Ctx, scope: Scope): Promise<string[]> {
+  const index = readStoredIndex(ctx.dir);
+  for (const p of index.problems) ctx.problem('stored-invalid', `${p.file}:${p.line}`, p.message);
+  const brought: string[] = [];
+  for (const line of index.files.values()) {
+    const day = storedDay(line.path);
+    const roster = line.path.startsWith(`${LAYOUT.rosters}/`) ? line.path.slice(LAYOUT.rosters.length + 1, -'.gz'.length) : null;
+    const inScope = roster !== null ? scope.rosters === null || scope.rosters.has(roster) : scope.days === null || scope.days.has(day);
+    if (!inScope) continue;
+    ctx.report.stored.named++;
+    refer(ctx, line.sha256, `${LAYOUT.stored}: ${line.path}`);
+    if (isLocal(ctx.dir, line.path)) continue;
+    try {
+      await materialize(ctx.dir, line.path, index, ctx.store);
+      brought.push(line.path);
+    } catch (error) {
+      ctx.problem('stored-missing', line.path, (error as Error).message);
+    }
+  }
+  return brought;
 }
 
 /** 2. Rosters: every entry of rosters/ (incremental: the scope's roster files, and any entry that is not a roster). */
@@ -635,6 +680,7 @@ export function formatReport(r: VerifyReport): string {
   out.push(`covered: ${runs}: ${plural(r.runs, 'run row')}, ${plural(r.dayFiles, 'day file')}, ${plural(r.rows, 'row')}, ${plural(r.rosters, 'roster')}; ${plural(r.objects, 'object')} hashed (${r.referenced} referenced, ${plural(r.scrub.keys, 'key')} scrubbed)${chain}`);
   const hex = (n: number) => n.toString(16).padStart(2, '0');
   const shards = r.scrub.first > r.scrub.last ? 'no shard today' : r.scrub.first === 0 && r.scrub.last === SHARDS - 1 ? `all ${SHARDS} shards` : `shards ${hex(r.scrub.first)}..${hex(r.scrub.last)} of ${SHARDS}`;
+  if (r.stored.named > 0) out.push(`stored: ${plural(r.stored.named, 'closed file')} named by ${LAYOUT.stored} covered, ${r.stored.brought} brought from the object store to be read`);
   out.push(`scrub: ${shards}${r.mode === 'incremental' ? ` (cycle day ${r.scrub.cycleDay}/${r.scrub.cycleDays})` : ''}, ${plural(r.scrub.keys, 'key')} listed`);
   out.push(`archive ${r.dir}: ${r.dayFiles} day files, ${r.rows} rows, ${r.runs} runs, ${r.rosters} rosters, ${r.objects} objects, ${r.editions} editions`);
   const h = r.chain?.head;

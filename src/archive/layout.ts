@@ -12,6 +12,8 @@
 //   runs.jsonl                         one row per run and series (a run recording both writes two)
 //   restatements/<series>/             a re-derived series: observations/<day>.jsonl and manifest.json
 //   chain.jsonl                        the hash chain: one manifest per run (src/archive/chain.ts)
+//   stored.jsonl                       closed day files and rosters kept as objects in the object store, by
+//                                      path (src/archive/stored-files.ts): git carries this, not their bytes
 //   verify-state.json                  the last head `npm run verify -- --record` verified (collector/ops/verify.ts)
 //   editions/<YYYY-MM>[-rN]/           monthly editions, cut once and never rewritten (npm run edition)
 //   keys/                              public keys of DEMO signing keys (demo archives only; the real key is in the repo)
@@ -34,6 +36,7 @@ export const LAYOUT = {
   restatements: 'restatements',
   chain: 'chain.jsonl',
   verifyState: 'verify-state.json',
+  stored: 'stored.jsonl',
   editions: 'editions',
   keys: 'keys',
   quarantine: 'quarantine',

@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { joinPage, manifestObjects, parseManifest, sha256Hex } from '../lib/index.ts';
 import { isObjectName, objectKey, objectPath, pageKey, pagePath } from './layout.ts';
-import type { ObjectStore } from './object-store.ts';
+import { FsObjectStore, type ObjectStore } from './object-store.ts';
 
 /** Per archive folder (resolved): the store its objects are read through, when it is not the folder alone. */
 const stores = new Map<string, ObjectStore>();
@@ -24,6 +24,16 @@ const stores = new Map<string, ObjectStore>();
  */
 export function useObjectStore(dir: string, store: ObjectStore): void {
   stores.set(resolve(dir), store);
+}
+
+/** The store registered for `dir` with useObjectStore, if any. */
+export function registeredStore(dir: string): ObjectStore | undefined {
+  return stores.get(resolve(dir));
+}
+
+/** The store readObject reads `dir`'s objects through: the registered one, else the folder itself. */
+export function storeFor(dir: string): ObjectStore {
+  return registeredStore(dir) ?? new FsObjectStore(dir);
 }
 
 /** An object's bytes, or null when the name is not a sha256, the object is absent, or its bytes do not hash to its name. */

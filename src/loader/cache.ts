@@ -28,6 +28,8 @@ import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { writeAtomic } from '../archive/atomic.ts';
 import type { DayFiles } from '../archive/day-files.ts';
+import { storeFor } from '../archive/objects.ts';
+import { isLocal, materialize, readStoredIndex, type StoredIndex } from '../archive/stored-files.ts';
 import type { RunSeries } from '../lib/index.ts';
 import { buildDigest, DIGEST_VERSION, type DayDigest } from './digest.ts';
 
@@ -74,14 +76,32 @@ export class DigestCache {
     return this.sourceRoot === null ? '' : libFingerprint(this.sourceRoot);
   }
 
+  private readonly indexes = new Map<string, StoredIndex>();
+  /** stored.jsonl of an archive, read once per build. */
+  storedIndex(archive: string): StoredIndex {
+    let index = this.indexes.get(archive);
+    if (!index) this.indexes.set(archive, (index = readStoredIndex(archive)));
+    return index;
+  }
+
+  /** Bring a day's stored files into the folder before they are read (a cache miss), through the archive's object store. */
+  async bring(archive: string, day: DayFiles): Promise<void> {
+    for (const f of day.files) await materialize(archive, f, this.storedIndex(archive), storeFor(archive));
+  }
+
   /** Where a day's digest is kept. */
   digestFile(key: string): string | null {
     return this.dir && path.join(this.dir, 'days', `${key}.v8`);
   }
 
+  /**
+   * A day's cache key. A file only in the object store (stored.jsonl names it, the folder lacks it) is
+   * keyed by the index's SHA-256 of its bytes, the same hash its local copy would give: a build with
+   * the day's digest cached never fetches it.
+   */
   async source(archive: string, day: DayFiles, series: RunSeries = 'v1'): Promise<DigestSource> {
     const shas: string[] = [];
-    for (const f of day.files) shas.push(await this.stats.sha256(path.join(archive, f)));
+    for (const f of day.files) shas.push(isLocal(archive, f) ? await this.stats.sha256(path.join(archive, f)) : storedSha(this.storedIndex(archive), f));
     const h = createHash('sha256').update(DIGEST_VERSION).update('\0').update(this.contract).update('\0').update(series).update('\0').update(day.day);
     day.files.forEach((f, i) => h.update('\0').update(path.basename(f)).update(':').update(shas[i]!));
     return { day, series, key: h.digest('hex'), shas };
@@ -101,6 +121,7 @@ export class DigestCache {
       if (d) this.rejected++;
     }
     this.misses++;
+    await this.bring(archive, src.day);
     const d = await buildDigest(archive, src.day, [], src.series);
     if (file) writeAtomic(file, sealEntry(src.key, serialize(d)));
     return d;
@@ -151,6 +172,13 @@ export class DigestCache {
 /** The first bytes of every entry under days/ and changes/: the entry format (bump when the seal changes). */
 export const CACHE_ENTRY_MAGIC = 'mcp-schema cache entry 1\n';
 const MAGIC = Buffer.from(CACHE_ENTRY_MAGIC, 'latin1');
+/** A stored file's SHA-256 from the index (a file neither local nor indexed is an error, named). */
+function storedSha(index: StoredIndex, rel: string): string {
+  const line = index.files.get(rel);
+  if (!line) throw new Error(`${rel} is neither in the archive folder nor named by stored.jsonl`);
+  return line.sha256;
+}
+
 /** The cache's format as a CI cache key names it (deploy.yml): the entry format and the digest version. */
 export const CACHE_FORMAT = `entry-1.${DIGEST_VERSION}`;
 

@@ -16,9 +16,8 @@
 // same per-target state, so every headline figure (survival, half-life, drift, server pages, tiles)
 // moves together; v1 ok rows from the seam on are kept aside only to decide each target's series seam
 // (derive.ts, src/lib stitchSeries). Before the bridge completes no v2 day is read at all.
-import { listDays } from '../archive/day-files.ts';
 import { SERIES_FOLDER } from '../archive/layout.ts';
-import { listRosterFiles } from '../archive/rosters.ts';
+import { listDaysWithStored, rosterFilesWithStored } from '../archive/stored-files.ts';
 import { readManifests } from '../archive/restatements.ts';
 import { readChain } from '../archive/chain.ts';
 import { readEditions } from '../archive/editions.ts';
@@ -61,9 +60,12 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   const read = readRuns(dir);
   problems.push(...read.problems);
   const headline = headlineOf(read.runs, opts.bridgeDays);
-  const days = listDays(dir);
+  // Days in the folder and days kept only in the object store (stored.jsonl): a cached digest needs no file.
+  const stored = cache.storedIndex(dir);
+  problems.push(...stored.problems);
+  const days = listDaysWithStored(dir, SERIES_FOLDER.v1, stored);
   // The stitched headline reads the v2 days from the seam on; before the bridge completes, none.
-  const v2Days = headline.seamDay === null ? [] : listDays(dir, SERIES_FOLDER.v2).filter((d) => d.day >= headline.seamDay!);
+  const v2Days = headline.seamDay === null ? [] : listDaysWithStored(dir, SERIES_FOLDER.v2, stored).filter((d) => d.day >= headline.seamDay!);
   const sources: DigestSource[] = [];
   for (const day of days) sources.push(await cache.source(dir, day));
   const v2Sources: DigestSource[] = [];
@@ -111,7 +113,7 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   const byStart = (a: AnyRun, b: AnyRun) => Date.parse(a.started_at) - Date.parse(b.started_at);
   const runs = runsOf(read.runs, 'v1').sort(byStart);
   const headlineRuns = headline.series === 'v1' ? runs : runsOf(read.runs, 'v2').sort(byStart);
-  const rosterFiles = listRosterFiles(dir);
+  const rosterFiles = rosterFilesWithStored(dir, stored);
   const { manifests, problems: manifestProblems } = readManifests(dir);
   problems.push(...manifestProblems);
   const restatements: RestatementView[] = manifests.map((m) => {

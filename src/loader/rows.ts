@@ -25,6 +25,7 @@ export async function cachedRowsAt(
   const runs = new Map(hit?.runs ?? []);
   const missing = [...lines].filter((l) => !byLine.has(l));
   if (missing.length === 0 && (alsoRun === undefined || runs.has(alsoRun))) return { byLine, ofRun: alsoRun === undefined ? [] : runs.get(alsoRun)! };
+  await cache.bring(archive, day);
   const got = await rowsAtLines(archive, day, new Set([...lines, ...byLine.keys()]), alsoRun, series);
   for (const [l, r] of got.byLine) byLine.set(l, r);
   if (alsoRun !== undefined) runs.set(alsoRun, got.ofRun);

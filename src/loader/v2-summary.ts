@@ -11,7 +11,8 @@
 // Memory and cache: one day's rows at a time, per-day era counts, the rows of two runs, and the bridge
 // runs' five-field rows (at most BRIDGE_DAYS days while the bridge runs); never a year of v2 rows.
 import { createHash } from 'node:crypto';
-import { listDays, type DayFiles } from '../archive/day-files.ts';
+import type { DayFiles } from '../archive/day-files.ts';
+import { listDaysWithStored } from '../archive/stored-files.ts';
 import { SERIES_FOLDER } from '../archive/layout.ts';
 import { readObject } from '../archive/objects.ts';
 import { observationLines, observationV2Lines } from '../archive/observations.ts';
@@ -122,7 +123,7 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
   const keyOf = (...parts: string[]) => createHash('sha256').update(V2_SUMMARY_VERSION).update('\0').update(lib).update('\0').update(parts.join('\0')).digest('hex');
 
   // Pass 1: a summary per v2 day.
-  const v2Days = listDays(dir, SERIES_FOLDER.v2);
+  const v2Days = listDaysWithStored(dir, SERIES_FOLDER.v2, cache.storedIndex(dir));
   const v2Keys = new Map<string, { day: DayFiles; key: string }>();
   let latestByTarget = new Map<string, V2Latest>();
   const points = new Map<string, EraAdoptionPoint>();
@@ -135,6 +136,7 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
     const file = `${keyOf(src.key)}.v2day`;
     let s = cache.readChanges<DaySummary>(file);
     if (!s || s.v !== V2_SUMMARY_VERSION) {
+      await cache.bring(dir, day);
       s = await summariseDay(dir, day);
       cache.writeChanges(file, s);
     }
@@ -160,6 +162,8 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
       latest = hit.view;
       latestByTarget = new Map(hit.latest);
     } else {
+      await cache.bring(dir, v2Keys.get(L.day)!.day);
+      if (P && v2Keys.has(P.day)) await cache.bring(dir, v2Keys.get(P.day)!.day);
       const rowsL = await runRows(dir, v2Keys.get(L.day)!.day, L.run_id);
       const rowsP = P && v2Keys.has(P.day) ? await runRows(dir, v2Keys.get(P.day)!.day, P.run_id) : null;
       const { catalogues, unreadable } = await okCatalogues(dir, rowsL);
@@ -182,7 +186,7 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
   let table: BridgeTable | null = null;
   if (bridgeRuns.size > 0) {
     const daySet = new Set(days);
-    const v1Days = listDays(dir).filter((d) => daySet.has(d.day));
+    const v1Days = listDaysWithStored(dir, SERIES_FOLDER.v1, cache.storedIndex(dir)).filter((d) => daySet.has(d.day));
     const v1Keys: string[] = [];
     for (const d of v1Days) v1Keys.push((await cache.source(dir, d)).key);
     const file = `${keyOf('bridge', ...[...bridgeRuns].sort(), ...v1Keys, ...days.map((d) => v2Keys.get(d)?.key ?? ''))}.v2bridge`;
@@ -190,6 +194,7 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
     if (!table) {
       const v1Rows: BridgeRowV1[] = [];
       for (const d of v1Days) {
+        await cache.bring(dir, d);
         for await (const { row } of observationLines(dir, d)) {
           if (!row?.ok || !bridgeRuns.has(row.value.run_id)) continue;
           const r = row.value;
@@ -200,6 +205,7 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
       for (const d of days) {
         const at = v2Keys.get(d);
         if (!at) continue;
+        await cache.bring(dir, at.day);
         for await (const { row } of observationV2Lines(dir, at.day)) {
           if (!row?.ok || !bridgeRuns.has(row.value.run_id)) continue;
           const r = row.value;

@@ -47,6 +47,8 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
   const todo = sources.filter((s) => !existsSync(cache.digestFile(s.key)!));
   const module = path.join(p.sourceRoot, WORKER_MODULE);
   if (!(p.workers > 0) || todo.length < MIN_DAYS || !existsSync(module)) return 0;
+  // Workers read the folder only: bring the days kept in the object store first (through this thread's registered store).
+  for (const s of todo) await cache.bring(archive, s.day);
   const { Worker } = await import('node:worker_threads');
   const jobs = (await p.jobs?.()) ?? [];
   const n = Math.min(p.workers, todo.length);
