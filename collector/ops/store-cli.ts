@@ -1,12 +1,15 @@
-// npm run store -- push|check [--data <dir>] [--concurrency <n>] [--json]
+// npm run store -- push|check|offload|pull [--data <dir>] [--concurrency <n>] [--from D] [--to D] [--recent N] [--json]
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { defaultVerify } from '../../src/archive/cached-store.ts';
 import { FsObjectStore, type ObjectStore } from '../../src/archive/object-store.ts';
+import { LAYOUT } from '../../src/archive/layout.ts';
 import { openRemoteStore, STORE_ENV } from '../../src/archive/store-config.ts';
+import { offload, pullStored, readStoredIndex } from '../../src/archive/stored-files.ts';
 import { CliError, EXIT, isCliError } from '../cli-error.ts';
 
-const HELP = `usage: npm run store -- <push|check> [--data <dir>] [--concurrency <n>] [--json]
+const HELP = `usage: npm run store -- <push|check|offload|pull> [--data <dir>] [--concurrency <n>] [--json]
+                                      [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--recent <days>]
 
 The archive's objects (objects/<aa>/<sha256>) and page manifests (pages/<aa>/<sha256>.json) in the
 remote object store, which is their durable home; the archive folder is its cache. The remote is
@@ -24,13 +27,63 @@ read from the environment:
   check  list the remote's keys and compare them with the local ones: local keys the remote lacks
          (not yet durable: push them) and remote keys not cached here (normal for a cache).
          Exits 1 when a local key is missing remotely.
+  offload  put every closed file (gzipped day files, gzipped rosters) as an object of its bytes and
+         name it in ${LAYOUT.stored}, so git need not carry it (the collect job runs this after
+         compact --finished, and commit-day.sh --exclude keeps the day folders and rosters out of git).
+         Without ${STORE_ENV.store} the objects go to the folder's own objects/ (local worlds, tests).
+  pull   bring the stored files of a range of days back into the folder, each checked against
+         ${LAYOUT.stored} (the jobs pull what they read: the collector its last days' rosters, the
+         deploy the months the site publishes, a full verify the days it checks). A file already in
+         the folder is kept. Without ${STORE_ENV.store}, from the folder's own objects/.
 
   --data <dir>        the archive (default: data/)
   --concurrency <n>   uploads at once (push; default 8)
+  --from, --to        pull: the first and last day (inclusive; default: every day)
+  --recent <days>     pull: the last <days> days up to today (UTC), instead of --from/--to
   --json              print the summary as JSON
   -h, --help          this text
 
 Exits 2 on bad usage, an unusable --data, or no remote configured.`;
+
+const COMMANDS = ['push', 'check', 'offload', 'pull'] as const;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** pull's days: --recent N (the N days up to today, UTC), or --from/--to, or every day. */
+function dayRange(v: { from?: string; to?: string; recent?: string }): { from: string | null; to: string | null } {
+  if (v.recent !== undefined) {
+    if (v.from !== undefined || v.to !== undefined) throw new CliError('--recent replaces --from and --to: give one or the other', EXIT.usage);
+    const n = Number(v.recent);
+    if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new CliError(`--recent must be a whole number of days from 1, not ${JSON.stringify(v.recent)}`, EXIT.usage);
+    return { from: new Date(Date.now() - (n - 1) * 86_400_000).toISOString().slice(0, 10), to: null };
+  }
+  for (const [flag, value] of [['--from', v.from], ['--to', v.to]] as const) {
+    if (value !== undefined && (!DAY.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)))) throw new CliError(`${flag} must be a day, YYYY-MM-DD, not ${JSON.stringify(value)}`, EXIT.usage);
+  }
+  if (v.from !== undefined && v.to !== undefined && v.from > v.to) throw new CliError(`--from ${v.from} is after --to ${v.to}`, EXIT.usage);
+  return { from: v.from ?? null, to: v.to ?? null };
+}
+
+async function offloadCommand(dir: string, store: ObjectStore, json: boolean): Promise<boolean> {
+  const index = readStoredIndex(dir);
+  if (index.problems.length > 0) throw new Error(`${LAYOUT.stored} has lines that do not parse (${index.problems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}): fix it before adding to it`);
+  const added = await offload(dir, store);
+  const bytes = added.reduce((n, l) => n + l.bytes, 0);
+  process.stdout.write(json ? `${JSON.stringify({ store: store.description, added }, null, 2)}\n` : `offloaded ${added.length} closed files (${bytes} bytes) to ${store.description}, named in ${LAYOUT.stored}${listed(added.map((l) => l.path))}\n`);
+  return true;
+}
+
+async function pullCommand(dir: string, store: ObjectStore, range: { from: string | null; to: string | null }, json: boolean): Promise<boolean> {
+  const index = readStoredIndex(dir);
+  const got = await pullStored(dir, store, range, index);
+  const span = range.from === null && range.to === null ? 'every day' : `${range.from ?? 'the first day'}..${range.to ?? 'the last day'}`;
+  process.stdout.write(
+    json
+      ? `${JSON.stringify({ store: store.description, range, fetched: got.fetched, bytes: got.bytes, already_local: got.local, index_problems: index.problems }, null, 2)}\n`
+      : `pulled ${got.fetched.length} stored files (${got.bytes} bytes) of ${span} from ${store.description}; ${got.local} already in the folder${listed(got.fetched)}\n`,
+  );
+  for (const p of index.problems) process.stderr.write(`store: ${LAYOUT.stored} line ${p.line}: ${p.message} (skipped)\n`);
+  return index.problems.length === 0;
+}
 
 /** How many keys of each list the text summary names. */
 const SHOWN = 20;
@@ -43,6 +96,9 @@ try {
       data: { type: 'string', default: 'data' },
       concurrency: { type: 'string', default: '8' },
       json: { type: 'boolean', default: false },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      recent: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -51,7 +107,7 @@ try {
     process.exit(0);
   }
   const command = positionals[0];
-  if (positionals.length !== 1 || (command !== 'push' && command !== 'check')) throw new CliError(`expected one command, push or check\n${HELP}`, EXIT.usage);
+  if (positionals.length !== 1 || !COMMANDS.includes(command as (typeof COMMANDS)[number])) throw new CliError(`expected one command, ${COMMANDS.join(', ')}\n${HELP}`, EXIT.usage);
   const concurrency = Number(values.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new CliError(`--concurrency must be a whole number from 1 to 64, not ${JSON.stringify(values.concurrency)}`, EXIT.usage);
   if (!existsSync(values.data)) throw new CliError(`no archive at --data ${values.data}`, EXIT.usage);
@@ -61,8 +117,13 @@ try {
   } catch (e) {
     throw new CliError((e as Error).message, EXIT.usage);
   }
-  if (!remote) throw new CliError(`${STORE_ENV.store} is not set: ${command} needs a remote store (s3://<bucket>/<prefix>; see --help)`, EXIT.usage);
   const local = new FsObjectStore(values.data);
+  if (command === 'offload' || command === 'pull') {
+    const store = remote ?? local;
+    const ok = command === 'offload' ? await offloadCommand(values.data, store, values.json) : await pullCommand(values.data, store, dayRange(values), values.json);
+    process.exit(ok ? 0 : 1);
+  }
+  if (!remote) throw new CliError(`${STORE_ENV.store} is not set: ${command} needs a remote store (s3://<bucket>/<prefix>; see --help)`, EXIT.usage);
   const ok = command === 'push' ? await push(local, remote, concurrency, values.json) : await check(local, remote, values.json);
   process.exit(ok ? 0 : 1);
 } catch (e) {

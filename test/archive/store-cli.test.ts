@@ -1,9 +1,10 @@
-// npm run store -- push|check, run as the operator runs it (tsx, the environment, exit codes) against
+// npm run store -- push|check|offload|pull, run as the operator runs it (tsx, the environment, exit codes) against
 // a real S3-compatible server on 127.0.0.1: push uploads what the bucket lacks and never a corrupt
 // object, check names local keys the bucket lacks (and remote keys not cached).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,7 +133,7 @@ describe('npm run store', () => {
       store(['--help'], {}),
       store(['check', '--data', dir], {}),
       store(['push', '--data', dir], { ...env, AWS_SECRET_ACCESS_KEY: '' }),
-      store(['pull', '--data', dir], env),
+      store(['fetch', '--data', dir], env),
       store(['check', '--data', path.join(dir, 'nope')], env),
       store(['push', '--data', dir, '--concurrency', '0'], env),
     ]);
@@ -143,11 +144,44 @@ describe('npm run store', () => {
     expect(noSecret.code).toBe(2);
     expect(noSecret.stderr).toBe('store: MCP_SCHEMA_STORE is set but AWS_SECRET_ACCESS_KEY is not\n');
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/^store: expected one command, push or check\n/);
+    expect(wrong.stderr).toMatch(/^store: expected one command, push, check, offload, pull\n/);
     expect(noData.code).toBe(2);
     expect(noData.stderr).toBe(`store: no archive at --data ${path.join(dir, 'nope')}\n`);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toBe('store: --concurrency must be a whole number from 1 to 64, not "0"\n');
+  });
+
+  it('offload names the closed files in stored.jsonl and puts their bytes in the bucket; pull brings a range of days back, checked', async () => {
+    const { env, remote, dir } = setup();
+    const day = (d: string, text: string) => {
+      mkdirSync(path.join(dir, 'observations'), { recursive: true });
+      writeFileSync(path.join(dir, 'observations', `${d}.jsonl.gz`), gzipSync(text));
+    };
+    day('2026-11-01', '{"run_id":"a"}\n');
+    day('2026-11-02', '{"run_id":"b"}\n');
+    writeFileSync(path.join(dir, 'observations', '2026-11-03.jsonl'), '{"run_id":"open"}\n'); // open: never stored
+    const off = await store(['offload', '--data', dir, '--json'], env);
+    expect(off.code).toBe(0);
+    const added = (JSON.parse(off.stdout) as { added: { path: string; sha256: string }[] }).added;
+    expect(added.map((l) => l.path)).toEqual(['observations/2026-11-01.jsonl.gz', 'observations/2026-11-02.jsonl.gz']);
+    for (const l of added) expect(await remote.has(`objects/${l.sha256.slice(0, 2)}/${l.sha256}`)).toBe(true);
+    expect(readFileSync(path.join(dir, 'stored.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+    rmSync(path.join(dir, 'observations', '2026-11-01.jsonl.gz'));
+    rmSync(path.join(dir, 'observations', '2026-11-02.jsonl.gz'));
+    const [pull, recentAndFrom, badDay, reversed] = await Promise.all([
+      store(['pull', '--data', dir, '--from', '2026-11-02', '--to', '2026-11-02'], env),
+      store(['pull', '--data', dir, '--recent', '3', '--from', '2026-11-01'], env),
+      store(['pull', '--data', dir, '--from', '2026-13-01'], env),
+      store(['pull', '--data', dir, '--from', '2026-11-02', '--to', '2026-11-01'], env),
+    ]);
+    expect(pull.code).toBe(0);
+    expect(pull.stdout).toMatch(/^pulled 1 stored files \(\d+ bytes\) of 2026-11-02\.\.2026-11-02 from /);
+    expect(gunzipSync(readFileSync(path.join(dir, 'observations', '2026-11-02.jsonl.gz'))).toString()).toBe('{"run_id":"b"}\n');
+    expect(existsSync(path.join(dir, 'observations', '2026-11-01.jsonl.gz'))).toBe(false);
+    expect([recentAndFrom.code, badDay.code, reversed.code]).toEqual([2, 2, 2]);
+    expect(recentAndFrom.stderr).toBe('store: --recent replaces --from and --to: give one or the other\n');
+    expect(badDay.stderr).toBe('store: --from must be a day, YYYY-MM-DD, not "2026-13-01"\n');
+    expect(reversed.stderr).toBe('store: --from 2026-11-02 is after --to 2026-11-01\n');
   });
 
   it('a store that cannot be reached is exit 1 with one line naming it', async () => {
