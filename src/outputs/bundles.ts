@@ -20,7 +20,10 @@ import type { Archive, DayInfo } from '../loader/views.ts';
 import type { V2DayInfo } from '../loader/v2-summary.ts';
 import { bundledAsIs, csvLine, csvOf, dayMembers, gzipMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeMember, writeRosterMember } from './members.ts';
 import { chainPath } from '../archive/layout.ts';
-import { INTERVAL_FIELDS, v2Months, chainHeadJson, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, type BundleFile } from './catalogue.ts';
+import { storeFor } from '../archive/objects.ts';
+import { rosterFileOnDisk } from '../archive/rosters.ts';
+import { isLocal, materialize, readStoredIndex, storedRosterPath, type StoredIndex } from '../archive/stored-files.ts';
+import { INTERVAL_FIELDS, v2Months, chainHeadJson, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, bundledArchive, type BundleFile } from './catalogue.ts';
 import { HashedFile } from './hashed-file.ts';
 import { writeParquetBundles } from './parquet.ts';
 import { SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
@@ -39,11 +42,14 @@ export interface WrittenBundles {
  * datapackage.json, and listed in the SHA256SUMS of the folder they are in (/data/ or the release).
  */
 export async function writeBundles(
-  a: Archive,
+  archive: Archive,
   outDir: string,
   opts: { pub: Publication; cacheDir: string; written?: readonly { file: BundleFile; where: 'data' | 'release' | 'api' }[]; onStage?: (stage: string, ms: number, extra?: Record<string, unknown>) => void },
 ): Promise<WrittenBundles> {
   const { pub } = opts;
+  // With partsOnly, the recent months alone: no whole-archive file, no day read outside them.
+  const a = bundledArchive(archive, pub);
+  const wholeFiles = !pub.partsOnly;
   const t0 = performance.now();
   const siteDir = path.join(outDir, 'data');
   const relDir = pub.releaseDir;
@@ -61,7 +67,8 @@ export async function writeBundles(
   // Observations: per month (the days' members) and whole (the months' members), JSONL and CSV.
   const header = gzipSync(csvLine(OBS_COLUMNS));
   const wholeNames = { jsonl: nm('observations.jsonl.gz'), csv: nm('observations.csv.gz') };
-  const whole = { jsonl: new HashedFile(path.join(dirOf(wholeNames.jsonl), wholeNames.jsonl)), csv: new HashedFile(path.join(dirOf(wholeNames.csv), wholeNames.csv)) };
+  // Without whole files (partsOnly) the copies go nowhere: a HashedFile(null) only hashes.
+  const whole = { jsonl: new HashedFile(wholeFiles ? path.join(dirOf(wholeNames.jsonl), wholeNames.jsonl) : null), csv: new HashedFile(wholeFiles ? path.join(dirOf(wholeNames.csv), wholeNames.csv) : null) };
   await whole.csv.write(header);
   await whole.jsonl.write(gzipSync('')); // an empty archive still downloads as valid gzip
   let wholeRows = 0;
@@ -82,8 +89,10 @@ export async function writeBundles(
     record({ name: names.csv, resource: 'observations', rows: monthRows, ...(await part.csv.end()) });
     wholeRows += monthRows;
   }
-  record({ name: wholeNames.jsonl, resource: 'observations', rows: wholeRows, ...(await whole.jsonl.end()) });
-  record({ name: wholeNames.csv, resource: 'observations', rows: wholeRows, ...(await whole.csv.end()) });
+  if (wholeFiles) {
+    record({ name: wholeNames.jsonl, resource: 'observations', rows: wholeRows, ...(await whole.jsonl.end()) });
+    record({ name: wholeNames.csv, resource: 'observations', rows: wholeRows, ...(await whole.csv.end()) });
+  }
 
   const small = async (name: string, resource: BundleFile['resource'], rows: number | null, bytes: string | Buffer) => {
     const file = new HashedFile(path.join(dirOf(name), name));
@@ -99,7 +108,7 @@ export async function writeBundles(
   const v2 = a.v2;
   if (v2 && v2.dayFiles.length > 0) {
     const wholeV2Name = nm('observations-v2.jsonl.gz');
-    const wholeV2 = new HashedFile(path.join(dirOf(wholeV2Name), wholeV2Name));
+    const wholeV2 = new HashedFile(wholeFiles ? path.join(dirOf(wholeV2Name), wholeV2Name) : null);
     let wholeV2Rows = 0;
     for (const month of v2Months(a)) {
       const name = nm(`observations-v2-${month}.jsonl.gz`);
@@ -114,7 +123,7 @@ export async function writeBundles(
       record({ name, resource: 'observations-v2', rows: monthRows, ...(await part.end()) });
       wholeV2Rows += monthRows;
     }
-    record({ name: wholeV2Name, resource: 'observations-v2', rows: wholeV2Rows, ...(await wholeV2.end()) });
+    if (wholeFiles) record({ name: wholeV2Name, resource: 'observations-v2', rows: wholeV2Rows, ...(await wholeV2.end()) });
     await small(nm('runs-v2.jsonl'), 'runs-v2', v2.runs.length, v2.runs.map((r) => JSON.stringify(r) + '\n').join(''));
   }
 
@@ -137,16 +146,18 @@ export async function writeBundles(
 
   // Roster snapshots: one validated roster per line, each file's member cached by its content.
   const rostersName = nm('rosters.jsonl.gz');
-  const rosters = new HashedFile(path.join(dirOf(rostersName), rostersName));
-  let rosterCount = 0;
-  for (const file of a.rosterFiles) {
-    const m = await members.roster(file);
-    if (m) {
-      await rosters.copy(m);
-      rosterCount++;
+  if (wholeFiles) {
+    const rosters = new HashedFile(path.join(dirOf(rostersName), rostersName));
+    let rosterCount = 0;
+    for (const file of a.rosterFiles) {
+      const m = await members.roster(file);
+      if (m) {
+        await rosters.copy(m);
+        rosterCount++;
+      }
     }
+    record({ name: rostersName, resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
   }
-  record({ name: rostersName, resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
 
   // Parquet (parquet.ts): from the same day and roster members, written by DuckDB, then hashed.
   const t1 = performance.now();
@@ -210,10 +221,17 @@ class Members {
     private readonly cacheDir: string,
   ) {}
 
+  private index: StoredIndex | null = null;
+  /** Bring files kept only in the object store (stored.jsonl) into the archive folder before they are read. */
+  private async bring(files: readonly string[]): Promise<void> {
+    for (const f of files) if (!isLocal(this.a.dir, f)) await materialize(this.a.dir, f, (this.index ??= readStoredIndex(this.a.dir)), storeFor(this.a.dir));
+  }
+
   async of(day: DayInfo): Promise<{ jsonl: string; csv: string }> {
     const m = memberPaths(this.cacheDir, day.key);
     const files = { day: day.day, files: day.files };
     const direct = bundledAsIs(files, day.problems) ? path.join(this.a.dir, day.files[0]!) : null;
+    if (direct || !existsSync(m.jsonl) || !existsSync(m.csv)) await this.bring(day.files);
     if ((direct || existsSync(m.jsonl)) && existsSync(m.csv)) return { jsonl: direct ?? m.jsonl, csv: m.csv };
     // The loader validated every line of this day (its digest has the same key): a day without
     // problems needs no second validation; one with problems is filtered line by line again.
@@ -231,8 +249,10 @@ class Members {
   /** A v2 day's JSON Lines member (its valid lines verbatim), or the day's own file when closed and clean. */
   async ofV2(day: V2DayInfo): Promise<string> {
     const files = { day: day.day, files: day.files };
-    if (bundledAsIs(files, day.problems)) return path.join(this.a.dir, day.files[0]!);
     const member = path.join(this.cacheDir, 'members', `${day.key}.v2.jsonl.gz`);
+    const asIs = bundledAsIs(files, day.problems);
+    if (asIs || !existsSync(member)) await this.bring(day.files);
+    if (asIs) return path.join(this.a.dir, day.files[0]!);
     if (existsSync(member)) return member;
     const lines: string[] = [];
     for await (const { text, row } of observationV2Lines(this.a.dir, files, { trusted: day.problems === 0 })) if (row?.ok) lines.push(text + '\n');
@@ -242,6 +262,8 @@ class Members {
 
   /** One roster file as a gzip member holding its validated JSON on one line, or null when invalid. */
   async roster(file: string): Promise<string | null> {
+    const stored = storedRosterPath(file);
+    if (stored && rosterFileOnDisk(this.a.dir, file) === null && (this.index ??= readStoredIndex(this.a.dir)).files.has(stored)) await this.bring([stored]);
     const member = await rosterMemberPath(this.a.dir, file, this.cacheDir);
     if (!member) return null;
     if (existsSync(member)) return member;

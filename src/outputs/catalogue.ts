@@ -328,8 +328,28 @@ export function v2Months(a: Pick<Archive, 'v2'>): string[] {
   return [...new Set((a.v2?.dayFiles ?? []).map((d) => d.day.slice(0, 7)))].sort();
 }
 
-export function plannedBundles(a: Archive, pub: Publication): PlannedBundle[] {
-  const rel = pub.releaseDir !== null;
+/**
+ * What the bundles are written from: the archive, or with Publication.partsOnly only its latest
+ * SITE_MONTHS months (their days and rosters): the older ones are the monthly parts'.
+ */
+export function bundledArchive<A extends Pick<Archive, 'months' | 'dayFiles' | 'rosterFiles' | 'v2'>>(a: A, pub: Pick<Publication, 'partsOnly'>): A {
+  if (!pub.partsOnly) return a;
+  const months = a.months.slice(-SITE_MONTHS);
+  const first = months[0] ?? '9999-99';
+  const recentV2 = new Set(v2Months(a).slice(-SITE_MONTHS));
+  return {
+    ...a,
+    months,
+    dayFiles: a.dayFiles.filter((d) => d.day.slice(0, 7) >= first),
+    rosterFiles: a.rosterFiles.filter((f) => f.slice(0, 7) >= first),
+    v2: a.v2 ? { ...a.v2, dayFiles: a.v2.dayFiles.filter((d) => recentV2.has(d.day.slice(0, 7))) } : a.v2,
+  };
+}
+
+export function plannedBundles(whole: Archive, pub: Publication): PlannedBundle[] {
+  const a = bundledArchive(whole, pub);
+  const rel = pub.releaseDir !== null && !pub.partsOnly;
+  const wholeFiles = !pub.partsOnly;
   const recent = new Set(a.months.slice(-SITE_MONTHS));
   const big = rel ? ('release' as const) : ('site' as const);
   const list: Omit<PlannedBundle, 'where'>[] = [];
@@ -340,19 +360,21 @@ export function plannedBundles(a: Archive, pub: Publication): PlannedBundle[] {
     list.push({ ...b, name });
     at.set(name, where);
   };
-  add({ name: 'observations.jsonl.gz', resource: 'observations', note: 'whole archive, JSON Lines, gzip' }, big);
-  add({ name: 'observations.csv.gz', resource: 'observations', note: 'whole archive, CSV, gzip' }, big);
+  if (wholeFiles) {
+    add({ name: 'observations.jsonl.gz', resource: 'observations', note: 'whole archive, JSON Lines, gzip' }, big);
+    add({ name: 'observations.csv.gz', resource: 'observations', note: 'whole archive, CSV, gzip' }, big);
+  }
   for (const m of a.months) {
     const where = rel && !recent.has(m) ? 'release' : 'site';
     add({ name: `observations-${m}.jsonl.gz`, resource: 'observations', note: `${m}, JSON Lines, gzip` }, where);
     add({ name: `observations-${m}.csv.gz`, resource: 'observations', note: `${m}, CSV, gzip` }, where);
   }
-  add({ name: 'rosters.jsonl.gz', resource: 'rosters', note: 'JSON Lines, gzip' }, big);
+  if (wholeFiles) add({ name: 'rosters.jsonl.gz', resource: 'rosters', note: 'JSON Lines, gzip' }, big);
   // Methodology v2's rows, beside v1's: the same split between the site and the release folder.
   const monthsV2 = v2Months(a);
   if (monthsV2.length > 0) {
     const recentV2 = new Set(monthsV2.slice(-SITE_MONTHS));
-    add({ name: 'observations-v2.jsonl.gz', resource: 'observations-v2', note: 'methodology v2, whole archive, JSON Lines, gzip' }, big);
+    if (wholeFiles) add({ name: 'observations-v2.jsonl.gz', resource: 'observations-v2', note: 'methodology v2, whole archive, JSON Lines, gzip' }, big);
     for (const m of monthsV2) add({ name: `observations-v2-${m}.jsonl.gz`, resource: 'observations-v2', note: `methodology v2, ${m}, JSON Lines, gzip` }, rel && !recentV2.has(m) ? 'release' : 'site');
     add({ name: 'runs-v2.jsonl', resource: 'runs-v2', note: 'methodology v2 run rows, JSON Lines' });
   }

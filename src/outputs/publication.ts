@@ -27,6 +27,13 @@ export interface Publication {
    * does not carry are linked there (linked-objects.ts bodyLocation). Null or absent: every body is on the site.
    */
   objectsUrl?: string | null;
+  /**
+   * Older months are published as monthly parts (npm run months: release data-<YYYY-MM>), not by this
+   * build: the bundles cover the site's recent months only, and no whole-archive file is written, so
+   * a daily build reads three months of day files, not the archive (issue 23). The site's is
+   * MCP_SCHEMA_RELEASE=parts.
+   */
+  partsOnly?: boolean;
 }
 
 /** The word every file of a simulated build carries, in its name or its text. */

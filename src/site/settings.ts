@@ -96,9 +96,17 @@ export function objectsUrl(): string | null {
   return v ? v.replace(/\/*$/, '/') : null;
 }
 
+/** MCP_SCHEMA_RELEASE=parts: older months are the monthly parts' (Publication.partsOnly); anything else but unset is refused. */
+export function partsOnly(): boolean {
+  const v = process.env.MCP_SCHEMA_RELEASE;
+  if (v === undefined || v === '') return false;
+  if (v === 'parts') return true;
+  throw new Error(`MCP_SCHEMA_RELEASE must be "parts" or unset, not ${JSON.stringify(v.slice(0, 40))}`);
+}
+
 /** How the outputs address the published site (src/outputs/publication.ts). */
 export function publication(): Publication {
-  return { permalink, releaseDir: releaseDir(), releaseUrl: releaseUrl(), simulated: simulated(), objectsUrl: objectsUrl() };
+  return { permalink, releaseDir: releaseDir(), releaseUrl: releaseUrl(), simulated: simulated(), objectsUrl: objectsUrl(), partsOnly: partsOnly() };
 }
 
 export function timingsFile(): string | null {
