@@ -4,6 +4,8 @@
 // collect and compact: idempotent, it cuts the month's edition only when it does not exist yet and the
 // month's first full run does. Reads MCP_SCHEMA_SIGNING_KEY (signs SHA256SUMS) and the site's settings
 // (MCP_SCHEMA_SITE_URL, MCP_SCHEMA_BASE: the permanent URLs; MCP_SCHEMA_SIMULATED; MCP_SCHEMA_CACHE).
+import { useObjectStore } from '../src/archive/objects.ts';
+import { openObjectStore, readStoreConfig } from '../src/archive/store-config.ts';
 import { parseArgs } from 'node:util';
 import { readRuns } from '../src/archive/runs.ts';
 import { cutEdition, type CutResult } from '../src/editions/cut-edition.ts';
@@ -57,6 +59,8 @@ async function main(): Promise<number> {
   const now = values.now ? new Date(values.now) : new Date();
   if (Number.isNaN(now.getTime())) throw new Error(`--now is not an ISO time: ${JSON.stringify(values.now)}`);
   const signer = process.env.MCP_SCHEMA_SIGNING_KEY ? signerFromPem(process.env.MCP_SCHEMA_SIGNING_KEY, 'mcp-schema') : null;
+  // Objects (and closed days) in a bucket (MCP_SCHEMA_STORE): read through it, cached in the archive folder.
+  if (readStoreConfig(process.env) !== null) useObjectStore(values.data, openObjectStore(values.data, process.env));
   const { runs } = readRuns(values.data);
   const months = values.revise ? [values.revise] : values.month ? [values.month] : values.all ? [...new Set(runs.map((r) => r.day.slice(0, 7)))] : runs.length ? [runs.at(-1)!.day.slice(0, 7)] : [];
   const results: CutResult[] = [];

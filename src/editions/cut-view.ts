@@ -11,6 +11,8 @@ import { listDays, readDayLines, splitLines } from '../archive/day-files.ts';
 import { LAYOUT, rosterPath, runsPath, SERIES_FOLDER } from '../archive/layout.ts';
 import { ROSTER_GZ, rosterFileOnDisk } from '../archive/rosters.ts';
 import { readRuns } from '../archive/runs.ts';
+import { registeredStore, storeFor, useObjectStore } from '../archive/objects.ts';
+import { pullStored, readStoredIndex } from '../archive/stored-files.ts';
 
 export interface CutView {
   dir: string;
@@ -24,8 +26,15 @@ export async function archiveCutAt(dir: string, runId: string, scratch: string |
   const upTo = runs.slice(0, at + 1);
   const allowed = new Set(upTo.map((r) => r.run_id));
   const day = runs[at]!.day;
+  // Days kept in the object store (stored.jsonl) up to the run's day are brought into the archive
+  // folder first: the view links files, and an edition must hold every day it says it covers.
+  const stored = readStoredIndex(dir);
+  if (stored.files.size > 0) await pullStored(dir, storeFor(dir), { from: null, to: day }, stored);
   if (scratch) mkdirSync(scratch, { recursive: true });
   const view = mkdtempSync(path.join(scratch ?? os.tmpdir(), 'cut-view-'));
+  // Objects in a bucket: the view reads them through the archive's store.
+  const store = registeredStore(dir);
+  if (store) useObjectStore(view, store);
   const abs = (p: string) => path.resolve(dir, p);
   const folders = [...new Set(Object.values(SERIES_FOLDER))];
   for (const sub of [...folders, LAYOUT.rosters]) mkdirSync(path.join(view, sub), { recursive: true });
