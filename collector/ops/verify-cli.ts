@@ -1,4 +1,4 @@
-// npm run verify -- [--data <dir>] [--key <file>]... [--full] [--record] [--today YYYY-MM-DD] [--scrub-days N] [--json]
+// npm run verify -- [--data <dir>] [--key <file>]... [--full [--part k/n]] [--record] [--today YYYY-MM-DD] [--scrub-days N] [--json]
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -10,8 +10,8 @@ import { loadKeys } from './verify-chain.ts';
 /** The project's public key, committed beside the code (keys/README.md). */
 const REPO_KEY = fileURLToPath(new URL('../../keys/mcp-schema-ed25519.pub', import.meta.url));
 
-const HELP = `usage: npm run verify -- [--data <dir>] [--key <file>]... [--full] [--record] [--today YYYY-MM-DD]
-                         [--scrub-days N] [--json]
+const HELP = `usage: npm run verify -- [--data <dir>] [--key <file>]... [--full [--part k/n]] [--record]
+                         [--today YYYY-MM-DD] [--scrub-days N] [--json]
 
 Checks an archive, each series (observations/ v1, observations-v2/ v2) by its own contract: every row
 validates, every referenced object exists and hashes to its name (v2: the handshake and every
@@ -33,7 +33,13 @@ No state, or one chain.jsonl no longer matches (rewritten history), runs a full 
   --key <file>      an Ed25519 public key (PEM) the chain may be signed with; repeatable
                     (default: keys/mcp-schema-ed25519.pub when it exists). Demo keys are read from
                     the archive's own keys/ folder and say so.
-  --full            check the whole archive (every object, row, roster and chain digest)
+  --full            check the whole archive (every object, row, roster and chain digest). Closed
+                    files kept in the object store (data/stored.jsonl) are brought into <dir> to be
+                    read and removed afterwards.
+  --part <k/n>      with --full: part k of n, so a full verify runs as n jobs side by side: the days
+                    of every n-th month (month number mod n) with their rows, runs and rosters, 1/n of
+                    the object shards, and the chain's links and signatures whole. The n parts cover
+                    one full verify; a part is never recorded.
   --record          after a verify with zero problems, record the chain's head in verify-state.json
                     (never after a failed one)
   --today <day>     the UTC day that picks the scrub's slice (default: today)
@@ -56,6 +62,7 @@ try {
       record: { type: 'boolean', default: false },
       today: { type: 'string' },
       'scrub-days': { type: 'string' },
+      part: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
@@ -91,6 +98,14 @@ try {
   process.stderr.write(`verify: object store: ${(e as Error).message}\n`);
   process.exit(2);
 }
-const report = await verifyArchive(values.data, { keys, objects, mode: values.full ? 'full' : 'auto', today, ...(scrubDays !== undefined ? { scrubCycleDays: scrubDays } : {}), record: values.record });
+let part: { k: number; n: number } | undefined;
+if (values.part !== undefined) {
+  const m = /^(\d{1,2})\/(\d{1,2})$/.exec(values.part);
+  part = m ? { k: Number(m[1]), n: Number(m[2]) } : undefined;
+  if (!part || part.n < 1 || part.n > 64 || part.k < 1 || part.k > part.n) usage(`--part must be k/n with 1 <= k <= n <= 64, not ${JSON.stringify(values.part)}`);
+  if (!values.full) usage('--part is a part of a full verify: give --full too');
+  if (values.record) usage('--part cannot be --record-ed: only a whole verify advances the verified head');
+}
+const report = await verifyArchive(values.data, { keys, objects, mode: values.full ? 'full' : 'auto', today, ...(scrubDays !== undefined ? { scrubCycleDays: scrubDays } : {}), record: values.record, ...(part ? { part } : {}) });
 process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
 process.exit(report.problems.length === 0 ? 0 : 1);

@@ -50,7 +50,7 @@ import { FsObjectStore, type ObjectStore } from '../../src/archive/object-store.
 import { observationLines, observationV2Lines, type ObservationLine } from '../../src/archive/observations.ts';
 import { readRoster, rosterEntries } from '../../src/archive/rosters.ts';
 import { runLines } from '../../src/archive/runs.ts';
-import { isLocal, materialize, readStoredIndex, storedDay } from '../../src/archive/stored-files.ts';
+import { isLocal, listDaysWithStored, materialize, readStoredIndex, rosterFilesWithStored, rowFoldersWithStored, storedDay } from '../../src/archive/stored-files.ts';
 import { chainHash, isRunV2, NOT_ATTEMPTED_REASONS, RUN_SERIES, type NotAttemptedReason, type Observation, type ObservationV2, type Outcome, OUTCOMES } from '../../src/lib/index.ts';
 import { oneLine } from '../errors.ts';
 import { verifyChain, type ChainReport, type Finding, type TrustedKey } from './verify-chain.ts';
@@ -105,6 +105,8 @@ export interface VerifyReport {
   referenced: number;
   /** The rotating scrub: shards first..last of 256 listed and re-hashed (full: 0..255), on day cycleDay (1-based) of a cycleDays cycle. */
   scrub: { first: number; last: number; cycleDay: number; cycleDays: number; keys: number };
+  /** The part of a full verify this was (VerifyOptions.part), or null. */
+  part: { k: number; n: number } | null;
   /** Closed files kept in the object store (stored.jsonl) that this verify covered, and how many it brought from the store to read. */
   stored: { named: number; brought: number };
   problems: Finding[];
@@ -137,6 +139,25 @@ export interface VerifyOptions {
   concurrency?: number;
   /** The clock verified_at is read from (tests). */
   now?: () => Date;
+  /**
+   * Part k of n (1-based) of a full verify, so a weekly full verify runs as n jobs side by side, each
+   * with 1/n of the days on its disk: the days of every n-th month (month number mod n), the rosters
+   * of those days, 1/n of the 256 object shards, and the chain's links and signatures whole (its
+   * digests only for the part's runs). Every part together covers what one full verify covers.
+   * Never recorded (each part sees part of the archive).
+   */
+  part?: { k: number; n: number };
+}
+
+/** Whether a day is in part k of n: its month counted from year 0, mod n. */
+export function dayInPart(day: string, part: { k: number; n: number }): boolean {
+  const months = Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1;
+  return months % part.n === part.k - 1;
+}
+
+/** The object shards of part k of n: consecutive slices of the 256. */
+export function partShards(part: { k: number; n: number }): { first: number; last: number } {
+  return { first: Math.floor(((part.k - 1) * SHARDS) / part.n), last: Math.floor((part.k * SHARDS) / part.n) - 1 };
 }
 
 const MAX_LISTED = 200;
@@ -193,6 +214,7 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
     referenced: 0,
     scrub: { first: 0, last: SHARDS - 1, cycleDay: 1, cycleDays: DEFAULT_SCRUB_CYCLE_DAYS, keys: 0 },
     stored: { named: 0, brought: 0 },
+    part: null,
     problems: [],
     warnings: [],
     chain: null,
@@ -223,7 +245,10 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
   const cycleDays = options.scrubCycleDays ?? (state.state?.scrub_cycle_days ?? DEFAULT_SCRUB_CYCLE_DAYS);
   const slice = scrubSlice(options.today ?? new Date().toISOString().slice(0, 10), cycleDays);
   report.scrub = { ...slice, cycleDay: slice.cycleDay + 1, cycleDays, keys: 0 };
-  const scope = planScope(dir, options.mode ?? 'full', state, report, slice);
+  if (options.part && (!Number.isInteger(options.part.n) || options.part.n < 1 || options.part.n > 64 || !Number.isInteger(options.part.k) || options.part.k < 1 || options.part.k > options.part.n)) {
+    throw new Error(`a part is k/n with 1 <= k <= n <= 64, not ${options.part.k}/${options.part.n}`);
+  }
+  const scope = options.part ? partScope(dir, options.part, report) : planScope(dir, options.mode ?? 'full', state, report, slice);
 
   // 0. Files kept in the object store (stored.jsonl): those of the scope are brought into the folder
   // for the checks below and removed again after them; each one's object is a referenced object.
@@ -237,7 +262,7 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
     checkLeftovers(ctx); // 6. leftovers of a crash
 
     // 7. The hash chain (from the verified head on, incremental).
-    const chain = await verifyChain(dir, options.keys ?? [], { verifiedLines: scope.chainLines });
+    const chain = await verifyChain(dir, options.keys ?? [], { verifiedLines: scope.chainLines, ...(scope.days && options.part ? { digestDays: scope.days } : {}) });
     report.problems.push(...chain.problems);
     report.warnings.push(...chain.warnings);
     report.chain = chain.manifests > 0 ? { manifests: chain.manifests, checked: chain.checked, head: chain.head } : null;
@@ -257,7 +282,8 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
   report.warnings.push(...editions.warnings);
   report.editions = editions.editions;
 
-  if (options.record) recordState(dir, report, cycleDays, options.now?.() ?? new Date());
+  if (options.record && options.part) report.notRecorded = `part ${options.part.k}/${options.part.n} of a full verify: only a whole verify is recorded`;
+  else if (options.record) recordState(dir, report, cycleDays, options.now?.() ?? new Date());
   report.ms = performance.now() - started;
   return report;
 }
@@ -310,6 +336,23 @@ function stateMismatch(dir: string, state: VerifyState): string | null {
 }
 
 /** What this verify reads: everything, or (incremental) the runs after the verified head. Sets report.mode, fallback, since, scope. */
+/** The scope of part k of n of a full verify (VerifyOptions.part). */
+function partScope(dir: string, part: { k: number; n: number }, report: VerifyReport): Scope {
+  const index = readStoredIndex(dir);
+  const days = new Set<string>();
+  for (const folder of rowFoldersWithStored(dir, index)) for (const d of listDaysWithStored(dir, folder, index)) if (dayInPart(d.day, part)) days.add(d.day);
+  const runs = runsByRun(dir);
+  for (const r of runs.values()) if (r.ref && dayInPart(r.ref.day, part)) days.add(r.ref.day);
+  const rosters = new Set<string>();
+  for (const r of runs.values()) if (r.ref && days.has(r.ref.day) && r.ref.roster_file !== null) rosters.add(r.ref.roster_file);
+  for (const name of rosterFilesWithStored(dir, index)) if (dayInPart(name.slice(0, 10), part)) rosters.add(name);
+  const shards = partShards(part);
+  report.scrub.first = shards.first;
+  report.scrub.last = shards.last;
+  report.part = part;
+  return { days, rosters, shards, chainLines: 0 };
+}
+
 function planScope(dir: string, mode: 'full' | 'auto', state: ReturnType<typeof readVerifyState>, report: VerifyReport, slice: { first: number; last: number }): Scope {
   const full: Scope = { days: null, rosters: null, shards: { first: 0, last: SHARDS - 1 }, chainLines: 0 };
   report.scrub.first = 0;

@@ -7,9 +7,10 @@
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateArchive } from '../../collector/ops/migrate.ts';
-import { verifyArchive } from '../../collector/ops/verify.ts';
+import { dayInPart, partShards, SHARDS, verifyArchive } from '../../collector/ops/verify.ts';
 import { CachedStore } from '../../src/archive/cached-store.ts';
 import { listDays } from '../../src/archive/day-files.ts';
 import { LAYOUT, objectKey } from '../../src/archive/layout.ts';
@@ -180,6 +181,47 @@ describe('a checkout without day files, rosters or objects', () => {
     await expect(materialize(dir, rel, index, liar)).rejects.toThrow(/hash to/);
     expect(existsSync(join(dir, rel))).toBe(false);
     await expect(materialize(dir, `${LAYOUT.observations}/1999-01-01.jsonl.gz`, index, remote)).rejects.toThrow(/neither in the archive folder nor named/);
+  });
+});
+
+describe('a full verify in parts (--part k/n)', () => {
+  it('every day and every object shard is in exactly one part', () => {
+    for (const n of [1, 2, 3, 4, 7]) {
+      const covered = new Array<number>(SHARDS).fill(0);
+      for (let k = 1; k <= n; k++) {
+        const { first, last } = partShards({ k, n });
+        for (let i = first; i <= last; i++) covered[i]!++;
+      }
+      expect(covered.every((c) => c === 1)).toBe(true);
+      for (const day of ['2025-12-31', '2026-01-01', '2026-02-15', '2030-07-04']) {
+        expect(Array.from({ length: n }, (_, i) => dayInPart(day, { k: i + 1, n })).filter(Boolean)).toHaveLength(1);
+      }
+    }
+  });
+
+  it('the parts together check what one full verify checks; an edited row is found by its part only', async () => {
+    const days = listDaysWithStored(full).map((d) => d.day);
+    const mine = [1, 2].find((k) => dayInPart(days[0]!, { k, n: 2 }))!;
+    const other = 3 - mine;
+    expect(days.every((d) => dayInPart(d, { k: mine, n: 2 }))).toBe(true); // the fixture's days share a month
+    const whole = await verifyArchive(checkout(), { objects: remote });
+    const [a, b] = [await verifyArchive(checkout(), { objects: remote, part: { k: mine, n: 2 } }), await verifyArchive(checkout(), { objects: remote, part: { k: other, n: 2 } })];
+    expect([whole.problems, a.problems, b.problems]).toEqual([[], [], []]);
+    expect(a.rows + b.rows).toBe(whole.rows);
+    expect(b.rows).toBe(0);
+    expect(a.stored.brought + b.stored.brought).toBe(whole.stored.brought);
+    expect(a.chain?.checked).toBe(whole.chain?.checked); // links and signatures: whole in every part
+
+    // One row edited in a stored day (its object replaced in a local store): the part holding it says so.
+    const dir = checkout();
+    const index = readStoredIndex(dir);
+    const rel = [...index.files.keys()].find((p) => p.startsWith(`${LAYOUT.observations}/`))!;
+    await materialize(dir, rel, index, remote);
+    const text = gunzipSync(readFileSync(join(dir, rel))).toString().replace('"outcome":"ok"', '"outcome":"ok" ');
+    writeFileSync(join(dir, rel), gzipSync(text));
+    const edited = (part: { k: number; n: number }) => verifyArchive(dir, { objects: remote, part });
+    expect((await edited({ k: mine, n: 2 })).problems.some((p) => p.kind === 'chain-digest')).toBe(true);
+    expect((await edited({ k: other, n: 2 })).problems).toEqual([]);
   });
 });
 
