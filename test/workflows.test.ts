@@ -116,7 +116,9 @@ describe('.github/workflows', () => {
     // Everything that makes the day is skipped; everything else (setup, publishing) runs as always.
     const gated = ['Random delay', 'Collect', 'Gzip the finished days', "Cut the month's edition", 'Verify the archive', 'Commit the new observations'];
     for (const name of gated) expect(field(collectStep(name), 'if'), name).toBe(NOT_RECOVERING);
-    const others = collectSteps().filter((s) => !gated.some((g) => s.name.startsWith(g)) && !/unpushed day|Recover the day/.test(s.name));
+    // With a bucket only, and never in a recovery: bringing the last days and moving the closed files.
+    for (const name of ['Bring the last days', 'Move the closed files']) expect(field(collectStep(name), 'if'), name).toBe("${{ !inputs.recover_run_id && env.MCP_SCHEMA_STORE != '' }}");
+    const others = collectSteps().filter((s) => ![...gated, 'Bring the last days', 'Move the closed files'].some((g) => s.name.startsWith(g)) && !/unpushed day|Recover the day/.test(s.name));
     expect(others.map((s) => s.name)).toEqual([
       'actions/checkout@v4',
       'actions/setup-node@v4',
@@ -132,7 +134,15 @@ describe('.github/workflows', () => {
       expect(field(job, name), name).toBe(`\${{ secrets.${name} }}`);
     }
     expect(field(collectStep('Gzip the finished days'), 'run')).toBe('npm run compact -- --finished');
-    expect(field(collectStep('Commit the new observations'), 'COMMIT_DAY_EXCLUDE')).toBe("${{ secrets.MCP_SCHEMA_STORE != '' && 'data/objects data/pages' || '' }}");
+    expect(field(collectStep('Commit the new observations'), 'COMMIT_DAY_EXCLUDE')).toBe("${{ secrets.MCP_SCHEMA_STORE != '' && 'data/objects data/pages data/observations data/observations-v2 data/rosters' || '' }}");
+    // Closed files become objects named by stored.jsonl before verify and the commit; the next run brings back eight days.
+    const names = collectSteps().map((s) => s.name);
+    const at = (prefix: string) => names.findIndex((n) => n.startsWith(prefix));
+    expect(at('Gzip the finished days')).toBeLessThan(at('Move the closed files'));
+    expect(at('Move the closed files')).toBeLessThan(at('Verify the archive'));
+    expect(at('Bring the last days')).toBeLessThan(at('Collect'));
+    expect(field(collectStep('Move the closed files'), 'run')).toBe('npm run store -- offload');
+    expect(field(collectStep('Bring the last days'), 'run')).toBe('npm run store -- pull --recent 8');
   });
 });
 
@@ -192,6 +202,26 @@ describe('deploy.yml: the carried build cache and the once-only monthly parts', 
     expect(field(prune, 'if')).toBe("steps.save.outcome == 'success' || steps.cache-size.outputs.save == 'false'");
     expect(prune).toContain('select(.key != env.KEY)');
     expect(text()).toMatch(/^ {6}actions: write$/m);
+  });
+
+  it('reads three months of days, not the archive: pulls the site months before the build, builds with MCP_SCHEMA_RELEASE=parts, and pulls a closed month only to write its part', () => {
+    const bring = step("Bring the site's months");
+    expect(field(bring, 'if')).toBe("env.MCP_SCHEMA_STORE != ''");
+    expect(field(bring, 'run')).toBe('npm run store -- pull --from "$(date -u -d "$(date -u +%Y-%m-01) -2 months" +%F)"');
+    expect(index("Bring the site's months")).toBeLessThan(index('Build'));
+    expect(field(step('Build'), 'MCP_SCHEMA_RELEASE')).toBe('parts');
+    const publish = step('Publish each closed month once');
+    expect(publish.indexOf('npm run store -- pull --from "${month}-01" --to "${month}-31"')).toBeGreaterThan(0);
+    expect(publish.indexOf('npm run store -- pull')).toBeLessThan(publish.indexOf('npm run months -- write'));
+  });
+
+  it('verify-full.yml runs the full verify as parts side by side, every part of the matrix once', () => {
+    const full = readFileSync(join(dir, 'verify-full.yml'), 'utf8');
+    const parts = Number(/^ {6}PARTS: (\d+)$/m.exec(full)?.[1]);
+    const matrix = /^ {8}part: \[([\d, ]+)\]$/m.exec(full)?.[1]?.split(',').map((n) => Number(n.trim()));
+    expect(matrix).toEqual(Array.from({ length: parts }, (_, i) => i + 1));
+    expect(full).toContain('run: npm run verify -- --full --part "${{ matrix.part }}/$PARTS"');
+    expect(full).toMatch(/fail-fast: false/);
   });
 
   it('uploads nothing every day: no release upload, no --clobber; the manifest of parts goes into the site before it is uploaded', () => {
