@@ -5,7 +5,10 @@ import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compactArchive } from '../../collector/ops/compact.ts';
 import { verifyArchive } from '../../collector/ops/verify.ts';
+import { listDays } from '../../src/archive/day-files.ts';
+import { offload, pullStored, readStoredIndex } from '../../src/archive/stored-files.ts';
 import { CachedStore } from '../../src/archive/cached-store.ts';
 import { FsObjectStore } from '../../src/archive/object-store.ts';
 import { listRosterFiles, readRoster } from '../../src/archive/rosters.ts';
@@ -65,3 +68,44 @@ describe('a collection into a bucket', () => {
     expect(full.objects).toBeGreaterThan(0);
   });
 });
+
+describe('day after day with a bucket, git carrying only the small files', () => {
+  it('collect, compact, offload and verify; the next checkout pulls eight days, collects, and verifies incrementally; a fresh checkout verifies in full', async () => {
+    const store = new S3ObjectStore({ endpoint: server.endpoint, bucket: server.bucket, prefix: 'cycle', credentials: server.credentials });
+    // What git carries once a bucket is set (collect.yml's COMMIT_DAY_EXCLUDE).
+    const carried = (from: string) => {
+      const to = mkdtempSync(join(tmpdir(), 'mcps-cycle-'));
+      scratch.push(to);
+      cpSync(from, to, { recursive: true, filter: (src) => !/[/\\](objects|pages|rosters|observations(-[\w.-]+)?)([/\\]|$)/.test(src.slice(from.length)) });
+      return to;
+    };
+    const first = await collectArchive({ seed: 'cycle', size: 20, days: 1, remote: store });
+    scratch.push(first);
+    const day1 = listDays(first)[0]!.day;
+    compactArchive(first, { finished: true });
+    expect((await offload(first, store)).length).toBeGreaterThan(1); // the day and its roster
+    const v1 = await verifyArchive(first, { objects: store, mode: 'auto', record: true, today: day1 });
+    expect(v1.problems).toEqual([]);
+    expect(v1.recorded).toBe(true);
+
+    const next = carried(first);
+    expect(readdirSync(next).filter((f) => f !== 'quarantine').sort()).toEqual(['chain.jsonl', 'runs.jsonl', 'stored.jsonl', 'verify-state.json'].filter((f) => readdirSync(first).includes(f)).sort());
+    expect((await pullStored(next, store, { from: day1, to: null })).fetched.length).toBeGreaterThan(1);
+    await collectArchive({ seed: 'cycle', size: 20, days: 1, firstDay: 1, remote: store }, next, true);
+    compactArchive(next, { finished: true });
+    const added = await offload(next, store);
+    expect(added.every((l) => !l.path.includes(day1))).toBe(true);
+    const day2 = listDays(next).at(-1)!.day;
+    expect(added.some((l) => l.path.includes(day2))).toBe(true);
+    const v2 = await verifyArchive(next, { objects: store, mode: 'auto', record: true, today: day2 });
+    expect(v2.mode).toBe('incremental');
+    expect(v2.problems).toEqual([]);
+
+    const fresh = carried(next);
+    const full = await verifyArchive(fresh, { objects: store });
+    expect(full.problems).toEqual([]);
+    expect(full.runs).toBe(2);
+    expect(full.stored.brought).toBe(readStoredIndex(fresh).files.size);
+  }, 180_000);
+});
+
