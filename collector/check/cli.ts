@@ -1,6 +1,7 @@
 // npm run check -- <registry name | endpoint URL> [options]  (also the `mcp-schema-check` bin).
 // Parses options as collector/cli.ts does (node:util parseArgs), runs the check once, prints the
 // report (text, or --json), exits 0 / 1 / 2. Bad input is exit 2 with one plain sentence.
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -34,6 +35,7 @@ endpoint exactly as the registry lists it).
   --allow-private      also permit loopback endpoints (local worlds and tests only; private,
                        link-local and every other non-public range stay refused)
   --json               print the report as JSON (every server and registry string is data)
+  --report <file>      also write the JSON report to this file (the text still goes to stdout)
   -h, --help           this text
 
 exit codes: 0 same, or changed with nothing at the --fail-on level
@@ -59,6 +61,7 @@ export async function main(argv: string[]): Promise<number> {
         timeout: { type: 'string' },
         'allow-private': { type: 'boolean' },
         json: { type: 'boolean' },
+        report: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -83,7 +86,16 @@ export async function main(argv: string[]): Promise<number> {
     allowPrivate: values['allow-private'] === true,
     timeoutMs: timeout,
   });
-  process.stdout.write(values.json ? `${JSON.stringify(visibleData(report), null, 2)}\n` : renderReport(report));
+  const json = `${JSON.stringify(visibleData(report), null, 2)}\n`;
+  if (typeof values.report === 'string') {
+    try {
+      await writeFile(values.report, json);
+    } catch (e) {
+      process.stderr.write(`Could not write the report to ${JSON.stringify(values.report)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.\n`);
+      return 2;
+    }
+  }
+  process.stdout.write(values.json ? json : renderReport(report));
   return report.exit_code;
 
   function usage(sentence: string): number {

@@ -11,6 +11,7 @@ import { renderReport } from '../../collector/check/render.ts';
 import { contractSha256, EndpointIndexShard, nameIndexShard, NAME_INDEX_SHARDS, ToolIndexShard, type Tool } from '../../src/lib/index.ts';
 import { DEFAULT_SITE_URL } from '../../src/site/settings.ts';
 import { scratchDirs } from '../helpers/scratch.ts';
+import { checkScript } from './action.ts';
 import { HOSTILE_TOOL, INJECTION, NAMES, SHARED_TOOL, startCheckWorld, type CheckWorld } from './world.ts';
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
@@ -219,6 +220,32 @@ describe('the command', () => {
     const help = await run(['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toBe(CHECK_HELP);
+  }, 60_000);
+
+  it("action.yml's check step, run by bash as the runner would: exit code, outputs and job summary", async () => {
+    const dir = tmp('mcps-action-');
+    const files = { GITHUB_OUTPUT: path.join(dir, 'output'), GITHUB_STEP_SUMMARY: path.join(dir, 'summary') };
+    const step = (env: Record<string, string>) =>
+      new Promise<{ status: number | null; stdout: string }>((resolve, reject) => {
+        // The step runs in the action's folder (working-directory: github.action_path): the repository root here.
+        const child = spawn('bash', ['-e', '-c', checkScript()], { cwd: ROOT, env: { ...process.env, RUNNER_TEMP: dir, ...files, PIN: '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+        let stdout = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+        child.on('error', reject);
+        child.on('close', (status) => resolve({ status, stdout }));
+      });
+    // The action passes no --allow-private: a loopback endpoint is refused by the address policy, as on a runner for a private address.
+    const refused = await step({ SERVER: NAMES.broken, FAIL_ON: 'ERR', ARCHIVE: w.siteUrl });
+    expect(refused.status).toBe(2);
+    expect(readFileSync(files.GITHUB_OUTPUT, 'utf8')).toMatch(/^verdict=could-not-check$/m);
+    const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
+    expect(summary).toMatch(/^### mcp-schema check\n\n {4}mcp-schema check of "io\.github\.example\/broken"\n/);
+    expect(summary.split('\n').slice(2).filter(Boolean).every((l) => l.startsWith('    '))).toBe(true);
+    const unknown = await step({ SERVER: 'io.github.nobody/unknown', FAIL_ON: 'ERR', ARCHIVE: w.siteUrl, PIN: archivedSet[NAMES.same]! });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stdout).toMatch(/no server named "io\.github\.nobody\/unknown"/);
+    const report = /^report=(.+)$/m.exec(readFileSync(files.GITHUB_OUTPUT, 'utf8'))![1]!;
+    expect((JSON.parse(readFileSync(report, 'utf8')) as CheckReport).reason_code).toBe('not-in-archive');
   }, 60_000);
 
   it('defaults to the public site the build publishes', () => {
