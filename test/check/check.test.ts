@@ -40,6 +40,10 @@ describe('the name indexes the site writes', () => {
     for (const f of endpoints) EndpointIndexShard.parse(JSON.parse(readFileSync(path.join(w.siteDir, 'api', 'endpoints', f), 'utf8')));
     const schema = JSON.parse(readFileSync(path.join(w.siteDir, 'api', 'schema', 'tool-names.json'), 'utf8')) as { $id: string };
     expect(schema.$id).toBe(`${w.siteUrl}/api/schema/tool-names.json`);
+    // The descriptor's JSON Schema points from a tool's name and the probed URL to the indexes.
+    const descriptor = readFileSync(path.join(w.siteDir, 'api', 'schema', 'descriptor.json'), 'utf8');
+    expect(descriptor).toContain('/api/tool-names/<shard>.json (the shard: the first 2 hex digits of the SHA-256');
+    expect(descriptor).toContain('/api/endpoints/<shard>.json');
   });
 
   it('finds every server that serves a tool by its name, in the one shard the name hashes to', () => {
