@@ -44,7 +44,7 @@ const common = {
 };
 
 const serverRef = {
-  name: z.string().describe('The registry name (registry text, unvetted).'),
+  name: z.string().describe('The registry name (registry text, unvetted); its tools file, with the tool whole, is /api/tools/<slug>.json (the descriptor links it).'),
   status: z.string().describe("The server's status in the latest run (ok, error, retired, excluded, not_attempted, no_endpoint)."),
   descriptor_url: z.string().describe('Its descriptor, /api/servers/<slug>.json.'),
 };
@@ -62,7 +62,6 @@ export const ToolIndexShard = z
               z
                 .object({
                   ...serverRef,
-                  tools_url: z.string().describe('Its tools file, /api/tools/<slug>.json: the tool whole.'),
                   definition_sha256: z.string().nullable().describe('The tool definition hash (version 1) of this tool as that server served it; null when its answer has no canonical form.'),
                   set_sha256: z.string().nullable().describe('The set hash of the answer the tool is in.'),
                   observed_at: z.string().describe('When that answer was observed (its latest successful tools/list).'),

@@ -26,7 +26,7 @@ import {
   type Tool,
 } from '../lib/index.ts';
 import type { ServerView } from '../loader/views.ts';
-import { descriptorPath, toolsPath } from './descriptor.ts';
+import { descriptorPath } from './descriptor.ts';
 import type { Publication } from './publication.ts';
 
 type ToolRef = ToolIndexShard['tools'][number]['servers'][number];
@@ -48,7 +48,7 @@ export class NameIndexes {
     for (const [i, t] of tools.entries()) {
       if (typeof t.name !== 'string' || seen.has(t.name)) continue;
       seen.add(t.name);
-      push(this.tools, t.name, { name: s.name, status: s.status, descriptor_url, tools_url: this.pub.permalink(toolsPath(s.slug)), definition_sha256: defs?.[i]?.hash ?? null, set_sha256: cur.setHash, observed_at: cur.observedAt });
+      push(this.tools, t.name, { name: s.name, status: s.status, descriptor_url, definition_sha256: defs?.[i]?.hash ?? null, set_sha256: cur.setHash, observed_at: cur.observedAt });
     }
   }
 
