@@ -18,6 +18,7 @@ import { isObject, nameIndexShard, toolIndexPath, ToolIndexShard } from '../src/
 import { slugFor } from '../src/lib/slug.ts';
 import { ArchiveUnavailable, PublishedArchive } from '../collector/check/archive.ts';
 import { FAIL_ON_LEVELS, runCheck, type FailOn } from '../collector/check/check.ts';
+import { DEFAULT_OPTOUT } from '../collector/check/cli.ts';
 import { visibleData } from '../collector/check/text.ts';
 import { PROBER_VERSION } from '../collector/version.ts';
 
@@ -40,6 +41,8 @@ export interface ArchiveServerOptions {
   /** check_server may probe loopback endpoints (local worlds and tests only). */
   allowPrivate?: boolean;
   timeoutMs?: number;
+  /** optout.txt for check_server (default the repository's). */
+  optout?: string | null;
 }
 
 const LEVELS = ['ERR', 'WARN', 'INFO', 'HIGH'] as const;
@@ -221,7 +224,7 @@ export function createArchiveServer(o: ArchiveServerOptions): McpServer {
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     async ({ target, pin, fail_on }) => {
-      const r = await runCheck({ target, archive: o.archive, pin: pin ?? null, failOn: (fail_on ?? 'ERR') as FailOn, allowPrivate: o.allowPrivate ?? false, timeoutMs: o.timeoutMs ?? 15_000 });
+      const r = await runCheck({ target, archive: o.archive, pin: pin ?? null, failOn: (fail_on ?? 'ERR') as FailOn, allowPrivate: o.allowPrivate ?? false, timeoutMs: o.timeoutMs ?? 15_000, optout: o.optout ?? DEFAULT_OPTOUT });
       const words = r.verdict === 'could-not-check' ? `Could not check (${r.reason_code}); the reason is in data.reason.` : `Verdict: ${r.verdict} (exit code ${r.exit_code}): ${r.findings.length} findings, ${r.failing} at or above ${r.fail_on}; ${r.diff?.added.length ?? 0} tools added, ${r.diff?.removed.length ?? 0} removed, ${r.diff?.changed.length ?? 0} changed.`;
       return answer(words, r, r.verdict === 'could-not-check');
     },

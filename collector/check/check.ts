@@ -26,6 +26,7 @@ import {
 import { slugFor } from '../../src/lib/slug.ts';
 import { createHttpContext } from '../http.ts';
 import { DEFAULT_PROBE_V2_LIMITS, probeV2, type ProbeV2Result } from '../probe-v2/index.ts';
+import { isOptedOut, readOptOut } from '../targets.ts';
 import { ArchiveUnavailable, PublishedArchive } from './archive.ts';
 import { quoted } from './text.ts';
 
@@ -46,6 +47,8 @@ export interface CheckOptions {
   /** Admit loopback endpoints (local worlds and tests only), as the collector's --allow-private. */
   allowPrivate?: boolean;
   timeoutMs?: number;
+  /** optout.txt (registry names or hosts never to contact), read as the collector reads it; the CLI passes the repository's. */
+  optout?: string | null;
   now?: () => Date;
 }
 
@@ -171,7 +174,9 @@ async function check(o: CheckOptions, failOn: FailOn, report: CheckReport): Prom
   const probed = isObject(connect.probed) ? connect.probed : {};
   const endpoint = typeof probed.url === 'string' ? probed.url : null;
   report.target.endpoint = /^https?:\/\//i.test(o.target) ? o.target : endpoint;
-  if (history.status === 'excluded') throw new Stop('opted-out', `Not checked: its operator asked the archive never to contact ${quoted(name)}, and the check honours that.`);
+  if (history.status === 'excluded' || isOptedOut({ name, endpoint: report.target.endpoint }, readOptOut(o.optout ?? null))) {
+    throw new Stop('opted-out', `Not checked: its operator asked the archive never to contact ${quoted(name)}, and the check honours that.`);
+  }
   if (report.target.endpoint === null) throw new Stop('no-endpoint', `The archive knows no streamable-http endpoint for ${quoted(name)}, so there is nothing to probe.`);
 
   // 2. The baseline: the latest archived contract, or the pinned set.

@@ -10,6 +10,9 @@ import { FAIL_ON_LEVELS, runCheck, type FailOn } from './check.ts';
 import { renderReport } from './render.ts';
 import { visibleData } from './text.ts';
 
+/** The repository's opt-out list: the check contacts no server the collector would not. */
+export const DEFAULT_OPTOUT = fileURLToPath(new URL('../../optout.txt', import.meta.url));
+
 /** The project's public site (src/site/settings.ts DEFAULT_SITE_URL; test/check/cli.test.ts holds them equal). */
 export const DEFAULT_ARCHIVE = 'https://mcp-schema.example.org';
 
@@ -41,7 +44,7 @@ endpoint exactly as the registry lists it).
 exit codes: 0 same, or changed with nothing at the --fail-on level
             1 a change at or above the --fail-on level
             2 could not check: bad input, archive unreadable, not in the archive, no archived
-              contract, opted out, unreachable, auth required (no credentials are ever sent),
+              contract, opted out (the archive's record or optout.txt), unreachable, auth required (no credentials are ever sent),
               no tool list — each said in one sentence
 user-agent: ${USER_AGENT}
 `;
@@ -85,6 +88,7 @@ export async function main(argv: string[]): Promise<number> {
     failOn: failOn as FailOn,
     allowPrivate: values['allow-private'] === true,
     timeoutMs: timeout,
+    optout: DEFAULT_OPTOUT,
   });
   const json = `${JSON.stringify(visibleData(report), null, 2)}\n`;
   if (typeof values.report === 'string') {

@@ -2,11 +2,11 @@
 // writers and served on loopback; real SDK MCP servers that kept, compatibly changed and broke their
 // archived contract, one behind an auth wall, one gone; and a name the archive never saw.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheck, type CheckReport } from '../../collector/check/check.ts';
-import { CHECK_HELP, DEFAULT_ARCHIVE } from '../../collector/check/cli.ts';
+import { CHECK_HELP, DEFAULT_ARCHIVE, DEFAULT_OPTOUT } from '../../collector/check/cli.ts';
 import { renderReport } from '../../collector/check/render.ts';
 import { contractSha256, EndpointIndexShard, nameIndexShard, NAME_INDEX_SHARDS, ToolIndexShard, type Tool } from '../../src/lib/index.ts';
 import { DEFAULT_SITE_URL } from '../../src/site/settings.ts';
@@ -150,6 +150,18 @@ describe('could not check: exit 2, said plainly', () => {
   it('an archive that is not there', async () => {
     stopped(await check(NAMES.same, { archive: 'http://127.0.0.1:9/' }), 'archive-unavailable', /^Could not read the archive: the archive at http:\/\/127\.0\.0\.1:9\/ could not be reached/);
     stopped(await check(NAMES.same, { archive: path.join(w.siteDir, 'nothing-here') }), 'not-in-archive', /no server named/);
+  });
+
+  it('a server in optout.txt (by name, or by host): refused before any request, as the collector refuses it', async () => {
+    const dir = tmp('mcps-optout-');
+    const before = w.requests();
+    writeFileSync(path.join(dir, 'by-name.txt'), `# test\n${NAMES.same}\n`);
+    stopped(await check(NAMES.same, { optout: path.join(dir, 'by-name.txt') }), 'opted-out', /^Not checked: its operator asked the archive never to contact "io\.github\.example\/same"/);
+    writeFileSync(path.join(dir, 'by-host.txt'), `${new URL(w.endpoints.broken).host}\n`);
+    stopped(await check(w.endpoints.broken, { optout: path.join(dir, 'by-host.txt') }), 'opted-out', /^Not checked/);
+    expect(w.requests()).toBe(before);
+    // The check's default is the repository's list, which the collector reads too.
+    expect(DEFAULT_OPTOUT).toBe(path.join(ROOT, 'optout.txt'));
   });
 
   it('a loopback endpoint without --allow-private: refused by the address policy, never contacted', async () => {

@@ -52,6 +52,8 @@ export interface CheckWorld {
   /** The set hash the archive recorded for a server (from its descriptor). */
   setHashOf(name: string): Promise<string>;
   goLive(): Promise<void>;
+  /** Requests the MCP servers' host has answered so far (the `gone` host aside). */
+  requests(): number;
   close(): Promise<void>;
 }
 
@@ -106,6 +108,7 @@ export async function startCheckWorld(dirs: { archive: string; site: string }): 
       const d = JSON.parse(await readFile(path.join(dirs.site, 'api', 'servers', `${slug}.json`), 'utf8')) as { _meta: Record<string, { set_sha256?: string }> };
       return d._meta['org.mcp-schema/schema-history']!.set_sha256!;
     },
+    requests: () => host.requests,
     async goLive() {
       live = true;
       host.mount('/walled/mcp', {
