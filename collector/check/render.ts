@@ -12,7 +12,6 @@ const WORDS: Record<CheckReport['verdict'], string> = {
 
 export function renderReport(r: CheckReport): string {
   const out: string[] = [];
-  const short = (h: string | null) => (h === null ? 'none' : h.slice(0, 16));
   out.push(`mcp-schema check of ${quoted(r.target.name ?? r.target.input)}`);
   if (r.target.endpoint) out.push(`  endpoint   ${quoted(r.target.endpoint)}`);
   out.push(`  archive    ${r.archive.where}${r.archive.descriptor_url ? ` (descriptor ${r.archive.descriptor_url})` : ''}`);
@@ -21,10 +20,14 @@ export function renderReport(r: CheckReport): string {
     const dates = b.kind === 'latest'
       ? `observed ${b.observed_at ?? '?'}; first seen ${b.first_seen ?? '?'}, last ok ${b.last_seen ?? '?'}; last changed ${b.tools_changed_at ?? 'never'}`
       : `first seen ${b.first_seen ?? '?'}, last seen ${b.last_seen ?? '?'}`;
-    out.push(`  ${b.kind === 'pin' ? 'pinned  ' : 'archived'}   set ${short(b.set_sha256)}…, contract ${short(b.contract_sha256)}…, ${b.tools} tools; ${dates} (archive as of ${b.archive_generated_at ?? '?'})`);
+    out.push(`  ${b.kind === 'pin' ? 'pinned  ' : 'archived'}   ${plural(b.tools ?? 0, 'tool')}; ${dates} (archive as of ${b.archive_generated_at ?? '?'})`);
+    out.push(`             set ${b.set_sha256 ?? 'none'}`, `             contract ${b.contract_sha256 ?? 'none'}`);
   }
   const l = r.live;
-  if (l) out.push(`  live       ${l.observed_at}: v2 status ${l.status}, era ${l.era}${l.protocol_version ? ` ${quoted(l.protocol_version, 40)}` : ''}, ${l.requests} requests${l.contract_sha256 ? `; set ${short(l.set_sha256)}…, contract ${short(l.contract_sha256)}…, ${l.tools.length} tools` : ''}`);
+  if (l) {
+    out.push(`  live       ${l.observed_at}: v2 status ${l.status}, era ${l.era}${l.protocol_version ? ` ${quoted(l.protocol_version, 40)}` : ''}, ${plural(l.requests, 'request')}${l.contract_sha256 ? `, ${plural(l.tools.length, 'tool')}` : ''}`);
+    if (l.contract_sha256) out.push(`             set ${l.set_sha256 ?? `none (${oneLine(l.set_problem ?? 'no canonical form', 160)})`}`, `             contract ${l.contract_sha256}`);
+  }
   out.push(`result: ${WORDS[r.verdict]}${r.verdict === 'could-not-check' ? '' : ` (fail-on ${r.fail_on})`}`);
   if (r.reason) out.push(`  ${oneLine(r.reason, 600)}`);
   if (r.diff) {
@@ -41,4 +44,8 @@ export function renderReport(r: CheckReport): string {
   out.push('Quoted text is the server\'s or the registry\'s, shown as data; hidden and control characters are written as \\u{…} escapes.');
   out.push(`exit ${r.exit_code}`);
   return `${out.join('\n')}\n`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

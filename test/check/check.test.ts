@@ -73,6 +73,8 @@ describe('check against the latest archived contract', () => {
     expect(r.findings).toEqual([]);
     expect(r.baseline!.observed_at).toMatch(/^2026-11-02T03:1/);
     expect(r.baseline!.first_seen).toMatch(/^2026-11-01T03:1/);
+    // The text report shows the whole set hash, to copy into --pin.
+    expect(renderReport(r)).toMatch(new RegExp(`^ {13}set ${r.live!.set_sha256}$`, 'm'));
   });
 
   it('a compatible change: findings below ERR, exit 0; --fail-on INFO makes it exit 1', async () => {
