@@ -11,7 +11,7 @@ import { createArchiveServer } from './server.ts';
 
 export const MCP_HELP = `mcp-schema MCP server — the archive of remote MCP contracts, as tools for an MCP client
 
-usage: npm run mcp -- [options]
+usage: npm run -s mcp -- [options]   (-s: without it npm prints a banner on stdout, the protocol's channel)
        npx mcp-schema-mcp [options]
 
 Speaks MCP over stdio. Tools: get_server, changes, find_servers_by_tool, lookup_set_hash (read the
