@@ -143,6 +143,10 @@ describe('could not check: exit 2, said plainly', () => {
   it('a name the archive never saw, and an endpoint it never probed', async () => {
     stopped(await check('io.github.nobody/unknown'), 'not-in-archive', /^The archive has no server named "io\.github\.nobody\/unknown"/);
     stopped(await check('http://127.0.0.1:9/not-listed'), 'not-in-archive', /^The archive probes no server at "http:\/\/127\.0\.0\.1:9\/not-listed"/);
+    // A URL the archive does not probe is never contacted, even on a live host.
+    const before = w.requests();
+    stopped(await check(w.endpoints.same.replace('/same/', '/unlisted/')), 'not-in-archive', /probes no server at/);
+    expect(w.requests()).toBe(before);
   });
 
   it('an endpoint two servers share: name one', async () => {
