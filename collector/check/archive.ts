@@ -56,6 +56,8 @@ export class PublishedArchive {
 
   /** Read a site path; `found: false` for a file the archive does not have (404, or no such file). */
   async read(sitePath: string): Promise<ArchiveRead> {
+    // A site path names a file inside the archive: never a step out of it.
+    if (sitePath.split('/').some((seg) => seg === '..' || seg === '.' || seg.includes('\\') || seg.includes('\0'))) return { found: false, url: sitePath };
     return this.readAt(this.locate(sitePath));
   }
 
@@ -80,7 +82,15 @@ export class PublishedArchive {
 
   /** Read a permalink from one of the archive's files: through this archive when it is one of its own, else (a URL archive only) as it is. */
   async readPermalink(url: string): Promise<ArchiveRead> {
-    if (this.prefix !== null && url.startsWith(`${this.prefix}/`)) return this.read(decodeURIComponent(url.slice(this.prefix.length)));
+    if (this.prefix !== null && url.startsWith(`${this.prefix}/`)) {
+      let sitePath: string;
+      try {
+        sitePath = decodeURIComponent(url.slice(this.prefix.length));
+      } catch {
+        return { found: false, url };
+      }
+      return this.read(sitePath);
+    }
     if (this.kind === 'url' && /^https?:\/\//i.test(url)) return this.readAt(url);
     return { found: false, url };
   }

@@ -2,11 +2,11 @@
 // from the check and the MCP server. Every such string is cut (src/lib clip), quoted, and every
 // character a reader cannot see or a terminal would act on is written as a visible escape: the
 // hidden class of src/lib hidden-characters.ts (C0/C1 controls, ESC, bidi controls, zero-width and tag
-// characters) and, for one-line output, TAB, LF and CR too. Nothing from a server is ever printed raw.
+// characters) and, for one-line output, TAB, LF, CR and the line and paragraph separators too. Nothing from a server is ever printed raw.
 import { clip, escapeHidden, showHidden } from '../../src/lib/index.ts';
 
-const LINE_BREAKS = /[\t\n\r]/g;
-const NAMED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+const LINE_BREAKS = /[\t\n\r\u2028\u2029]/g;
+const NAMED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r', '\u2028': '\\u{2028}', '\u2029': '\\u{2029}' };
 
 /** One line of data: cut at `max`, hidden characters and line breaks escaped, in double quotes (inner quotes and backslashes escaped). */
 export function quoted(text: string, max = 200): string {
