@@ -9,6 +9,9 @@ import { DEFAULT_ARCHIVE } from '../collector/check/cli.ts';
 import { ArchiveUnavailable } from '../collector/check/archive.ts';
 import { createArchiveServer } from './server.ts';
 
+/** check_server's per-request deadline: 8 × 6 s stays under the SDK client's default 60 s request timeout. */
+export const MCP_CHECK_TIMEOUT_MS = 6_000;
+
 export const MCP_HELP = `mcp-schema MCP server — the archive of remote MCP contracts, as tools for an MCP client
 
 usage: npm run -s mcp -- [options]   (-s: without it npm prints a banner on stdout, the protocol's channel)
@@ -22,7 +25,8 @@ its \`summary\`; the server's instructions tell the client so.
   --archive <url|dir>  the published archive: a base URL or a local folder holding a built site
                        (default ${DEFAULT_ARCHIVE})
   --allow-private      check_server may probe loopback endpoints (local worlds and tests only)
-  --timeout <ms>       check_server's per-request deadline (default 15000)
+  --timeout <ms>       check_server's per-request deadline (default ${MCP_CHECK_TIMEOUT_MS}: the probe's 8 requests then
+                       stay under the 60 s an SDK client waits for an answer by default)
   -h, --help           this text
 `;
 
@@ -39,7 +43,7 @@ export async function main(argv: string[]): Promise<void> {
     process.stdout.write(MCP_HELP);
     return;
   }
-  const timeout = values.timeout === undefined ? 15_000 : Number(values.timeout);
+  const timeout = values.timeout === undefined ? MCP_CHECK_TIMEOUT_MS : Number(values.timeout);
   if (!Number.isInteger(timeout) || timeout < 100 || timeout > 120_000) {
     process.stderr.write('--timeout must be a whole number of milliseconds between 100 and 120000.\n');
     process.exitCode = 2;

@@ -224,7 +224,7 @@ export function createArchiveServer(o: ArchiveServerOptions): McpServer {
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     async ({ target, pin, fail_on }) => {
-      const r = await runCheck({ target, archive: o.archive, pin: pin ?? null, failOn: (fail_on ?? 'ERR') as FailOn, allowPrivate: o.allowPrivate ?? false, timeoutMs: o.timeoutMs ?? 15_000, optout: o.optout ?? DEFAULT_OPTOUT });
+      const r = await runCheck({ target, archive: o.archive, pin: pin ?? null, failOn: (fail_on ?? 'ERR') as FailOn, allowPrivate: o.allowPrivate ?? false, timeoutMs: o.timeoutMs ?? 6_000, optout: o.optout ?? DEFAULT_OPTOUT });
       const words = r.verdict === 'could-not-check' ? `Could not check (${r.reason_code}); the reason is in data.reason.` : `Verdict: ${r.verdict} (exit code ${r.exit_code}): ${r.findings.length} findings, ${r.failing} at or above ${r.fail_on}; ${r.diff?.added.length ?? 0} tools added, ${r.diff?.removed.length ?? 0} removed, ${r.diff?.changed.length ?? 0} changed.`;
       return answer(words, r, r.verdict === 'could-not-check');
     },
