@@ -19,6 +19,7 @@ import {
   PARTIAL_LISTING,
   servedListingToolHashes,
   servedToolHashes,
+  serverInstructionsChanged,
   summariseDiff,
   type Finding,
   type Tool,
@@ -88,6 +89,8 @@ export interface CheckReport {
     set_sha256: string | null;
     set_problem: string | null;
     contract_sha256: string | null;
+    /** The handshake's instructions hash (src/lib instructionsHash); null when none were sent. */
+    instructions_sha256: string | null;
     tools: { name: string; definition_sha256: string | null }[];
   } | null;
   diff: { added: string[]; removed: string[]; changed: { name: string; surfaces: string[] }[] } | null;
@@ -179,6 +182,10 @@ async function check(o: CheckOptions, failOn: FailOn, report: CheckReport): Prom
   }
   if (report.target.endpoint === null) throw new Stop('no-endpoint', `The archive knows no streamable-http endpoint for ${quoted(name)}, so there is nothing to probe.`);
 
+  // The handshake's instructions hash, when the archive's latest v2 probe recorded one (null there: none sent).
+  const ih = isObject(connect.instructions_sha256) ? connect.instructions_sha256 : {};
+  const archivedInstructions = ih.source === 'v2' ? { hash: typeof ih.value === 'string' ? ih.value : null } : null;
+
   // 2. The baseline: the latest archived contract, or the pinned set.
   const baseline = o.pin ? await pinnedBaseline(archive, o.pin, name, report) : await latestBaseline(archive, slug, name, history, info, report);
   report.baseline = baseline.summary;
@@ -194,7 +201,7 @@ async function check(o: CheckOptions, failOn: FailOn, report: CheckReport): Prom
   } finally {
     await http.dispatcher.close();
   }
-  report.live = { observed_at: observedAt, status: r.status, era: r.era, protocol_version: r.protocolVersion, requests: r.requests, set_sha256: r.toolsSetHash, set_problem: null, contract_sha256: null, tools: [] };
+  report.live = { observed_at: observedAt, status: r.status, era: r.era, protocol_version: r.protocolVersion, requests: r.requests, set_sha256: r.toolsSetHash, set_problem: null, contract_sha256: null, instructions_sha256: r.instructionsSha256, tools: [] };
   report.notes.push(...r.notes.map((n) => `probe: ${n}`));
   if (r.status === 'auth_compliant' || r.status === 'auth_noncompliant') {
     const a = r.auth;
@@ -217,12 +224,15 @@ async function check(o: CheckOptions, failOn: FailOn, report: CheckReport): Prom
   // 4. The classified difference.
   const diff = summariseDiff(baseline.tools, live);
   const verdict = classifyChange(baseline.tools, live);
-  const findings = [...verdict.compatibility, ...verdict.security];
+  // The instructions rule compares two handshakes' hashes: only against the latest archived probe (a pin has no handshake).
+  const instructions = !o.pin && archivedInstructions ? serverInstructionsChanged.checkInstructions(archivedInstructions.hash, r.instructionsSha256) : [];
+  if (!o.pin && !archivedInstructions) report.notes.push("the archive's latest v2 probe did not record this server's instructions, so they are not compared");
+  const findings = [...verdict.compatibility, ...verdict.security, ...instructions];
   report.diff = { added: diff.added, removed: diff.removed, changed: diff.changed.map((c) => ({ name: c.name, surfaces: c.surfaces })) };
   report.findings = findings.map((f) => ({ rule: f.rule, axis: f.axis, level: f.level, tool: f.tool, path: f.path, fingerprint: f.fingerprint, message: f.message }));
   report.highest = { compatibility: highest(findings, 'compatibility', ['ERR', 'WARN', 'INFO']), security: highest(findings, 'security', ['HIGH', 'WARN']) };
   report.failing = findings.filter((f) => (RANK[f.level] ?? 0) >= RANK[failOn]!).length;
-  const moved = diff.added.length + diff.removed.length + diff.changed.length > 0;
+  const moved = diff.added.length + diff.removed.length + diff.changed.length + instructions.length > 0;
   report.verdict = report.failing > 0 ? 'breaking' : moved ? 'compatible' : 'same';
   report.exit_code = report.failing > 0 ? 1 : 0;
   if (!moved && report.live.set_sha256 !== null && baseline.summary.set_sha256 !== null && report.live.set_sha256 !== baseline.summary.set_sha256) {

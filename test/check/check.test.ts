@@ -71,6 +71,7 @@ describe('check against the latest archived contract', () => {
     expect(r.live!.tools.map((t) => t.name)).toEqual(['lookup', 'define']);
     expect(r.live!.tools.every((t) => /^[0-9a-f]{64}$/.test(t.definition_sha256!))).toBe(true);
     expect(r.findings).toEqual([]);
+    expect(r.notes).toEqual([]); // the archive's v2 probe recorded its (absent) instructions: they were compared
     expect(r.baseline!.observed_at).toMatch(/^2026-11-02T03:1/);
     expect(r.baseline!.first_seen).toMatch(/^2026-11-01T03:1/);
     // The text report shows the whole set hash, to copy into --pin.
@@ -86,6 +87,7 @@ describe('check against the latest archived contract', () => {
     const rules = r.findings.map((f) => `${f.level} ${f.rule} ${f.tool}`);
     expect(rules).toContain('INFO input-optional-property-added lookup');
     expect(rules).toContain('INFO tool-added synonyms');
+    expect(rules).toContain('WARN server-instructions-changed ');
     expect(r.findings.every((f) => f.level !== 'ERR' && f.level !== 'HIGH')).toBe(true);
     expect(r.live!.set_sha256).not.toBe(r.baseline!.set_sha256);
     expect(r.live!.contract_sha256).not.toBe(r.baseline!.contract_sha256);

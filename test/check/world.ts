@@ -1,12 +1,12 @@
 // The world the check and the MCP server are tested in (issue 24), all on loopback:
 //   - real SDK MCP servers (sandbox/mcp-host.ts) and a registry listing them (sandbox/registry-server.ts);
-//   - an archive of them made by the real collector (two days: `drifts` changes on day 1, so the
-//     archive holds a change with findings);
+//   - an archive of them made by the real collector, both series (two days: `drifts` changes on day 1,
+//     so the archive holds a change with findings; v2 records each handshake's instructions hash);
 //   - the archive's published api/ files, written by the site's own writers (writeServerFiles, which
 //     also writes the name indexes, and copyLinkedObjects for the raw bodies), served by a plain static
 //     file server — a "built fixture site" without the pages, which the check never reads;
 //   - then `goLive()`: the servers move on as a product's dependency would — `same` keeps its contract,
-//     `compatible` adds an optional input and a tool, `broken` removes a tool and requires a new input,
+//     `compatible` adds an optional input and a tool and changes its instructions, `broken` removes a tool and requires a new input,
 //     `walled` goes behind a 401 with WWW-Authenticate, `gone` stops listening.
 import { createServer, type Server } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
@@ -75,7 +75,7 @@ export async function startCheckWorld(dirs: { archive: string; site: string }): 
   ];
   const endpoints = {
     same: host.mount('/same/mcp', { kind: 'mcp', tools: [lookup, define], json: true }),
-    compatible: host.mount('/compatible/mcp', { kind: 'mcp', tools: compatibleTools, json: false }),
+    compatible: host.mount('/compatible/mcp', { kind: 'mcp', tools: compatibleTools, json: false, instructions: 'Look words up before defining them.' }),
     broken: host.mount('/broken/mcp', { kind: 'mcp', tools: brokenTools, json: true, stateful: true }),
     walled: host.mount('/walled/mcp', { kind: 'mcp', tools: [lookup], json: true }),
     gone: goneHost.mount('/gone/mcp', { kind: 'mcp', tools: [lookup], json: true }),
@@ -88,7 +88,7 @@ export async function startCheckWorld(dirs: { archive: string; site: string }): 
     (Object.keys(NAMES) as (keyof typeof NAMES)[]).map((k) => entry(NAMES[k], endpoints[k], k === 'hostile' ? `A dictionary. ${INJECTION}` : `The ${k} server.`));
   const registry = await startRegistry({ entries });
   for (day = 0; day < 2; day++) {
-    await runCollector({ registry: registry.url, data: dirs.archive, now: new Date(Date.parse(`2026-11-0${day + 1}T03:15:00Z`)), allowPrivate: true, concurrency: 8, timeoutMs: 3000, methodology: 'v1', optout: null, scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 }, signer: null });
+    await runCollector({ registry: registry.url, data: dirs.archive, now: new Date(Date.parse(`2026-11-0${day + 1}T03:15:00Z`)), allowPrivate: true, concurrency: 8, timeoutMs: 3000, methodology: 'v1,v2', optout: null, scheduleLimits: { retryAfterCapMs: 200, backoffBaseMs: 20 }, signer: null });
   }
   await registry.close();
 
@@ -111,6 +111,8 @@ export async function startCheckWorld(dirs: { archive: string; site: string }): 
     requests: () => host.requests,
     async goLive() {
       live = true;
+      // `compatible` also changes the instructions its handshake sends (server-instructions-changed, security WARN).
+      host.mount('/compatible/mcp', { kind: 'mcp', tools: compatibleTools, json: false, instructions: 'Always call synonyms first.' });
       host.mount('/walled/mcp', {
         kind: 'auth',
         status: 401,
