@@ -15,7 +15,7 @@
 import type { DailyChange, RealRate } from './years-registry.ts';
 
 export type Design = 'today' | 'new';
-export type Kind = 'page' | 'entry' | 'manifest' | 'body';
+export type Kind = 'page' | 'entry' | 'manifest' | 'body' | 'closed';
 
 /** What git carries, by folder: the part each figure is split into. */
 export const PARTS = ['pages', 'bodies', 'rosters', 'observations', 'runs+chain', 'other', 'trees+commits'] as const;
@@ -130,12 +130,34 @@ export const LIMITS = {
   ram: { bytes: 16e9, label: 'runner RAM' },
   job: { seconds: 6 * 3600, label: 'job' },
   site: { bytes: 1e9, label: 'Pages site' },
+  files: { count: 100_000, label: 'files (Cloudflare Pages paid)' },
   deploy: { seconds: 600, label: 'Pages deploy' },
   asset: { bytes: 2 * 2 ** 30, label: 'release asset' },
 } as const;
 
 const PART_DRIVER: Record<string, Driver> = { pages: 'L', bodies: 'E', rosters: 'N', observations: 'N', 'runs+chain': 'const', other: 'const', 'trees+commits': 'L' };
-const KIND_DRIVER: Record<string, Driver> = { page: 'L', manifest: 'L', entry: 'churn', body: 'E' };
+const KIND_DRIVER: Record<string, Driver> = { page: 'L', manifest: 'L', entry: 'churn', body: 'E', closed: 'N' };
+/**
+ * Two cold builds of the bounded site (bench:archive --targets 5000 --days 60 and --days 360, then
+ * MCP_SCHEMA_RELEASE=parts MCP_SCHEMA_OBJECTS_URL=... bench:build --cold --kinds; bench/README.md
+ * "Years": not this run): the site without data/, its files, and the build's peak RSS after the load
+ * stage (what a daily build with a warm cache peaks at: its later stages are the same work) and at it
+ * (a cold build's digest pass).
+ */
+export const BOUNDED_BUILDS = {
+  targets: 5_000,
+  days: [60, 360],
+  site_mb: [160.2 - 30.7, 198.1 - 44.7],
+  files: [23_854 - 31, 27_744 - 31],
+  warm_peak_rss_mb: [1_052, 1_165],
+  cold_load_rss_mb: [1_594, 3_891],
+  source: 'bench:build --cold of bench:archive 5,000 x 60 and x 360 with the site bounds (bench/README.md, Years), not this run',
+} as const;
+const boundedPerTargetDay = (ys: readonly number[]) => (ys[1]! - ys[0]!) / (BOUNDED_BUILDS.targets * (BOUNDED_BUILDS.days[1] - BOUNDED_BUILDS.days[0]));
+/** The weekly full verify's parts (verify-full.yml's matrix). */
+const VERIFY_PARTS = 4;
+/** What the object store takes, by kind (closed: the day's gz rows and roster, offloaded; absent from runs before that existed). */
+const KINDS = ['page', 'entry', 'manifest', 'body', 'closed'] as const satisfies readonly Kind[];
 
 export const YEARS = [1, 3, 5] as const;
 
@@ -186,7 +208,7 @@ export interface Row {
   flat5: number;
   /** The first day (1-based) the projection passes the limit, with the registry growing and flat (null: not within 5 years). */
   reaches: { growth: number | null; flat: number | null };
-  unit: 'bytes' | 'seconds';
+  unit: 'bytes' | 'seconds' | 'count';
   limitValue: number | null;
   note: string;
 }
@@ -251,7 +273,7 @@ export function project(m: Measured): Projections {
       pd[`worktree:${p}`] = steadyMean(m.days, (d, prev) => d.design[k].worktree[p as 'pages'] - prev.design[k].worktree[p as 'pages']);
       pd[`pack:${p}`] = steadyMean(m.days, (d, prev) => d.design[k].pack_by_part[p as 'pages'] - prev.design[k].pack_by_part[p as 'pages']);
     }
-    for (const kind of ['page', 'entry', 'manifest', 'body'] as const) pd[`store:${kind}`] = steadyMean(m.days, (d) => d.design[k].store_added[kind].bytes);
+    for (const kind of KINDS) pd[`store:${kind}`] = steadyMean(m.days, (d) => d.design[k].store_added[kind]?.bytes ?? 0);
     pd.push = steadyMean(m.days, (d) => d.design[k].push_bytes);
     pd.pack = steadyMean(m.days, (d, prev) => d.design[k].pack_bytes - prev.design[k].pack_bytes);
     pd.git_add_commit_s = steadyMean(m.days, (d) => d.design[k].git_seconds.add_commit);
@@ -264,7 +286,7 @@ export function project(m: Measured): Projections {
       fd[`worktree:${p}`] = first.design[k].worktree[p as 'pages'];
       fd[`pack:${p}`] = first.design[k].pack_by_part[p as 'pages'];
     }
-    for (const kind of ['page', 'entry', 'manifest', 'body'] as const) fd[`store:${kind}`] = first.design[k].store_added[kind].bytes;
+    for (const kind of KINDS) fd[`store:${kind}`] = first.design[k].store_added[kind]?.bytes ?? 0;
     fd.push = first.design[k].push_bytes;
     fd.pack = first.design[k].pack_bytes;
     fd.worktree = sumv(first.design[k].worktree);
@@ -351,28 +373,46 @@ export function project(m: Measured): Projections {
 
   const add = (metric: string, limitKey: keyof typeof LIMITS, design: Row['design'], f: (T: number, g: Growth) => number, note = '') => {
     const lim = LIMITS[limitKey];
-    const limitValue = 'bytes' in lim ? lim.bytes : lim.seconds;
+    const limitValue = 'bytes' in lim ? lim.bytes : 'count' in lim ? lim.count : lim.seconds;
     const first = (g: Growth) => {
       for (let T = 1; T <= T5; T++) if (f(T, g) > limitValue) return T;
       return null;
     };
-    rows.push({ metric, limit: fmtLimit(limitKey), design, values: Ts.map((T) => f(T, gGrow)), flat5: f(T5, gFlat), reaches: { growth: first(gGrow), flat: first(gFlat) }, unit: 'bytes' in lim ? 'bytes' : 'seconds', limitValue, note });
+    rows.push({ metric, limit: fmtLimit(limitKey), design, values: Ts.map((T) => f(T, gGrow)), flat5: f(T5, gFlat), reaches: { growth: first(gGrow), flat: first(gFlat) }, unit: 'bytes' in lim ? 'bytes' : 'count' in lim ? 'count' : 'seconds', limitValue, note });
   };
   for (const k of ['today', 'new'] as const) add('packed repository', 'repo', k, (T, g) => total(k, 'pack', T, g), `${m.gc}, per day measured`);
   add('packed repository', 'goal', 'new', (T, g) => total('new', 'pack', T, g), `${m.gc}, per day measured`);
   for (const k of ['today', 'new'] as const) add("a day's push (thin pack)", 'push', k, (T, g) => perDay[k].push! * (oneDay(k, 'pack', T, g) / Math.max(1, perDay[k].pack!)), 'git bundle HEAD~1..HEAD, scaled like the pack');
+  /** The closed files (gz rows and roster) of day T, which the new design keeps in the store and a job pulls back (store pull). */
+  const closedDay = (T: number, g: Growth) => (perDay.new['store:closed'] ?? 0) * ratio(g, 'N', T - 1, D);
   for (const k of ['today', 'new'] as const) {
-    add('collect job disk: checkout + node_modules' + (k === 'new' ? " + the day's store keys" : ''), 'disk', k, (T, g) => {
+    add('collect job disk: checkout + node_modules' + (k === 'new' ? " + the day's store keys + 8 days pulled" : ''), 'disk', k, (T, g) => {
       const wt = total(k, 'worktree', T, g);
-      return wt + wt * snapshotRatio(k) + m.node_modules_bytes + (k === 'new' ? oneDay(k, 'store', T, g) : 0);
-    }, 'fetch-depth 1: working tree + its packed snapshot');
+      return wt + wt * snapshotRatio(k) + m.node_modules_bytes + (k === 'new' ? oneDay(k, 'store', T, g) + 8 * closedDay(T, g) : 0);
+    }, k === 'new' ? 'fetch-depth 1: working tree + its packed snapshot; collect.yml pulls the last 8 days' : 'fetch-depth 1: working tree + its packed snapshot');
   }
   const sitePrj = (T: number, g: Growth) =>
     (fitMb && fitData
       ? siteAt(at(g, 'N', T), targetDays(g, T), fitMb, ISSUE_SITE.site_mb - ISSUE_SITE.parts['data/'][0]) + siteAt(at(g, 'N', T), at(g, 'N', T) * Math.min(T, 90), fitData, ISSUE_SITE.parts['data/'][0])
       : siteAt(at(g, 'N', T), 0, null, ISSUE_SITE.site_mb)) * 1e6;
-  add('Pages site (not bounded yet)', 'site', 'both', sitePrj, "issue's 42k×30 figure + slopes");
-  const releasePrj = (T: number, g: Growth) => (releaseRatio ?? 1) * (firstDay.new['worktree:observations']! + perDay.new['worktree:observations']! * cumulative(g, 'N', T, D));
+  add('Pages site (unbounded)', 'site', 'today', sitePrj, "issue's 42k×30 figure + slopes");
+  /**
+   * The bounded site (server pages, drift lists, feeds capped; raw bodies beyond those pages in the
+   * store): the issue's month at 42,000 servers, plus what a target-day of history added between the
+   * bounded builds of 60 and 360 days (BOUNDED_BUILDS), linearly (an upper bound: caps bite more with
+   * time); data/ (three months) as for today's design.
+   */
+  const siteBounded = (T: number, g: Growth) => {
+    const month = ISSUE_SITE.site_mb - ISSUE_SITE.parts['data/'][0];
+    const grown = month * (at(g, 'N', T) / ISSUE_SITE.targets) + boundedPerTargetDay(BOUNDED_BUILDS.site_mb) * Math.max(0, targetDays(g, T) - ISSUE_SITE.targets * ISSUE_SITE.days);
+    const data = fitData ? siteAt(at(g, 'N', T), at(g, 'N', T) * Math.min(T, 90), fitData, ISSUE_SITE.parts['data/'][0]) : ISSUE_SITE.parts['data/'][0] * (at(g, 'N', T) / ISSUE_SITE.targets);
+    return (grown + data) * 1e6;
+  };
+  const filesBounded = (T: number, g: Growth) => (ISSUE_SITE.site_files / ISSUE_SITE.targets) * at(g, 'N', T) + boundedPerTargetDay(BOUNDED_BUILDS.files) * Math.max(0, targetDays(g, T) - ISSUE_SITE.targets * ISSUE_SITE.days);
+  add('Pages site (bounded)', 'site', 'new', siteBounded, "the issue's month + the bounded builds' slope per target-day");
+  add('Pages site files (bounded)', 'files', 'new', filesBounded, "the issue's month's files per target + the bounded builds' slope");
+  // Σ day .jsonl.gz: today's design's gz day files (yesterday's closed each day, so a steady day adds one gz; its first day is plain).
+  const releasePrj = (T: number, g: Growth) => (releaseRatio ?? 1) * perDay.today['worktree:observations']! * (1 + cumulative(g, 'N', T, D));
   add('release asset: whole-archive observations bundle', 'asset', 'today', releasePrj, releaseRatio ? `Σ day .jsonl.gz (its members), × ${releaseRatio.toFixed(2)} for the larger of it and observations.csv.gz (small builds)` : 'Σ day .jsonl.gz');
   if (serversJsonPerTarget !== null) add('release asset: servers.json', 'asset', 'today', (T, g) => serversJsonPerTarget * at(g, 'N', T), `${(serversJsonPerTarget / 1e3).toFixed(1)} kB per target (small build) ∝ targets`);
   // The new design publishes no whole-archive file: one part per closed month (npm run months), split
@@ -382,15 +422,31 @@ export function project(m: Measured): Projections {
   const storeFirst = Object.entries(firstDay.new).reduce((a, [key, v]) => (key.startsWith('store:') ? a + (v ?? 0) : a), 0);
   add("release asset: a closed month's part (before splitting)", 'asset', 'new', (T, g) => 30 * (oneDay('new', 'worktree', T, g) + oneDay('new', 'store', T, g)) + storeFirst * ratio(g, 'L', T - 1, D), "30 days of git files and store keys + a listing's entries; split into < 2 GB pieces when larger");
   const buildRss = (T: number, g: Growth) => (fitRss ? siteAt(at(g, 'N', T), targetDays(g, T), fitRss, ISSUE_SITE.peak_rss_gb * 1000) : ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets)) * 1e6;
-  add('RAM: site build peak', 'ram', 'both', buildRss, "issue's 4.27 GB + slopes");
+  add('RAM: site build peak (cold)', 'ram', 'today', buildRss, "issue's 4.27 GB + slopes");
+  // The daily build reads digests from the carried cache: it peaks after the load stage, in work the
+  // bounded builds measured growing by this much a target-day.
+  const warmRss = (T: number, g: Growth) => (ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets) + boundedPerTargetDay(BOUNDED_BUILDS.warm_peak_rss_mb) * Math.max(0, targetDays(g, T) - ISSUE_SITE.targets * ISSUE_SITE.days)) * 1e6;
+  add('RAM: daily site build peak (warm cache)', 'ram', 'new', warmRss, "issue's 4.27 GB by targets + the bounded builds' slope after the load stage");
+  const coldRss = (T: number, g: Growth) => (ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets) + boundedPerTargetDay(BOUNDED_BUILDS.cold_load_rss_mb) * Math.max(0, targetDays(g, T) - ISSUE_SITE.targets * ISSUE_SITE.days)) * 1e6;
+  add('RAM: a cold site build (a lost cache, a new cache format)', 'ram', 'new', coldRss, "the bounded builds' load-stage slope: the digest pass over every day");
   for (const k of ['today', 'new'] as const) add('RAM: full verify', 'ram', k, (T, g) => verify(k, T, g, 'max_rss_mb') * 1e6, 'measured after day 1 and day D, slope ∝ targets');
   if (m.verifyHasIncremental) for (const k of ['today', 'new'] as const) add('RAM: daily verify', 'ram', k, (T, g) => perDay[k].verify_incremental_rss_mb! * ratio(g, 'L', T - 1, D) * 1e6, 'measured steady days ∝ listing rows');
-  for (const k of ['today', 'new'] as const)
-    add('deploy job disk: checkout + node_modules + site + release folder', 'disk', k, (T, g) => {
-      const wt = total(k, 'worktree', T, g);
-      return wt * (1 + snapshotRatio(k)) + m.node_modules_bytes + sitePrj(T, g) + releasePrj(T, g) + (serversJsonPerTarget ?? 0) * at(g, 'N', T);
-    }, 'release folder ≈ the whole-archive bundle + servers.json');
+  add('deploy job disk: checkout + node_modules + site + release folder', 'disk', 'today', (T, g) => {
+    const wt = total('today', 'worktree', T, g);
+    return wt * (1 + snapshotRatio('today')) + m.node_modules_bytes + sitePrj(T, g) + releasePrj(T, g) + (serversJsonPerTarget ?? 0) * at(g, 'N', T);
+  }, 'release folder ≈ the whole-archive bundle + servers.json');
+  add('deploy job disk: checkout + node_modules + site + 3 months pulled + servers.json', 'disk', 'new', (T, g) => {
+    const wt = total('new', 'worktree', T, g);
+    return wt * (1 + snapshotRatio('new')) + m.node_modules_bytes + siteBounded(T, g) + 92 * closedDay(T, g) + (serversJsonPerTarget ?? 0) * at(g, 'N', T);
+  }, 'MCP_SCHEMA_RELEASE=parts: no whole-archive file; deploy.yml pulls the site months (the build cache not counted)');
   for (const k of ['today', 'new'] as const) add('full verify (--full)', 'job', k, (T, g) => verify(k, T, g, 'wall_s'), 'wall; slope per day ∝ listing rows');
+  // verify-full.yml: VERIFY_PARTS jobs side by side (--full --part k/n), each 1/n of the days and shards.
+  add(`full verify, one of ${VERIFY_PARTS} parts (verify-full.yml)`, 'job', 'new', (T, g) => (verify('new', T, g, 'wall_s') - startup('new')) / VERIFY_PARTS + startup('new'), `the full verify's work ÷ ${VERIFY_PARTS}, plus start-up`);
+  add(`RAM: one of ${VERIFY_PARTS} parts of a full verify`, 'ram', 'new', (T, g) => {
+    const ys = m.verifyFull.new.map((r) => r.max_rss_mb);
+    const { base, slope } = line(ys);
+    return (base + (Math.max(0, slope) * cumulative(g, 'N', T, D)) / VERIFY_PARTS) * 1e6;
+  }, `the RSS slope ÷ ${VERIFY_PARTS} (a part holds a 1/n of the object names)`);
   /**
    * The daily verify: incremental from the recorded head (the day's runs, rows, roster and objects: ∝ the
    * listing) plus the scrub, which re-hashes 1/28 of every stored key a day: at most a 28th of a full
@@ -424,7 +480,9 @@ export function project(m: Measured): Projections {
     `Push ≈ the day's thin pack (git bundle of the day's commit). Runner disk of the collect job = the working tree + its depth-1 pack (the first day's pack ÷ working tree) + node_modules${' '}(+ the day's new store keys, the new design's local cache).`,
     'Verify: a full verify (--full) after every measured day, the least-squares slope per day of its own time (plus the command\'s start-up) projected ∝ listing rows, of its max RSS ∝ targets; the daily verify is the CLI\'s incremental mode (--record, head in verify-state.json) measured on the steady days ∝ listing rows (time and the whole RSS: an upper bound), plus its scrub (1/28 of every stored key a day) bounded by a 28th of the projected full verify.',
     `Job time: probe stage ${PROBE_STAGE.minutes} min at ${PROBE_STAGE.endpoints.toLocaleString('en')} endpoints (${PROBE_STAGE.source}) ∝ endpoints; roster paging at ${ROSTER_PACE_PER_MIN} pages/min; this run's write and commit seconds ∝ listing rows; verify as measured.`,
-    `Site: ${siteModel.source}. Nothing bounds the site yet (server pages and API answers grow with targets, raw objects with days): another part of the work.`,
+    `Site: today's design ${siteModel.source}, unbounded. The new design's site is bounded (server pages, drift lists, feeds capped; raw bodies beyond those pages in the store): the issue's month at 42,000 servers ∝ targets, plus the slope per target-day between two bounded cold builds (${BOUNDED_BUILDS.source}: ${(boundedPerTargetDay(BOUNDED_BUILDS.site_mb) * 1e6).toFixed(1)} B of site and ${(boundedPerTargetDay(BOUNDED_BUILDS.files) * 1000).toFixed(2)} files per 1,000 target-days), linearly: an upper bound, as the caps bite more with time. Its per-server baseline (server page 11.6 KB, descriptor 4.8 KB, tools file 10.4 KB for a server that answers, badge 1.1 KB: ≈ 26 KB a server at 5,000 × 60) is most of it and does not shrink with time.`,
+    `Build memory: the daily build reads every day's digest from the carried cache; a loader pass over a warm cache of 5,000 × 360 held 48 MB of heap (26 MB at × 60), and the build peaks after it, in rendering and the outputs (the derived changes with their diffs grow with history: ${(boundedPerTargetDay(BOUNDED_BUILDS.warm_peak_rss_mb) * 1e6).toFixed(0)} B a target-day); a cold build's digest pass peaks far higher (${(boundedPerTargetDay(BOUNDED_BUILDS.cold_load_rss_mb) * 1e6).toFixed(0)} B a target-day).`,
+    `The new design's jobs: collect.yml pulls the last 8 days of closed files back from the store; deploy.yml the site's three months (92 days) and builds with MCP_SCHEMA_RELEASE=parts (no whole-archive file, no release folder of bundles); verify-full.yml runs ${VERIFY_PARTS} parts side by side.`,
     'Pages deploy time (10 min) is not measured (no network here): what it must upload is the site row.',
   ];
   return { assumptions, per_day: perDay, first_day: firstDay, rows, site_model: siteModel, registry_at: registryAt };
@@ -459,6 +517,7 @@ function fmtLimit(k: keyof typeof LIMITS): string {
     ram: 'runner RAM 16 GB',
     job: 'job 6 h',
     site: 'Pages site 1 GB',
+    files: 'files: 100,000 (Cloudflare Pages paid; aim)',
     deploy: 'Pages deploy 10 min',
     asset: 'release asset 2 GiB',
   };
@@ -467,6 +526,7 @@ function fmtLimit(k: keyof typeof LIMITS): string {
 
 export function fmtValue(v: number, unit: Row['unit']): string {
   if (!Number.isFinite(v)) return 'n/a';
+  if (unit === 'count') return Math.round(v).toLocaleString('en');
   if (unit === 'seconds') return v >= 3600 ? `${(v / 3600).toFixed(1)} h` : v >= 120 ? `${(v / 60).toFixed(0)} min` : `${v.toFixed(0)} s`;
   if (v >= 1e12) return `${(v / 1e12).toFixed(1)} TB`;
   if (v >= 1e9) return `${(v / 1e9).toFixed(2)} GB`;

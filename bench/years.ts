@@ -9,8 +9,10 @@
 //   today's  every raw listing page stored whole (Store.putObject → objects/<aa>/<sha256>), the roster
 //            plain (rosters/<day>.json), the newest day plain until the next day's compaction; all in git.
 //   new      pages packed as their entries and a manifest (Store.putPage → objects/ + pages/), objects/ and
-//            pages/ in an S3-compatible object store (not git); git carries the day's rows gzipped the
-//            same day, the roster gzipped, runs.jsonl, chain.jsonl and verify-state.json when verify writes one.
+//            pages/ in an S3-compatible object store (not git); the day's rows and roster gzipped the same
+//            day (compact --finished) and put in the store as objects named by stored.jsonl (npm run
+//            store -- offload), as collect.yml does with a bucket; git carries runs.jsonl, chain.jsonl,
+//            stored.jsonl and verify-state.json.
 //
 // Per day and design: bytes added to what git carries (the working tree of tracked files), to the
 // object store (new design: new keys, which is also its upload), the day's thin pack (`git bundle
@@ -39,6 +41,7 @@ import { selectTargets } from '../collector/targets.ts';
 import { appendRunManifests } from '../src/archive/chain.ts';
 import { dayFile, LAYOUT, rosterPath } from '../src/archive/layout.ts';
 import { FsObjectStore, type ObjectStore } from '../src/archive/object-store.ts';
+import { offload } from '../src/archive/stored-files.ts';
 import type { Observation, Roster, RosterPage } from '../src/lib/index.ts';
 import { generateArchive } from './archive-gen.ts';
 import { benchBuild } from './build.ts';
@@ -79,7 +82,7 @@ class CountingStore implements ObjectStore {
 }
 
 function zeroKinds(): Record<Kind, { keys: number; bytes: number }> {
-  return { page: { keys: 0, bytes: 0 }, entry: { keys: 0, bytes: 0 }, manifest: { keys: 0, bytes: 0 }, body: { keys: 0, bytes: 0 } };
+  return { page: { keys: 0, bytes: 0 }, entry: { keys: 0, bytes: 0 }, manifest: { keys: 0, bytes: 0 }, body: { keys: 0, bytes: 0 }, closed: { keys: 0, bytes: 0 } };
 }
 
 interface Args {
@@ -168,7 +171,7 @@ function partOf(rel: string, pageShas: Set<string>): Part {
   if (rel.startsWith(`${LAYOUT.pages}/`)) return 'pages';
   if (rel.startsWith(`${LAYOUT.rosters}/`)) return 'rosters';
   if (rel.startsWith('observations')) return 'observations';
-  if (rel === LAYOUT.runs || rel === LAYOUT.chain) return 'runs+chain';
+  if (rel === LAYOUT.runs || rel === LAYOUT.chain || rel === LAYOUT.stored) return 'runs+chain';
   return 'other';
 }
 
@@ -260,7 +263,8 @@ async function measureDays(a: Args, log: (s: string) => void) {
   const keyFile = path.join(a.out, 'BENCH-ed25519.pub');
   writeFileSync(keyFile, pair.publicPem);
   const dirs = { today: path.join(a.out, 'today'), new: path.join(a.out, 'new') } as const;
-  const ignored = { today: [LAYOUT.lock, `${LAYOUT.quarantine}/`], new: [LAYOUT.lock, `${LAYOUT.quarantine}/`, `${LAYOUT.objects}/`, `${LAYOUT.pages}/`] };
+  // The new design's git leaves out what collect.yml's COMMIT_DAY_EXCLUDE leaves out with a bucket.
+  const ignored = { today: [LAYOUT.lock, `${LAYOUT.quarantine}/`], new: [LAYOUT.lock, `${LAYOUT.quarantine}/`, `${LAYOUT.objects}/`, `${LAYOUT.pages}/`, `${LAYOUT.observations}/`, `${LAYOUT.observationsV2}/`, `${LAYOUT.rosters}/`] };
   for (const d of DESIGNS) {
     mkdirSync(dirs[d], { recursive: true });
     git(dirs[d], 'init', '-q');
@@ -269,7 +273,7 @@ async function measureDays(a: Args, log: (s: string) => void) {
     git(dirs[d], 'config', 'gc.auto', '0');
     writeFileSync(path.join(dirs[d], '.gitignore'), ignored[d].map((l) => `/${l}\n`).join(''));
   }
-  const tracked = { today: (rel: string) => !rel.startsWith(`${LAYOUT.quarantine}/`) && rel !== LAYOUT.lock, new: (rel: string) => !/^(objects|pages|quarantine)\//.test(rel) && rel !== LAYOUT.lock };
+  const tracked = { today: (rel: string) => !rel.startsWith(`${LAYOUT.quarantine}/`) && rel !== LAYOUT.lock, new: (rel: string) => !/^(objects|pages|quarantine|rosters|observations(-[\w.-]+)?)\//.test(rel) && rel !== LAYOUT.lock };
   const modes = verifyModes();
   log(`verify: ${modes.incremental ? 'the CLI has --full and an incremental default: both are timed' : 'the CLI has no incremental mode (no --full in its --help): the full verify is timed'}`);
   const pageShas = new Set<string>();
@@ -367,6 +371,10 @@ async function measureDays(a: Args, log: (s: string) => void) {
         } else notes.push('roster gzipped by compact.ts');
         compaction.new = notes.join('; ');
       });
+      // The closed files into the store, named by stored.jsonl (what collect.yml runs with a bucket).
+      counting.new.kind = 'closed';
+      const offloaded = await timedAsync(seconds, 'new:offload', () => offload(dirs.new, counting.new));
+      compaction.new += `; offloaded ${offloaded.length} closed files (${offloaded.map((l) => l.path).join(', ')})`;
       for (const k of DESIGNS) {
         // The daily verify as the jobs will run it: incremental from the recorded head (verify-state.json,
         // committed with the day), the first day a full one that records the head.
