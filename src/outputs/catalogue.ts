@@ -2,7 +2,7 @@
 // datapackage.json (Frictionless Data Package v1), so the three never disagree. The field lists of
 // the recorded formats come from their zod contracts (src/lib/contract/): a field added to a contract
 // is a compile error here until it is described, and the order is the contract's.
-import { chainHash, NOT_ATTEMPTED_REASONS, Observation, ObservationV2, OUTCOMES, OUTCOMES_V2, Roster, RosterPage, RosterTarget, Run, RunV2, V2_STATUSES, type Interval, type NotAttemptedReason } from '../lib/index.ts';
+import { chainHash, headlineMethodology, NOT_ATTEMPTED_REASONS, Observation, ObservationV2, OUTCOMES, OUTCOMES_V2, Roster, RosterPage, RosterTarget, Run, RunV2, V2_STATUSES, type Interval, type NotAttemptedReason } from '../lib/index.ts';
 import type { Archive, ChangeView } from '../loader/views.ts';
 import { DESCRIPTOR_BLOCKS } from './descriptor-schema.ts';
 import { SIMULATED_NOTE, simulatedName, SITE_NAME, type Publication } from './publication.ts';
@@ -440,6 +440,7 @@ export function citationCff(a: Archive, pub: Publication): string {
       `message: ${q(`${pub.simulated ? `${SIMULATED_NOTE} ` : ''}If you use this dataset, please cite the edition below: it never changes. Later data are in later editions.`)}`,
       'type: dataset',
       `title: ${q(`${pub.simulated ? 'SIMULATED DATA — ' : ''}${SITE_NAME}: observations of remote MCP servers' tool contracts, edition ${e.edition}`)}`,
+      `abstract: ${q(`Daily tools/list observations of remote MCP servers, data as of ${e.data_as_of_day}. Methodology ${e.methodology}.`)}`,
       'authors:',
       `  - name: ${q(`${SITE_NAME} contributors`)}`,
       `version: ${q(e.edition)}`,
@@ -455,6 +456,7 @@ export function citationCff(a: Archive, pub: Publication): string {
     `message: ${q(`${pub.simulated ? `${SIMULATED_NOTE} ` : ''}If you use this dataset, please cite it as below, with the data-as-of date.`)}`,
     'type: dataset',
     `title: ${q(`${pub.simulated ? 'SIMULATED DATA — ' : ''}${SITE_NAME}: observations of remote MCP servers' tool contracts`)}`,
+    `abstract: ${q(`Daily tools/list observations of remote MCP servers${a.asOfDay ? `, data as of ${a.asOfDay}` : ''}. Methodology ${headlineMethodology(a.headline)}.`)}`,
     'authors:',
     `  - name: ${q(`${SITE_NAME} contributors`)}`,
     `version: ${q(a.asOfDay ?? 'empty')}`,
