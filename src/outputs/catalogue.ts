@@ -434,7 +434,7 @@ export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publi
     profile: 'data-package',
     name: pub.simulated ? 'mcp-schema-simulated' : 'mcp-schema',
     title: `${pub.simulated ? 'SIMULATED DATA — ' : ''}mcp-schema: observations of remote MCP servers' tool contracts`,
-    description: sim(`Daily tools/list observations of every remote MCP server in the official registry, contract changes, contract lifetimes and their Kaplan–Meier survival estimate. Methodology v1${(a.v2?.dayFiles.length ?? 0) > 0 ? '; the rows of methodology v2 (the dual-era probe) beside it, as observations-v2 and runs-v2' : ''}.`),
+    description: sim(`Daily tools/list observations of every remote MCP server in the official registry, contract changes, contract lifetimes and their Kaplan–Meier survival estimate. Changes, contract intervals and the survival curve (the headline figures): methodology ${headlineMethodology(a.headline)}. Observations and runs: methodology v1's rows${(a.v2?.dayFiles.length ?? 0) > 0 ? '; the rows of methodology v2 (the dual-era probe) beside them, as observations-v2 and runs-v2' : ''}.`),
     ...(pub.simulated ? { simulated: true } : {}),
     homepage: pub.permalink('/data/'),
     version: a.asOfDay ?? 'empty',

@@ -48,6 +48,8 @@ describe('npm run build on an archive past the bridge', () => {
     for (const page of ['index.html', 'data/index.html', 'servers/index.html', 'methodology/index.html']) expect(await read(page), page).toContain(`data-testid="footer-methodology">Methodology ${method}</a>`);
     expect(await read('index.html')).toContain(`Methodology ${method}, prober`);
     expect(await read('data/CITATION.cff')).toContain(`Methodology ${method}.`);
+    expect((JSON.parse(await read('data/datapackage.json')) as { description: string }).description).toContain(`the headline figures): methodology ${method}.`);
+    expect(await read('data/index.html')).toContain(`(schema half-life). Methodology ${method}.`);
     expect(await read('charts/schema-survival/schema-survival.svg')).toContain(`Methodology ${method}`);
     expect(await read('charts/schema-survival/index.html')).toContain(`Methodology ${method}.`);
     for (const page of ['index.html', 'data/CITATION.cff', 'charts/schema-survival/schema-survival.svg', 'charts/schema-survival/index.html']) expect(await read(page), page).not.toMatch(/Methodology v1\b(?!,)/);
