@@ -65,7 +65,10 @@ function blank(ctx: RowContext, t: RosterTarget | null, name: string): Observati
     latency_ms: null,
     prober_version: PROBER_VERSION,
     methodology_version: METHODOLOGY_VERSION,
-    // Written on every row, so a row never depends on the reader's default.
+    // Fields added after v1 shipped are written on every row (null when there is nothing to say), so a
+    // row never depends on the reader's default and JSON Lines, CSV and Parquet have one shape
+    // (DESIGN "Data contract decisions"). In the contract's order: tools_set_hash, then not_attempted_reason.
+    tools_set_hash: null,
     not_attempted_reason: null,
   };
 }

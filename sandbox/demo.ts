@@ -304,7 +304,7 @@ async function demo(partial: Partial<DemoOptions>, cleanup: Cleanup): Promise<De
   const siteUrl = o.serve ? `http://127.0.0.1:${port}` : DEFAULT_SITE_URL;
   const { cutEdition } = await import('../src/editions/cut-edition.ts');
   for (const month of [...new Set(days.map((d) => d.date.slice(0, 7)))]) {
-    const cut = await cutEdition(archive, { month, pub: { permalink: (p) => `${siteUrl}/${p.replace(/^\/+/, '')}`, simulated: true }, signer: demoKey.signer, cache: null, release: null, now: new Date(`${days.at(-1)!.date}T12:00:00Z`) });
+    const cut = await cutEdition(archive, { month, pub: { permalink: (p) => `${siteUrl}/${p.replace(/^\/+/, '')}`, simulated: true }, signer: demoKey.signer, cache: null, release: null, now: new Date(`${days.at(-1)!.date}T12:00:00Z`), ...(o.bridgeDays !== null ? { bridgeDays: o.bridgeDays } : {}) });
     if (cut.status === 'cut') log(`edition ${cut.id} cut (${cut.files.length} files, signed by ${demoKey.keyId})`);
   }
   summary.editions = readdirSafe(join(archive, 'editions')).filter((e) => !e.startsWith('.'));

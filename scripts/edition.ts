@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { readRuns } from '../src/archive/runs.ts';
 import { cutEdition, type CutResult } from '../src/editions/cut-edition.ts';
 import { signerFromPem } from '../src/lib/index.ts';
-import { cacheDir, permalink, simulated, sourceRoot } from '../src/site/settings.ts';
+import { bridgeDays, cacheDir, permalink, simulated, sourceRoot } from '../src/site/settings.ts';
 
 const HELP = `usage: npm run edition -- [options]
 
@@ -74,6 +74,8 @@ async function main(): Promise<number> {
         cache: { dir: cacheDir(), sourceRoot: sourceRoot() },
         release: values['release-dir'] ? { dir: values['release-dir'], url: values['release-url']! } : null,
         now,
+        // The same bridge length the site's headline waits for, so an edition names the method its figures rest on.
+        bridgeDays: bridgeDays(),
       }),
     );
   }

@@ -15,7 +15,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChainManifest, chainLine, isObject, OBJECT_FIELDS, sealManifest, type ChainSigner, type RunDigest } from '../lib/index.ts';
+import { ChainManifest, chainLine, isObject, OBJECT_FIELDS, objectSetText, sealManifest, type ChainSigner, type RunDigest } from '../lib/index.ts';
 import { listDays, readLines, splitLines, type DayFiles } from './day-files.ts';
 import { chainPath, LAYOUT, ROSTER_FILE, ROW_SERIES_DIR, runsPath } from './layout.ts';
 import { parseJson, type Problem } from './problems.ts';
@@ -173,7 +173,7 @@ async function digestDay(dir: string, files: DayFiles[], finish: Set<string>, ru
         digest.roster = { file: rosterFile, sha256: bytes ? createHash('sha256').update(bytes).digest('hex') : MISSING };
         for (const page of bytes ? rosterPages(bytes) : []) set.add(page);
       }
-      digest.objects = linesDigest([...set].sort());
+      digest.objects = { lines: set.size, sha256: createHash('sha256').update(objectSetText(set)).digest('hex') };
     }
     out.set(id, digest);
   }

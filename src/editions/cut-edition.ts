@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chainHash, Edition, signBytes, type AnyRun, type ChainSigner, type EditionBundle } from '../lib/index.ts';
+import { chainHash, Edition, headlineMethodology, signBytes, type AnyRun, type ChainSigner, type EditionBundle } from '../lib/index.ts';
 import { readChain } from '../archive/chain.ts';
 import { listDays, readDayLines, type DayFiles } from '../archive/day-files.ts';
 import { readEditions } from '../archive/editions.ts';
@@ -52,6 +52,8 @@ export interface CutOptions {
   release: { dir: string; url: string } | null;
   /** When the cut happens (edition.json cut_at). */
   now: Date;
+  /** The bridge's length the headline waits for (the site's MCP_SCHEMA_BRIDGE_DAYS); default BRIDGE_DAYS. */
+  bridgeDays?: number;
 }
 
 export type CutResult = { status: 'cut'; id: string; dir: string; files: string[] } | { status: 'exists'; id: string } | { status: 'no-full-run'; month: string };
@@ -94,7 +96,10 @@ export async function cutEdition(dir: string, o: CutOptions): Promise<CutResult>
   const view = await archiveCutAt(dir, run.run_id, o.cache?.dir ?? null);
   try {
     forgetArchive(view.dir);
-    const a = await loadArchive(view.dir, o.cache ? { cache: o.cache } : {});
+    const a = await loadArchive(view.dir, { ...(o.cache ? { cache: o.cache } : {}), ...(o.bridgeDays !== undefined ? { bridgeDays: o.bridgeDays } : {}) });
+    // What the figures rest on, from the headline's own decision on the archive as of the run (not the
+    // run row's series: after the bridge the figures are v2 stitched onto v1, whichever row it was cut from).
+    const methodology = headlineMethodology(a.headline);
     // Written into a hidden temp folder and renamed into place whole: a reader never sees half an edition,
     // and a cut that fails leaves nothing behind (readEditions skips hidden folders meanwhile).
     const stage = path.join(dir, LAYOUT.editions, `.${path.basename(tempName(id))}`);
@@ -104,7 +109,7 @@ export async function cutEdition(dir: string, o: CutOptions): Promise<CutResult>
       const put = (name: string, bytes: Buffer | string) => files.set(name, typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes);
 
       // The chart and the tables, with the edition's context.
-      const ctx: ChartContext = { url, edition: id, asOfDay: run.day, methodology: run.methodology_version, simulated: o.pub.simulated };
+      const ctx: ChartContext = { url, edition: id, asOfDay: run.day, methodology, simulated: o.pub.simulated };
       const chart = await survivalFiles(a, ctx);
       put('schema-survival.svg', chart.svg);
       put('schema-survival.png', chart.png);
@@ -115,7 +120,7 @@ export async function cutEdition(dir: string, o: CutOptions): Promise<CutResult>
       const cite = survivalCitation(ctx);
       put('citation.txt', `${cite.plain}\n`);
       put('citation.bib', `${cite.bibtex}\n`);
-      put('CITATION.cff', citationCff(id, url, run.day, o.pub.simulated));
+      put('CITATION.cff', citationCff(id, url, run.day, methodology, o.pub.simulated));
 
       // The data as of the run.
       const bundles = await editionBundles(dir, a, view.dir, { id, run, month: o.month, url, pub: o.pub, release: o.release, stage, earlier: editions.filter((e) => e.id !== id).map((e) => e.edition) });
@@ -132,7 +137,7 @@ export async function cutEdition(dir: string, o: CutOptions): Promise<CutResult>
         data_as_of_day: run.day,
         cut_at: o.now.toISOString(),
         url,
-        methodology: run.methodology_version,
+        methodology,
         simulated: o.pub.simulated,
         signed_by: o.signer?.keyId ?? null,
         chain_head: chain ? { seq: chain.seq, sha256: chainHash(chain), run_id: run.run_id, key_id: chain.signature?.key_id ?? null } : null,
@@ -232,13 +237,14 @@ async function monthLines(viewDir: string, dayFiles: readonly DayFiles[], month:
   return { bytes: Buffer.concat(members.length ? members : [gzipSync('')]), rows };
 }
 
-function citationCff(id: string, url: string, day: string, simulated: boolean): string {
+function citationCff(id: string, url: string, day: string, methodology: string, simulated: boolean): string {
   const q = (s: string) => JSON.stringify(s);
   return [
     'cff-version: 1.2.0',
     `message: ${q(`${simulated ? `${SIMULATED_NOTE} ` : ''}If you use this edition, please cite it as below.`)}`,
     'type: dataset',
     `title: ${q(`${simulated ? 'SIMULATED DATA — ' : ''}mcp-schema: observations of remote MCP servers' tool contracts, edition ${id}`)}`,
+    `abstract: ${q(`Daily tools/list observations of remote MCP servers, data as of ${day}. Methodology ${methodology}.`)}`,
     'authors:',
     `  - name: ${q('mcp-schema contributors')}`,
     `version: ${q(id)}`,

@@ -99,7 +99,7 @@ export function editionPage(e: Edition, a: Archive, cite: Citation, svg: string)
     ['Contracts followed', n(a.intervals.length)],
   ];
   const csp = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
-  return `<!doctype html>
+  return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">

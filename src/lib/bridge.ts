@@ -51,6 +51,17 @@ export function seriesToRecord(choice: MethodologyChoice, earlierRuns: readonly 
   }
 }
 
+/**
+ * The methodology a headline figure rests on, in words, from the headline's own decision (the loader's
+ * `headlineOf`: v1 until the bridge is complete, then v2 stitched onto v1 before the seam): what every
+ * citation, export and footer names, so a figure is never cited under a method it was not computed by.
+ */
+export function headlineMethodology(h: { series: 'v1' | 'stitched'; seamDay: string | null }): string {
+  if (h.series === 'v1') return 'v1';
+  if (h.seamDay === null) throw new Error('a stitched headline has a seam day');
+  return `v2, stitched onto v1 before ${h.seamDay}`;
+}
+
 /** What bridgeTable reads of a v1 row. */
 export interface BridgeRowV1 {
   run_id: string;

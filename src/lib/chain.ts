@@ -78,6 +78,16 @@ export interface RunDigest {
   objects: { lines: number; sha256: string };
 }
 
+/**
+ * The bytes a manifest's `objects` digest hashes: the distinct object names (lower-case hex SHA-256),
+ * sorted, each followed by one LF (0x0A), nothing else — no header, no trailing separator beyond the
+ * last LF; an empty set is the empty string. `objects.lines` is their count, `objects.sha256` the
+ * SHA-256 of these bytes (UTF-8, which for hex is ASCII).
+ */
+export function objectSetText(names: Iterable<string>): string {
+  return [...new Set(names)].sort().map((n) => `${n}\n`).join('');
+}
+
 /** A signing key: its id and the private key (node:crypto). */
 export interface ChainSigner {
   keyId: string;

@@ -191,7 +191,7 @@ export async function writeBundles(
 
   // The hash chain and its head (src/archive/chain.ts): SHA256SUMS lists them, so it carries the head.
   if (a.chain.head) {
-    await small(simulatedName('chain.jsonl', pub), null, a.chain.manifests, readFileSync(chainPath(a.dir)));
+    await small(simulatedName('chain.jsonl', pub), 'chain', a.chain.manifests, readFileSync(chainPath(a.dir)));
     await small(simulatedName('chain-head.json', pub), null, null, chainHeadJson(a, pub));
   }
 

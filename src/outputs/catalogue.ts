@@ -2,10 +2,10 @@
 // datapackage.json (Frictionless Data Package v1), so the three never disagree. The field lists of
 // the recorded formats come from their zod contracts (src/lib/contract/): a field added to a contract
 // is a compile error here until it is described, and the order is the contract's.
-import { chainHash, NOT_ATTEMPTED_REASONS, Observation, ObservationV2, OUTCOMES, OUTCOMES_V2, Roster, RosterPage, RosterTarget, Run, RunV2, V2_STATUSES, type Interval, type NotAttemptedReason } from '../lib/index.ts';
+import { ChainManifest, chainHash, headlineMethodology, NOT_ATTEMPTED_REASONS, Observation, ObservationV2, OUTCOMES, OUTCOMES_V2, Roster, RosterPage, RosterTarget, Run, RunV2, V2_STATUSES, type Interval, type NotAttemptedReason } from '../lib/index.ts';
 import type { Archive, ChangeView } from '../loader/views.ts';
 import { DESCRIPTOR_BLOCKS } from './descriptor-schema.ts';
-import { SIMULATED_NOTE, simulatedName, SITE_NAME, type Publication } from './publication.ts';
+import { SIMULATED_MARK, SIMULATED_NOTE, simulatedName, SITE_NAME, type Publication } from './publication.ts';
 
 /**
  * Where the big files live (bench/README.md, "Deployability"). A static host caps the published site
@@ -23,7 +23,7 @@ export function bundleUrl(name: string, where: 'site' | 'release', pub: Publicat
   return where === 'release' ? pub.releaseUrl + encodeURIComponent(name) : pub.permalink(`/data/${name}`);
 }
 
-export type ResourceName = 'observations' | 'observations-v2' | 'runs' | 'runs-v2' | 'changes' | 'findings' | 'contract-intervals' | 'survival' | 'rosters' | 'roster-targets' | 'servers';
+export type ResourceName = 'observations' | 'observations-v2' | 'runs' | 'runs-v2' | 'changes' | 'findings' | 'contract-intervals' | 'survival' | 'rosters' | 'roster-targets' | 'servers' | 'chain';
 
 export interface BundleFile {
   name: string;
@@ -212,10 +212,13 @@ const FINDING_COLUMNS: (Field & { of: (c: ChangeView, f: ChangeView['findings'][
   { name: 'level', type: 'string', description: 'ERR, WARN, INFO (compatibility) or HIGH, WARN (security).', of: (_, f) => f.level },
   { name: 'tool', type: 'string', description: 'Tool name (registry text).', of: (_, f) => f.tool },
   { name: 'path', type: 'string', description: 'RFC 6901 pointer into the tool.', of: (_, f) => f.path },
-  { name: 'before', type: 'any', description: 'Value at the pointer before (JSON; null when absent).', of: (_, f) => f.before ?? null },
-  { name: 'after', type: 'any', description: 'Value at the pointer after (JSON; null when absent).', of: (_, f) => f.after ?? null },
+  { name: 'before', type: 'any', description: 'Value at the pointer before (JSON). Parquet readers turn a JSON null into SQL NULL, the same as an absent value: has_before tells them apart.', of: (_, f) => f.before ?? null },
+  { name: 'after', type: 'any', description: 'Value at the pointer after (JSON). Parquet readers turn a JSON null into SQL NULL, the same as an absent value: has_after tells them apart.', of: (_, f) => f.after ?? null },
   { name: 'fingerprint', type: 'string', description: 'Stable id of (rule, tool, path).', of: (_, f) => f.fingerprint },
   { name: 'message', type: 'string', description: 'The finding in one sentence.', of: (_, f) => f.message },
+  // Last, so the earlier columns keep their positions (issue 26).
+  { name: 'has_before', type: 'boolean', description: 'Whether the pointer had a value before: false when it was absent (before is NULL), true when it held one, JSON null included (before is then NULL too).', of: (_, f) => f.before !== undefined },
+  { name: 'has_after', type: 'boolean', description: 'Whether the pointer had a value after: false when it was absent (after is NULL), true when it held one, JSON null included (after is then NULL too).', of: (_, f) => f.after !== undefined },
 ];
 
 export const FINDING_FIELDS: Field[] = FINDING_COLUMNS.map(({ name, type, description }) => ({ name, type, description }));
@@ -292,6 +295,25 @@ const SERVER_FIELDS: Field[] = [
   { name: '_meta', type: 'object', description: `The registry's own _meta for the entry, verbatim, and our blocks (${DESCRIPTOR_BLOCKS.map((b) => `${b.key}: ${b.title.toLowerCase()}`).join('; ')}), each documented field by field on the data page (/data/#descriptors) and in /api/schema/descriptor.json.` },
 ];
 
+/** One line of chain.jsonl (src/lib/chain.ts ChainManifest), field by field. */
+const CHAIN_DOCS: { [K in keyof ChainManifest]-?: Omit<Field, 'name'> } = {
+  chain: { type: 'string', description: 'The format name, mcp-schema/chain/v1.' },
+  seq: { type: 'integer', description: '0 for the genesis manifest, then one more per line.' },
+  kind: { type: 'string', description: 'genesis (where the chain starts), run (written by the run itself) or adopted (written after the fact for a past run).' },
+  prev: { type: 'string', description: 'The hash of the manifest before it (SHA-256 of its RFC 8785 form without its signature); null for the genesis.' },
+  sealed_at: { type: 'datetime', description: 'When the manifest was written.' },
+  run_id: { type: 'string', description: 'The run it covers; null for the genesis.' },
+  day: { type: 'date', description: 'The day of that run; null for the genesis.' },
+  runs: { type: 'object', description: "{lines, sha256}: the run's lines of runs.jsonl, each followed by LF, hashed in file order." },
+  roster: { type: 'object', description: '{file, sha256}: the roster file the run fetched and the SHA-256 of its bytes (read through gzip).' },
+  rows: { type: 'array', description: "[{file, lines, sha256}]: per row file (<series folder>/<day>.jsonl), the run's row lines, each followed by LF, in file order." },
+  objects: { type: 'object', description: "{lines, sha256}: the run's object set — the distinct raw-object names its rows (body_sha256, registry_page_sha256, handshake_sha256, tools_pages_sha256) and its roster's pages name, as lower-case hex, sorted, each followed by one LF (0x0A), no other separator; lines is how many, sha256 the SHA-256 of those bytes (an empty set hashes the empty string)." },
+  unchained_runs: { type: 'integer', description: 'Genesis only: runs recorded before the chain began, not covered by it.' },
+  note: { type: 'string', description: 'Genesis and adopted manifests: what they cover, in words.' },
+  signature: { type: 'object', description: '{key_id, alg: ed25519, value}: Ed25519 signature (base64) of "mcp-schema chain v1" + LF + the manifest\'s hash in hex; null when unsigned.' },
+};
+const CHAIN_FIELDS: Field[] = Object.keys(ChainManifest.shape).map((name) => ({ name, ...CHAIN_DOCS[name as keyof ChainManifest] }));
+
 export const RESOURCES: Record<ResourceName, { title: string; description: string; fields: Field[] }> = {
   observations: { title: 'Observations', description: 'One row per target per run, failures included.', fields: OBSERVATION_FIELDS },
   runs: { title: 'Runs', description: 'One row per collector run: counts, coverage, degraded and partial flags.', fields: RUN_FIELDS },
@@ -303,6 +325,7 @@ export const RESOURCES: Record<ResourceName, { title: string; description: strin
   rosters: { title: 'Roster snapshots', description: 'The registry roster fetched by each run.', fields: ROSTER_FIELDS },
   'roster-targets': { title: 'Roster targets', description: 'One row per target of each roster (Parquet).', fields: ROSTER_TARGET_FIELDS },
   findings: { title: 'Findings', description: 'One row per classification finding of each change, flattened (Parquet).', fields: FINDING_FIELDS },
+  chain: { title: 'Hash chain', description: 'One manifest per run: the SHA-256 of its rows, run record, roster and object set, and the hash of the manifest before it, Ed25519-signed (npm run verify checks it).', fields: CHAIN_FIELDS },
   servers: { title: 'Per-server descriptors', description: "Every server the archive has seen, retired and opted-out ones included: the registry entry verbatim plus our health, connectability, tools, contract and identity blocks (the files under /api/servers/).", fields: SERVER_FIELDS },
 };
 
@@ -381,7 +404,7 @@ export function plannedBundles(whole: Archive, pub: Publication): PlannedBundle[
   // Parquet: the same months on the site as the JSON Lines and CSV, older ones in the release folder.
   for (const p of parquetNames(a.months)) add({ name: p.name, resource: p.resource, note: `${p.month ? `${p.month}, ` : ''}Parquet (zstd)` }, p.month && rel && !recent.has(p.month) ? 'release' : 'site');
   if (a.chain.head) {
-    add({ name: simulatedName('chain.jsonl', pub), resource: null, note: 'the hash chain: one manifest per run (npm run verify checks it)' });
+    add({ name: 'chain.jsonl', resource: 'chain', note: 'the hash chain: one manifest per run (npm run verify checks it)' });
     add({ name: simulatedName('chain-head.json', pub), resource: null, note: 'its head: the last manifest, its SHA-256 and signature' });
   }
   for (const b of smallBundles()) add(b);
@@ -413,13 +436,27 @@ export const CSV_NOTE =
   'A cell holding a comma, semicolon, double quote, tab or line break is wrapped in double quotes, its double quotes doubled, so a spreadsheet that splits on semicolons or tabs still reads one cell. ' +
   'Numbers, booleans and empty cells are never changed. For the exact text, use the JSON Lines files: they are verbatim.';
 
+/**
+ * A file's resource name in datapackage.json: unique, as the Data Package spec requires, and of its
+ * characters (lower-case a-z, 0-9, `.`, `_`, `-`). The file name without the `-SIMULATED` mark (the
+ * package says it is simulated), its compression and its format extension, then the format as a
+ * suffix unless it is JSON Lines, the verbatim record: `observations-2026-01` (the .jsonl.gz),
+ * `observations-2026-01-csv`, `observations-2026-01-parquet`, `survival-csv`, `chain`.
+ */
+export function resourceName(file: string): string {
+  const m = /^([^.]+)\.(jsonl|csv|parquet|json)(\.gz)?$/.exec(file.replace(new RegExp(`-${SIMULATED_MARK}(?=\\.|$)`), ''));
+  if (!m) throw new Error(`no resource name for ${JSON.stringify(file)}`);
+  const base = m[1]!.toLowerCase().replace(/[^a-z0-9._-]+/g, '-');
+  return m[2] === 'jsonl' ? base : `${base}-${m[2]}`;
+}
+
 export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publication): unknown {
   const sim = (text: string) => (pub.simulated ? `${SIMULATED_NOTE} ${text}` : text);
   return {
     profile: 'data-package',
     name: pub.simulated ? 'mcp-schema-simulated' : 'mcp-schema',
     title: `${pub.simulated ? 'SIMULATED DATA — ' : ''}mcp-schema: observations of remote MCP servers' tool contracts`,
-    description: sim(`Daily tools/list observations of every remote MCP server in the official registry, contract changes, contract lifetimes and their Kaplan–Meier survival estimate. Methodology v1${(a.v2?.dayFiles.length ?? 0) > 0 ? '; the rows of methodology v2 (the dual-era probe) beside it, as observations-v2 and runs-v2' : ''}.`),
+    description: sim(`Daily tools/list observations of every remote MCP server in the official registry, contract changes, contract lifetimes and their Kaplan–Meier survival estimate. Changes, contract intervals and the survival curve (the headline figures): methodology ${headlineMethodology(a.headline)}. Observations and runs: methodology v1's rows${(a.v2?.dayFiles.length ?? 0) > 0 ? '; the rows of methodology v2 (the dual-era probe) beside them, as observations-v2 and runs-v2' : ''}.`),
     ...(pub.simulated ? { simulated: true } : {}),
     homepage: pub.permalink('/data/'),
     version: a.asOfDay ?? 'empty',
@@ -433,7 +470,7 @@ export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publi
         const parquet = f.name.endsWith('.parquet');
         const json = /\.json$/.test(f.name);
         return {
-          name: f.name.replace(/[^a-z0-9._-]/g, '-').replace(/\.(jsonl|csv)(\.gz)?$/, '').replace(/\.json$/, '-json').replace(/\.parquet$/, '-parquet').toLowerCase(),
+          name: resourceName(f.name),
           title: r.title,
           description: r.description,
           path: f.url ?? f.name,
@@ -462,6 +499,7 @@ export function citationCff(a: Archive, pub: Publication): string {
       `message: ${q(`${pub.simulated ? `${SIMULATED_NOTE} ` : ''}If you use this dataset, please cite the edition below: it never changes. Later data are in later editions.`)}`,
       'type: dataset',
       `title: ${q(`${pub.simulated ? 'SIMULATED DATA — ' : ''}${SITE_NAME}: observations of remote MCP servers' tool contracts, edition ${e.edition}`)}`,
+      `abstract: ${q(`Daily tools/list observations of remote MCP servers, data as of ${e.data_as_of_day}. Methodology ${e.methodology}.`)}`,
       'authors:',
       `  - name: ${q(`${SITE_NAME} contributors`)}`,
       `version: ${q(e.edition)}`,
@@ -477,6 +515,7 @@ export function citationCff(a: Archive, pub: Publication): string {
     `message: ${q(`${pub.simulated ? `${SIMULATED_NOTE} ` : ''}If you use this dataset, please cite it as below, with the data-as-of date.`)}`,
     'type: dataset',
     `title: ${q(`${pub.simulated ? 'SIMULATED DATA — ' : ''}${SITE_NAME}: observations of remote MCP servers' tool contracts`)}`,
+    `abstract: ${q(`Daily tools/list observations of remote MCP servers${a.asOfDay ? `, data as of ${a.asOfDay}` : ''}. Methodology ${headlineMethodology(a.headline)}.`)}`,
     'authors:',
     `  - name: ${q(`${SITE_NAME} contributors`)}`,
     `version: ${q(a.asOfDay ?? 'empty')}`,

@@ -27,8 +27,36 @@ export function rawObjectPath(sha256: string, contentType: string | null): strin
   return `/${objectKey(sha256)}${json ? '.json' : '.txt'}`;
 }
 
-/** Changes shown in full on a server page (a diff per tool, their raw bodies on the site). */
+/** Changes shown with a diff (a diff per tool, their raw bodies on the site): each has a page of its own, /servers/<slug>/changes/<id>/. */
 export const FULL_CHANGES = 10;
+/**
+ * Of those, the newest shown in full on the server page itself (issue 26: a busy server's page was
+ * 910 KB); the others are one line each there, their diff on their own page (plain HTML, no script).
+ */
+export const INLINE_CHANGES = 3;
+/**
+ * Diff lines the server page shows over all its inline changes; past it a tool's diff is on the change's
+ * own page. A drawn line is about 200 bytes of HTML: 240 lines, ~50 KB (the demo's github-mcp-server
+ * page was 353 KB with 600, 214 KB with 240).
+ */
+export const SERVER_PAGE_DIFF_LINES = 180;
+/** Findings about tools a change does not draw, listed on the server page per change (the rest: counted, on its own page). */
+export const SERVER_PAGE_OTHER_FINDINGS = 8;
+/** Diff lines a change's own page shows over all its tools; past it, the JSON Patch and the raw bodies have everything. */
+export const CHANGE_PAGE_DIFF_LINES = 2000;
+
+/**
+ * Characters of schema JSON (inputSchema, outputSchema, annotations, pretty-printed) the server page's
+ * "Current tools" shows over all tools; past it a tool shows its name and description, its schemas in
+ * the tools file (/api/tools/<slug>.json) and the raw body. A server of a hundred tools was 170 KB there;
+ * escaped as HTML, JSON text takes about 2.5 times its characters.
+ */
+export const CURRENT_TOOLS_SCHEMA_CHARS = 12_000;
+
+/** The site path of a change's own page (its diff and findings in full). */
+export function changePagePath(c: { slug: string; id: string }): string {
+  return `/servers/${c.slug}/changes/${c.id}/`;
+}
 /** Contract versions a server page lists (the newest); the rest are in the downloads. */
 export const RECENT_VERSIONS = 20;
 /** Changes a server page lists (the newest FULL_CHANGES in full, the rest one line each); older ones keep only their anchor. */

@@ -3,15 +3,17 @@
 // latest data date; the citation the site suggests is the latest edition's, whose page and files are
 // frozen (/editions/<id>/), and falls back to the live chart before the first edition is cut.
 import { CHART_PATH, type ChartContext } from '../charts/survival-export.ts';
+import { headlineMethodology } from '../lib/index.ts';
 import type { Archive } from '../loader/views.ts';
 import { permalink, simulated } from './settings.ts';
 
-export function liveChartContext(a: Pick<Archive, 'asOfDay' | 'methodologyVersions'>): ChartContext {
-  return { url: permalink(CHART_PATH), edition: null, asOfDay: a.asOfDay, methodology: a.methodologyVersions.at(-1) ?? 'v1', simulated: simulated() };
+/** The live chart names what the headline rests on (headlineMethodology), as the dashboard's statement does. */
+export function liveChartContext(a: Pick<Archive, 'asOfDay' | 'headline'>): ChartContext {
+  return { url: permalink(CHART_PATH), edition: null, asOfDay: a.asOfDay, methodology: headlineMethodology(a.headline), simulated: simulated() };
 }
 
 /** The context the site cites: the latest edition's when there is one. */
-export function citedChartContext(a: Pick<Archive, 'asOfDay' | 'methodologyVersions' | 'editions'>): ChartContext {
+export function citedChartContext(a: Pick<Archive, 'asOfDay' | 'headline' | 'editions'>): ChartContext {
   const e = a.editions.at(-1);
   if (!e) return liveChartContext(a);
   return { url: e.url, edition: e.edition, asOfDay: e.data_as_of_day, methodology: e.methodology, simulated: simulated() };

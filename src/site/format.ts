@@ -55,3 +55,22 @@ export function daysBetween(from: string, to: string): number {
 
 /** Outcome classes in words (the error-class tables and charts). */
 export const CLASS_LABELS: Record<string, string> = { ok: 'answered OK', timeout: 'timeout', tls: 'TLS failure', http_4xx: 'HTTP 4xx', http_5xx: 'HTTP 5xx', auth: 'authentication required', rate_limited: 'rate limited', no_endpoint: 'no endpoint', parse: 'unparseable answer' };
+
+/**
+ * A page title that fits `max` characters of HTML source once escaped (html-validate long-title counts
+ * the source: `<` is `&lt;`), clipped with an ellipsis: search results and tabs cut long titles anyway,
+ * and a registry name can be 512 characters. The page's h1 keeps the whole name.
+ */
+export function fitTitle(text: string, max: number): string {
+  const cost = (ch: string) => ({ '&': 5, '<': 4, '>': 4, '"': 6, "'": 5 })[ch] ?? ch.length;
+  const chars = [...text];
+  if (chars.reduce((n, ch) => n + cost(ch), 0) <= max) return text;
+  let out = '';
+  let used = 1; // the ellipsis
+  for (const ch of chars) {
+    if (used + cost(ch) > max) break;
+    out += ch;
+    used += cost(ch);
+  }
+  return `${out}…`;
+}

@@ -17,6 +17,7 @@
 //   MCP_SCHEMA_STORE, MCP_SCHEMA_STORE_ENDPOINT, MCP_SCHEMA_STORE_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
 //                           the S3-compatible store objects are read from (src/archive/store-config.ts; unset: data/ alone)
 //   MCP_SCHEMA_BRIDGE_DAYS  the bridge's length the headline waits for (default 14, BRIDGE_DAYS; only local worlds and demos, like the collector's --bridge-days)
+//   MCP_SCHEMA_SERVERS_PER_PAGE  servers one page of /servers/ lists (default 500, SERVERS_PER_PAGE; a small fixture sets fewer to build several pages)
 // The build runs from the repository root (npm run build): sourceRoot() is that folder.
 import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
@@ -47,6 +48,15 @@ export function workers(): number {
 /** The repository root: digest workers import the loader from source there, and src/lib is fingerprinted there. */
 export function sourceRoot(): string {
   return process.cwd();
+}
+
+/** Servers a page of /servers/ lists (MCP_SCHEMA_SERVERS_PER_PAGE, a positive integer), or undefined for the default. */
+export function serversPerPage(): number | undefined {
+  const v = process.env.MCP_SCHEMA_SERVERS_PER_PAGE;
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`MCP_SCHEMA_SERVERS_PER_PAGE must be a positive integer, got ${JSON.stringify(v.slice(0, 40))}`);
+  return n;
 }
 
 /** The bridge's length in days (MCP_SCHEMA_BRIDGE_DAYS, a positive integer), or undefined for the default. */

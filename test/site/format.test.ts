@@ -1,6 +1,6 @@
 // src/site/format.ts: one spelling of each number and status on every page.
 import { describe, expect, it } from 'vitest';
-import { asOfText, bytes, count, days, pct, statusText } from '../../src/site/format.ts';
+import { asOfText, bytes, count, days, fitTitle, pct, statusText } from '../../src/site/format.ts';
 import { stripCellLabel as stripLabel, stripKind } from '../../src/site/strip-kinds.ts';
 
 describe('days(d), pct(x), count(x)', () => {
@@ -57,5 +57,17 @@ describe('asOfText(iso)', () => {
 describe('bytes(n)', () => {
   it.each([[1, '1 byte'], [820, '820 bytes'], [1_400, '1.4 kB'], [21_000_000, '21 MB'], [1_480_000_000, '1.5 GB']])('%d is %s', (n, text) => {
     expect(bytes(n)).toBe(text);
+  });
+});
+
+describe('fitTitle(text, max) (issue 26: html-validate long-title counts the escaped source)', () => {
+  it('keeps a title that fits, clips one that does not, counting < > & " \' as their escapes', () => {
+    expect(fitTitle('io.github.x/y', 57)).toBe('io.github.x/y');
+    expect(fitTitle('a'.repeat(57), 57)).toBe('a'.repeat(57));
+    expect(fitTitle('a'.repeat(58), 57)).toBe(`${'a'.repeat(56)}…`);
+    // 14 × `<` is 56 characters of source: one more would not fit beside the ellipsis.
+    expect(fitTitle('<'.repeat(20), 57)).toBe(`${'<'.repeat(14)}…`);
+    // Counted in UTF-16 code units, as the source's length is; a character is never cut in two.
+    expect(fitTitle('😀'.repeat(60), 10)).toBe(`${'😀'.repeat(4)}…`);
   });
 });

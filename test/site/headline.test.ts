@@ -43,6 +43,18 @@ describe('npm run build on an archive past the bridge', () => {
     }
   });
 
+  it('names the method the figures rest on in every citation form: footer, dashboard, /data/CITATION.cff, the live chart\'s source line and citation (issue 26)', async () => {
+    const method = `v2, stitched onto v1 before ${SEAM}`;
+    for (const page of ['index.html', 'data/index.html', 'servers/index.html', 'methodology/index.html']) expect(await read(page), page).toContain(`data-testid="footer-methodology">Methodology ${method}</a>`);
+    expect(await read('index.html')).toContain(`Methodology ${method}, prober`);
+    expect(await read('data/CITATION.cff')).toContain(`Methodology ${method}.`);
+    expect((JSON.parse(await read('data/datapackage.json')) as { description: string }).description).toContain(`the headline figures): methodology ${method}.`);
+    expect(await read('data/index.html')).toContain(`(schema half-life). Methodology ${method}.`);
+    expect(await read('charts/schema-survival/schema-survival.svg')).toContain(`Methodology ${method}`);
+    expect(await read('charts/schema-survival/index.html')).toContain(`Methodology ${method}.`);
+    for (const page of ['index.html', 'data/CITATION.cff', 'charts/schema-survival/schema-survival.svg', 'charts/schema-survival/index.html']) expect(await read(page), page).not.toMatch(/Methodology v1\b(?!,)/);
+  });
+
   it('adds the generated "headline moves to v2" note and the v2-without-migrations series to the changelog', async () => {
     const html = await read('methodology/changelog/index.html');
     const note = /<article id="headline-moves-to-v2"[\s\S]*?<\/article>/.exec(html)?.[0] ?? '';

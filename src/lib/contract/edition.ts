@@ -42,7 +42,8 @@ export const Edition = z
     cut_at: z.string().datetime({ offset: true }),
     /** Its permanent URL (the site's /editions/<id>/). */
     url: z.string().max(4096),
-    methodology: z.string().max(32),
+    /** What its figures rest on (src/lib headlineMethodology): `v1`, or `v2, stitched onto v1 before <seam day>`. */
+    methodology: z.string().max(64),
     simulated: z.boolean(),
     /** The manifest of its run on the hash chain: it pins every row the edition counts. */
     chain_head: z.object({ seq: z.number().int().nonnegative(), sha256, run_id: z.string(), key_id: z.string().nullable() }).strict().nullable(),

@@ -98,8 +98,9 @@ export const Observation = z
     methodology_version: z.enum(V1_SERIES),
     /**
      * The tool definition hash, version 1 set hash of the served page (servedSetHash), on ok rows; null
-     * when the page has none (a repeated member name, a partial listing). Absent on rows written before
-     * the collector recorded it and on rows that are not ok: readers derive it again from the raw body.
+     * when the page has none (a repeated member name, a partial listing), and null on every other row:
+     * the collector always writes it. Absent only on rows written before the collector recorded it (and,
+     * until issue 26, on rows that were not ok), which reads as null: readers derive it again from the raw body.
      */
     tools_set_hash: sha256.nullable().optional(),
     /**
