@@ -154,6 +154,10 @@ export const BOUNDED_BUILDS = {
   source: 'bench:build --cold of bench:archive 5,000 x 60 and x 360 with the site bounds (bench/README.md, Years), not this run',
 } as const;
 const boundedPerTargetDay = (ys: readonly number[]) => (ys[1]! - ys[0]!) / (BOUNDED_BUILDS.targets * (BOUNDED_BUILDS.days[1] - BOUNDED_BUILDS.days[0]));
+/** verify's entry cache (src/archive/objects.ts EntryCache), full. */
+const ENTRY_CACHE_MB = 256;
+/** Heap a verify keeps per stored key (a 64-hex name in its checked set, a tenth of them in the referenced map): 132 B, measured in Node 26 with 138,009 names (bench/README.md, Years). */
+const VERIFY_KEY_BYTES = 132;
 /** The weekly full verify's parts (verify-full.yml's matrix). */
 const VERIFY_PARTS = 4;
 /** What the object store takes, by kind (closed: the day's gz rows and roster, offloaded; absent from runs before that existed). */
@@ -359,8 +363,24 @@ export function project(m: Measured): Projections {
   const verify = (k: Design, T: number, g: Growth, what: 'wall_s' | 'max_rss_mb') => {
     const ys = m.verifyFull[k].map((r) => (what === 'wall_s' ? (r.own_s ?? r.wall_s) + startup(k) : r.max_rss_mb));
     const { base, slope } = line(ys);
+    if (k === 'new' && what === 'wall_s') {
+      // With the entry cache a day of archive costs the new design little more than its rows and rosters,
+      // and the measured slope is within a shared machine's noise: never less than today's design's (the same rows and rosters).
+      const today = line(m.verifyFull.today.map((r) => (r.own_s ?? r.wall_s) + startup('today')));
+      return base + Math.max(0, slope, today.slope) * cumulative(g, 'L', T, D);
+    }
+    if (k === 'new' && what === 'max_rss_mb') return verifyRssNew(T, g, 1);
     return base + Math.max(0, slope) * cumulative(g, what === 'wall_s' ? 'L' : 'N', T, D);
   };
+  /**
+   * A full verify's memory in the new design: its first day's max RSS, the entry cache full (it fills
+   * over the first days: that is the measured rise, not growth), and what it keeps per stored key
+   * (VERIFY_KEY_BYTES: its checked set and referenced map), for the keys the store gains a day. A part
+   * holds 1/n of the keys.
+   */
+  const keysPerDay = steadyMean(m.days, (d) => Object.values(d.design.new.store_added).reduce((a, x) => a + (x?.keys ?? 0), 0));
+  const verifyRssNew = (T: number, g: Growth, parts: number) =>
+    (m.verifyFull.new[0]?.max_rss_mb ?? 0) + ENTRY_CACHE_MB + (VERIFY_KEY_BYTES * keysPerDay * cumulative(g, 'N', T, D)) / parts / 1e6;
   /** npx + tsx start-up: the command's wall minus the CLI's own time (median over the runs). */
   const startup = (k: Design) => median(m.verifyFull[k].map((r) => (r.own_s === null ? 0 : r.wall_s - r.own_s)));
   const snapshotRatio = (k: Design) => firstDay[k].pack! / Math.max(1, firstDay[k].worktree!);
@@ -429,7 +449,8 @@ export function project(m: Measured): Projections {
   add('RAM: daily site build peak (warm cache)', 'ram', 'new', warmRss, "issue's 4.27 GB by targets + the bounded builds' slope after the load stage");
   const coldRss = (T: number, g: Growth) => (ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets) + boundedPerTargetDay(BOUNDED_BUILDS.cold_load_rss_mb) * Math.max(0, targetDays(g, T) - ISSUE_SITE.targets * ISSUE_SITE.days)) * 1e6;
   add('RAM: a cold site build (a lost cache, a new cache format)', 'ram', 'new', coldRss, "the bounded builds' load-stage slope: the digest pass over every day");
-  for (const k of ['today', 'new'] as const) add('RAM: full verify', 'ram', k, (T, g) => verify(k, T, g, 'max_rss_mb') * 1e6, 'measured after day 1 and day D, slope ∝ targets');
+  add('RAM: full verify', 'ram', 'today', (T, g) => verify('today', T, g, 'max_rss_mb') * 1e6, 'measured after each day, least-squares slope ∝ targets');
+  add('RAM: full verify', 'ram', 'new', (T, g) => verify('new', T, g, 'max_rss_mb') * 1e6, `first day + entry cache (${ENTRY_CACHE_MB} MB) + ${VERIFY_KEY_BYTES} B a stored key`);
   if (m.verifyHasIncremental) for (const k of ['today', 'new'] as const) add('RAM: daily verify', 'ram', k, (T, g) => perDay[k].verify_incremental_rss_mb! * ratio(g, 'L', T - 1, D) * 1e6, 'measured steady days ∝ listing rows');
   add('deploy job disk: checkout + node_modules + site + release folder', 'disk', 'today', (T, g) => {
     const wt = total('today', 'worktree', T, g);
@@ -442,11 +463,7 @@ export function project(m: Measured): Projections {
   for (const k of ['today', 'new'] as const) add('full verify (--full)', 'job', k, (T, g) => verify(k, T, g, 'wall_s'), 'wall; slope per day ∝ listing rows');
   // verify-full.yml: VERIFY_PARTS jobs side by side (--full --part k/n), each 1/n of the days and shards.
   add(`full verify, one of ${VERIFY_PARTS} parts (verify-full.yml)`, 'job', 'new', (T, g) => (verify('new', T, g, 'wall_s') - startup('new')) / VERIFY_PARTS + startup('new'), `the full verify's work ÷ ${VERIFY_PARTS}, plus start-up`);
-  add(`RAM: one of ${VERIFY_PARTS} parts of a full verify`, 'ram', 'new', (T, g) => {
-    const ys = m.verifyFull.new.map((r) => r.max_rss_mb);
-    const { base, slope } = line(ys);
-    return (base + (Math.max(0, slope) * cumulative(g, 'N', T, D)) / VERIFY_PARTS) * 1e6;
-  }, `the RSS slope ÷ ${VERIFY_PARTS} (a part holds a 1/n of the object names)`);
+  add(`RAM: one of ${VERIFY_PARTS} parts of a full verify`, 'ram', 'new', (T, g) => verifyRssNew(T, g, VERIFY_PARTS) * 1e6, `first day + entry cache + ${VERIFY_KEY_BYTES} B a stored key, ÷ ${VERIFY_PARTS}`);
   /**
    * The daily verify: incremental from the recorded head (the day's runs, rows, roster and objects: ∝ the
    * listing) plus the scrub, which re-hashes 1/28 of every stored key a day: at most a 28th of a full
@@ -478,7 +495,7 @@ export function project(m: Measured): Projections {
     `Growth: linear at that rate (the same number of new rows a day, not the same fraction: compounding 1.3 % a day would be absurd), so in 5 years the listing has ${registryAt['5 y']!.rows.toLocaleString('en')} rows in ${registryAt['5 y']!.pages.toLocaleString('en')} pages and ${registryAt['5 y']!.targets.toLocaleString('en')} targets; "5 y flat" freezes it at today's size.`,
     `Each part of a day grows with its driver: pages, manifests and git trees with listing rows; rosters and rows with targets; bodies with endpoints; the new design's entry objects with the churn (constant); runs and chain lines constant.`,
     `Push ≈ the day's thin pack (git bundle of the day's commit). Runner disk of the collect job = the working tree + its depth-1 pack (the first day's pack ÷ working tree) + node_modules${' '}(+ the day's new store keys, the new design's local cache).`,
-    'Verify: a full verify (--full) after every measured day, the least-squares slope per day of its own time (plus the command\'s start-up) projected ∝ listing rows, of its max RSS ∝ targets; the daily verify is the CLI\'s incremental mode (--record, head in verify-state.json) measured on the steady days ∝ listing rows (time and the whole RSS: an upper bound), plus its scrub (1/28 of every stored key a day) bounded by a 28th of the projected full verify.',
+    'Verify: a full verify (--full) after every measured day, the least-squares slope per day of its own time (plus the command\'s start-up) projected ∝ listing rows (the new design\'s never below today\'s: the same rows and rosters), of its max RSS ∝ targets (the new design\'s: its first day, the entry cache full, and 132 B per stored key); the daily verify is the CLI\'s incremental mode (--record, head in verify-state.json) measured on the steady days ∝ listing rows (time and the whole RSS: an upper bound), plus its scrub (1/28 of every stored key a day) bounded by a 28th of the projected full verify.',
     `Job time: probe stage ${PROBE_STAGE.minutes} min at ${PROBE_STAGE.endpoints.toLocaleString('en')} endpoints (${PROBE_STAGE.source}) ∝ endpoints; roster paging at ${ROSTER_PACE_PER_MIN} pages/min; this run's write and commit seconds ∝ listing rows; verify as measured.`,
     `Site: today's design ${siteModel.source}, unbounded. The new design's site is bounded (server pages, drift lists, feeds capped; raw bodies beyond those pages in the store): the issue's month at 42,000 servers ∝ targets, plus the slope per target-day between two bounded cold builds (${BOUNDED_BUILDS.source}: ${(boundedPerTargetDay(BOUNDED_BUILDS.site_mb) * 1e6).toFixed(1)} B of site and ${(boundedPerTargetDay(BOUNDED_BUILDS.files) * 1000).toFixed(2)} files per 1,000 target-days), linearly: an upper bound, as the caps bite more with time. Its per-server baseline (server page 11.6 KB, descriptor 4.8 KB, tools file 10.4 KB for a server that answers, badge 1.1 KB: ≈ 26 KB a server at 5,000 × 60) is most of it and does not shrink with time.`,
     `Build memory: the daily build reads every day's digest from the carried cache; a loader pass over a warm cache of 5,000 × 360 held 48 MB of heap (26 MB at × 60), and the build peaks after it, in rendering and the outputs (the derived changes with their diffs grow with history: ${(boundedPerTargetDay(BOUNDED_BUILDS.warm_peak_rss_mb) * 1e6).toFixed(0)} B a target-day); a cold build's digest pass peaks far higher (${(boundedPerTargetDay(BOUNDED_BUILDS.cold_load_rss_mb) * 1e6).toFixed(0)} B a target-day).`,
