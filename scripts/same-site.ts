@@ -2,7 +2,8 @@
 //
 // Does this working tree build the same site as <git-ref> (default: main)? Builds the site from the
 // same archives twice — once from <ref>'s sources (exported with `git archive` into a scratch folder,
-// sharing this tree's node_modules), once from this working tree — each with a fresh build cache, and
+// sharing this tree's node_modules when the lockfiles match, else with its own `npm ci`), once from
+// this working tree — each with a fresh build cache, and
 // compares the two outputs byte for byte: every file under dist/ and under the release folder.
 // Exits 0 when they are identical, 1 when any file differs or exists on one side only.
 //
@@ -74,13 +75,21 @@ async function main(): Promise<number> {
     writeFileSync(path.join(archives, 'done'), '');
   }
 
-  // <ref>'s sources, as committed, beside this tree's node_modules (the build resolves packages from the output folder up).
+  // <ref>'s sources, as committed, with <ref>'s dependencies (the build resolves packages from the
+  // output folder up): this tree's node_modules when the two lockfiles are the same, otherwise
+  // `npm ci` of <ref>'s own lockfile — a dependency upgrade is compared with the versions it replaces,
+  // not with itself.
   const beforeSrc = path.join(work, `src-${commit.slice(0, 12)}`);
-  if (!existsSync(path.join(beforeSrc, 'package.json'))) {
+  if (!existsSync(path.join(beforeSrc, 'package.json')) || !existsSync(path.join(beforeSrc, 'node_modules'))) {
     rmSync(beforeSrc, { recursive: true, force: true });
     mkdirSync(beforeSrc, { recursive: true });
     execFileSync('sh', ['-c', `git archive --format=tar ${commit} | tar -x -C ${JSON.stringify(beforeSrc)}`], { cwd: ROOT });
-    symlinkSync(path.join(ROOT, 'node_modules'), path.join(beforeSrc, 'node_modules'));
+    if (readFileSync(path.join(beforeSrc, 'package-lock.json')).equals(readFileSync(path.join(ROOT, 'package-lock.json')))) {
+      symlinkSync(path.join(ROOT, 'node_modules'), path.join(beforeSrc, 'node_modules'));
+    } else {
+      console.log(`${ref}'s lockfile differs from this tree's: npm ci in ${beforeSrc}`);
+      execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: beforeSrc, stdio: ['ignore', 'inherit', 'inherit'] });
+    }
   }
 
   let differing = 0;
