@@ -74,7 +74,7 @@ export function readOptOut(path: string | null): OptOut {
   return out;
 }
 
-export function isOptedOut(t: RosterTarget, optOut: OptOut): boolean {
+export function isOptedOut(t: Pick<RosterTarget, 'name' | 'endpoint'>, optOut: OptOut): boolean {
   if (optOut.names.has(t.name)) return true;
   if (t.endpoint === null || optOut.hosts.size === 0) return false;
   const u = new URL(t.endpoint);

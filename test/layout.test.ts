@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = path.join(import.meta.dirname, '..');
 /** Every folder of TypeScript that runs: a cycle anywhere is a cycle. */
-const ROOTS = ['src', 'collector', 'sandbox', 'bench', 'scripts'];
+const ROOTS = ['src', 'collector', 'sandbox', 'bench', 'scripts', 'mcp'];
 
 /** Where each part of the tree may not reach (npm packages and node: builtins are always allowed). */
 const LAYERS: { name: string; from: string; notTo: string; why: string }[] = [
@@ -20,6 +20,7 @@ const LAYERS: { name: string; from: string; notTo: string; why: string }[] = [
   { name: 'loader-below-outputs-and-site', from: '^src/loader/', notTo: '^(src/(outputs|site|charts|pages|components|layouts)|collector|sandbox|bench|scripts)/', why: 'the loader is called by the site and the outputs, never the reverse' },
   { name: 'outputs-below-site', from: '^src/outputs/', notTo: '^(src/(site|charts|pages|components|layouts)|collector|sandbox|bench|scripts)/', why: 'outputs take their settings as arguments; the site composes them' },
   { name: 'collector-beside-the-site', from: '^collector/', notTo: '^(src/(loader|outputs|site|charts|pages|components|layouts)|sandbox|bench|scripts)/', why: 'the collector reads and writes the archive through src/archive and src/lib only' },
+  { name: 'check-reads-published-files', from: '^(collector/check|mcp)/', notTo: '^src/(?!lib/)|^(sandbox|bench|scripts)/|^collector/(?!check/|probe-v2/|http\\.ts$|targets\\.ts$|version\\.ts$)', why: 'the check and the MCP server read a published site, never data/ (issue 24): src/lib, the v2 probe and the opt-out list only' },
 ];
 
 let result: ICruiseResult;

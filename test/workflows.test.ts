@@ -21,6 +21,13 @@ function collectSteps(): { name: string; text: string }[] {
     .slice(1)
     .map((block) => ({ name: /^ {6}- (?:name|uses): (.+)$/m.exec(block)?.[1] ?? '', text: block }));
 }
+/** A step's `run: |` block, dedented. */
+function script(step: string): string {
+  const lines = step.slice(step.indexOf('run: |\n') + 'run: |\n'.length).split('\n');
+  const indent = /^ */.exec(lines[0]!)![0].length;
+  return lines.filter((l) => l.trim() === '' || l.startsWith(' '.repeat(indent))).map((l) => l.slice(indent)).join('\n');
+}
+
 function collectStep(name: string): string {
   const found = collectSteps().filter((s) => s.name.startsWith(name));
   expect(found.map((s) => s.name), `one step named '${name}…' in collect.yml`).toHaveLength(1);
@@ -101,7 +108,7 @@ describe('.github/workflows', () => {
     const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
     expect(text).toMatch(/workflow_dispatch:\s*\n\s*inputs:[\s\S]*\n {6}recover_run_id:\s*\n[\s\S]*?required: false/);
     // Reading another run's artifact needs actions: read beside contents: write.
-    expect(text).toMatch(/^permissions:\s*\n {2}contents: write\s*\n(?: {2}#[^\n]*\n)* {2}actions: read\s*$/m);
+    expect(text).toMatch(/^permissions:\s*\n {2}contents: write\s*\n(?: {2}#[^\n]*\n)* {2}actions: write\s*$/m);
     const keep = collectStep('Keep the unpushed day');
     const download = collectStep('Download the unpushed day');
     expect(field(download, 'uses')).toBe('actions/download-artifact@v4');
@@ -113,8 +120,10 @@ describe('.github/workflows', () => {
     expect(field(recover, 'if')).toBe(RECOVERING);
     expect(field(recover, 'DAY_DIR')).toBe(field(download, 'path'));
     expect(recover).toMatch(/scripts\/commit-day\.sh --from-bundle "\$\{bundles\[0\]\}" --verify-cmd 'npm run verify'/);
+    // After the push, the recovered run's artifact is deleted (the daily guard waits while one is kept).
+    expect(recover.indexOf('gh api -X DELETE')).toBeGreaterThan(recover.indexOf('scripts/commit-day.sh --from-bundle'));
     // Everything that makes the day is skipped; everything else (setup, publishing) runs as always.
-    const gated = ['Random delay', 'Collect', 'Gzip the finished days', "Cut the month's edition", 'Verify the archive', 'Commit the new observations'];
+    const gated = ['Refuse while a kept day awaits recovery', 'Random delay', 'Collect', 'Gzip the finished days', "Cut the month's edition", 'Verify the archive', 'Commit the new observations'];
     for (const name of gated) expect(field(collectStep(name), 'if'), name).toBe(NOT_RECOVERING);
     // With a bucket only, and never in a recovery: bringing the last days and moving the closed files.
     for (const name of ['Bring the last days', 'Move the closed files']) expect(field(collectStep(name), 'if'), name).toBe("${{ !inputs.recover_run_id && env.MCP_SCHEMA_STORE != '' }}");
@@ -127,6 +136,34 @@ describe('.github/workflows', () => {
     ]);
     for (const s of others) expect(field(s.text, 'if'), s.name).toBeUndefined();
   });
+  it('a scheduled collection refuses to start while a kept day awaits recovery, and says which run to recover', () => {
+    const guard = (artifacts: string) => {
+      const bin = mkdtempSync(join(tmpdir(), 'mcp-schema-guard-bin-'));
+      try {
+        writeFileSync(join(bin, 'gh'), `#!/bin/bash\necho "$*" >> "${join(bin, 'calls.log')}"\nprintf '%s' "${artifacts}"\n`, { mode: 0o755 });
+        writeFileSync(join(bin, 'step.sh'), script(collectStep('Refuse while a kept day awaits recovery')));
+        try {
+          const out = execSync(`bash -e ${JSON.stringify(join(bin, 'step.sh'))}`, { env: { PATH: `${bin}:${process.env.PATH}`, GITHUB_REPOSITORY: 'owner/repo', HOME: bin }, stdio: 'pipe' }).toString();
+          return { code: 0, out, calls: readFileSync(join(bin, 'calls.log'), 'utf8') };
+        } catch (error) {
+          const e = error as { status: number; stdout: Buffer };
+          return { code: e.status, out: e.stdout.toString(), calls: readFileSync(join(bin, 'calls.log'), 'utf8') };
+        }
+      } finally {
+        rmSync(bin, { recursive: true, force: true });
+      }
+    };
+    const none = guard('');
+    expect(none.code).toBe(0);
+    expect(none.calls).toMatch(/^api repos\/owner\/repo\/actions\/artifacts\?name=collect-day-bundle&per_page=100 --jq /);
+    const kept = guard('987654');
+    expect(kept.code).toBe(1);
+    expect(kept.out).toContain('::error::a day kept by collect run 987654 awaits recovery: run this workflow with recover_run_id set to that run first');
+    // It runs before anything that makes a day.
+    const names = collectSteps().map((s) => s.name);
+    expect(names.findIndex((n) => n.startsWith('Refuse while'))).toBeLessThan(names.findIndex((n) => n.startsWith('Random delay')));
+  });
+
   it('collect.yml: the store comes from secrets, finished days and rosters are gzipped, and with a bucket its cache is not committed', () => {
     const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
     const job = text.slice(text.indexOf('  collect:\n'), text.indexOf('    steps:\n'));
@@ -163,12 +200,6 @@ describe('deploy.yml: the carried build cache and the once-only monthly parts', 
     return found[0]!.text;
   };
   const index = (name: string) => steps().findIndex((s) => s.name.startsWith(name));
-  /** A `run: |` block, dedented. */
-  const script = (s: string) => {
-    const lines = s.slice(s.indexOf('run: |\n') + 'run: |\n'.length).split('\n');
-    const indent = /^ */.exec(lines[0]!)![0].length;
-    return lines.filter((l) => l.trim() === '' || l.startsWith(' '.repeat(indent))).map((l) => l.slice(indent)).join('\n');
-  };
 
   it('restores the last run\'s cache by prefix before the build, points the build at it, and saves it after under a key of the loader\'s cache format and the date', async () => {
     const key = step('Name the build cache');

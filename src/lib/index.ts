@@ -44,3 +44,4 @@ export * from './tools-patch.ts';
 export * from './bridge.ts';
 export * from './chain.ts';
 export * from './page-parts.ts';
+export * from './name-index.ts';

@@ -11,6 +11,7 @@
 // what methodology v1 does not observe is null with a note, never a guess.
 import { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
+import { ENDPOINT_INDEX_DIR, SHARD_RULE, TOOL_INDEX_DIR } from '../lib/index.ts';
 import { META_NAMESPACE } from './publication.ts';
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -125,7 +126,7 @@ export const Connectability = z
     probed: z
       .object({
         index: z.number().int().nonnegative().nullable().describe('Index of the remote the v1 probe contacts: the first streamable-http remote; null when there is none.'),
-        url: z.string().nullable().describe('The URL probed (as the latest row recorded it).'),
+        url: z.string().nullable().describe(`The URL probed (as the latest row recorded it). Every server probed at this URL: ${ENDPOINT_INDEX_DIR}/<shard>.json (the shard: ${SHARD_RULE}; /data/#name-indexes).`),
         why: z.string().describe('The rule, in words: methodology v1 probes the first remote of type streamable-http of the isLatest registry entry, as listed (real entries list an sse remote first); a URL with {variables}, or not http(s), is not probed.'),
         problem: z.string().nullable().describe('Why nothing is probed: no_streamable_http, templated_url, invalid_url, or the opt-out.'),
       })
@@ -158,7 +159,7 @@ export const Connectability = z
 
 const ToolSummary = z
   .object({
-    name: z.string().describe('Tool name (registry text, as JSON.parse reads the served body).'),
+    name: z.string().describe(`Tool name (registry text, as JSON.parse reads the served body). Every server serving a tool of this name: ${TOOL_INDEX_DIR}/<shard>.json (the shard: ${SHARD_RULE}; /data/#name-indexes).`),
     title: z.string().nullable().describe('title, when a string.'),
     description: z.string().nullable().describe('description, when a string, cut at 1,000 characters (the tools file has it whole).'),
     description_clipped: z.boolean().describe('The description was cut.'),

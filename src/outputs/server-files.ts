@@ -12,6 +12,8 @@
 //   /data/servers.jsonl.gz           the same descriptors, one per line (a /data/ bundle: SHA256SUMS, datapackage.json)
 //   /api/sets/<set hash>.json        every set hash the archive has seen: who served it, first and last seen
 //   /api/schema/descriptor.json      the JSON Schema of a descriptor
+//   /api/tool-names/<shard>.json, /api/endpoints/<shard>.json   tool name / endpoint URL → servers
+//                                    (name-index.ts; the shard rule is src/lib name-index.ts)
 //   /servers/<slug>/feed.xml, .json  RSS 2.0 and JSON Feed 1.1 of the server's changes and body findings
 //   /servers/<slug>/badge.svg        the README badge (server-badge.ts), every server
 //   /servers/<slug>/changes/<change id>.patch.json   each change as an RFC 6902 JSON Patch (src/lib
@@ -34,6 +36,7 @@ import type { BundleFile } from './catalogue.ts';
 import { bulkUrl, DESCRIPTOR_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath, toolsPath } from './descriptor.ts';
 import { jsonFeed, rssFeed, SERVER_FEED_ITEMS, serverChannel } from './feeds.ts';
 import { HashedFile } from './hashed-file.ts';
+import { NameIndexes } from './name-index.ts';
 import { SIMULATED_MARK, SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 
 /** The /api/servers/<slug>.json body. */
@@ -97,11 +100,13 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
   const mark = <T extends Record<string, unknown>>(o: T): T => (pub.simulated ? { ...o, simulated: true } : o);
   const lines = new HashedFile(path.join(outDir, 'data', linesName));
   await bulk.write(Buffer.from('{"servers":['));
+  const indexes = new NameIndexes(pub);
   let pending: string[] = [];
   let pendingSize = 0;
   for (const [i, s] of a.servers.entries()) {
     const facts = await serverFacts(a, s);
     const d = serverDescriptor(a, s, facts, repos, pub);
+    indexes.add(s, facts.tools, facts.hashes);
     const line = JSON.stringify(d);
     await writeFile(path.join(api, 'servers', `${s.slug}.json`), line);
     files++;
@@ -152,6 +157,7 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
   await mkdir(path.join(api, 'schema'), { recursive: true });
   await writeFile(path.join(outDir, DESCRIPTOR_SCHEMA_PATH), JSON.stringify(descriptorJsonSchema(pub.permalink(DESCRIPTOR_SCHEMA_PATH)), null, 2));
   files++;
+  files += await indexes.write(outDir, a.asOf);
   const rows = a.servers.length;
   return {
     files,
