@@ -363,6 +363,16 @@ function statSize(file: string): number {
 // ---------------------------------------------------------------------------------------------
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`usage: npm run bench:archive -- [--targets N] [--days D] [--out DIR] [--force] [--no-compact] [--seed S] [--start YYYY-MM-DD]
+  --targets N    targets of the world (default 25000)
+  --days D       daily runs (default 365)
+  --out DIR      the archive (default .bench/archive-<N>x<D>; never data/); --force empties it first
+  --no-compact   leave closed days plain (default: gzip them, as the daily workflow does)
+  --seed S, --start YYYY-MM-DD   the world's seed and first day
+`);
+    return;
+  }
   const get = (flag: string) => {
     const i = args.indexOf(flag);
     return i >= 0 ? args[i + 1] : undefined;

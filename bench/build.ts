@@ -192,6 +192,20 @@ function median(xs: number[]): number {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`usage: npm run bench:build -- --archive DIR [--repeat N] [--cold] [--daily] [--kinds] [--keep] [--out DIR] [--cache DIR]
+  --archive DIR  the archive to build (default: data/, which holds real observations: pass a bench archive)
+  --repeat N     build N times; prints each run and the medians
+  --cold         empty the build cache first (the first build of an archive)
+  --daily        the daily job: build without the newest day, then with it on that cache
+  --kinds        the site's size by kind of file
+  --out DIR      where the site goes (default: a temp folder); --keep keeps it
+  --cache DIR    the build cache (default .cache/bench-build)
+The build's own settings pass through the environment: e.g. MCP_SCHEMA_RELEASE=parts and
+MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
+`);
+    return;
+  }
   const get = (flag: string) => {
     const i = args.indexOf(flag);
     return i >= 0 ? args[i + 1] : undefined;

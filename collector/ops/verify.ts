@@ -45,7 +45,7 @@ import { writeAtomic } from '../../src/archive/atomic.ts';
 import { readChain, runsByRun } from '../../src/archive/chain.ts';
 import { listDays, tornLastLine } from '../../src/archive/day-files.ts';
 import { chainPath, DAY_FILE, isObjectName, LAYOUT, runsPath, SERIES_FOLDER } from '../../src/archive/layout.ts';
-import { checkObjectIn } from '../../src/archive/objects.ts';
+import { checkObjectIn, EntryCache } from '../../src/archive/objects.ts';
 import { FsObjectStore, type ObjectStore } from '../../src/archive/object-store.ts';
 import { observationLines, observationV2Lines, type ObservationLine } from '../../src/archive/observations.ts';
 import { readRoster, rosterEntries } from '../../src/archive/rosters.ts';
@@ -105,6 +105,8 @@ export interface VerifyReport {
   referenced: number;
   /** The rotating scrub: shards first..last of 256 listed and re-hashed (full: 0..255), on day cycleDay (1-based) of a cycleDays cycle. */
   scrub: { first: number; last: number; cycleDay: number; cycleDays: number; keys: number };
+  /** Entries of packed pages read from the store to check their joins, and reads saved by holding them (a day's pages repeat the day before's entries). */
+  pageEntries: { read: number; reused: number };
   /** The part of a full verify this was (VerifyOptions.part), or null. */
   part: { k: number; n: number } | null;
   /** Closed files kept in the object store (stored.jsonl) that this verify covered, and how many it brought from the store to read. */
@@ -189,6 +191,8 @@ interface Ctx {
   concurrency: number;
   /** Object names checked (or being checked): whoever adds a name reports what is wrong with it. */
   checked: Set<string>;
+  /** Entries of packed pages already read and hashed in this verify: a day's pages repeat the day before's entries. */
+  entries: EntryCache;
   /** Object names referenced by the rows and rosters read, with the first place that refers to each. */
   referenced: Map<string, string>;
   /** What the run checks need of each roster read: only whether it was complete (a roster is ≈ 14 MB in memory at 42,000 targets, so none is kept). */
@@ -214,6 +218,7 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
     referenced: 0,
     scrub: { first: 0, last: SHARDS - 1, cycleDay: 1, cycleDays: DEFAULT_SCRUB_CYCLE_DAYS, keys: 0 },
     stored: { named: 0, brought: 0 },
+    pageEntries: { read: 0, reused: 0 },
     part: null,
     problems: [],
     warnings: [],
@@ -229,6 +234,7 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
     store: options.objects ?? new FsObjectStore(dir),
     concurrency: Math.max(1, options.concurrency ?? 16),
     checked: new Set(),
+    entries: new EntryCache(),
     referenced: new Map(),
     rosters: new Map(),
     perRun: new Map(),
@@ -275,6 +281,7 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
     }
   }
   report.stored.brought = brought.length;
+  report.pageEntries = { read: ctx.entries.misses, reused: ctx.entries.hits };
 
   // 8. Editions: unchanged since they were cut (small files, one folder a month: checked every time).
   const editions = await verifyEditions(dir, options.keys ?? []);
@@ -447,7 +454,7 @@ type ObjectCheck = Awaited<ReturnType<typeof checkObjectIn>> | { ok: false; miss
 function firstCheck(ctx: Ctx, sha: string): Promise<ObjectCheck> | null {
   if (ctx.checked.has(sha)) return null;
   ctx.checked.add(sha);
-  return checkObjectIn(ctx.store, sha).catch((e: unknown) => ({ ok: false as const, missing: false as const, unreadable: true as const, message: `${ctx.store.description} did not answer: ${oneLine((e as Error).message, 200)}` }));
+  return checkObjectIn(ctx.store, sha, ctx.entries).catch((e: unknown) => ({ ok: false as const, missing: false as const, unreadable: true as const, message: `${ctx.store.description} did not answer: ${oneLine((e as Error).message, 200)}` }));
 }
 
 /** A check's finding, reported at the object's key (scrub) or at the place that refers to it. */
@@ -727,6 +734,7 @@ export function formatReport(r: VerifyReport): string {
   out.push(`covered: ${runs}: ${plural(r.runs, 'run row')}, ${plural(r.dayFiles, 'day file')}, ${plural(r.rows, 'row')}, ${plural(r.rosters, 'roster')}; ${plural(r.objects, 'object')} hashed (${r.referenced} referenced, ${plural(r.scrub.keys, 'key')} scrubbed)${chain}`);
   const hex = (n: number) => n.toString(16).padStart(2, '0');
   const shards = r.scrub.first > r.scrub.last ? 'no shard today' : r.scrub.first === 0 && r.scrub.last === SHARDS - 1 ? `all ${SHARDS} shards` : `shards ${hex(r.scrub.first)}..${hex(r.scrub.last)} of ${SHARDS}`;
+  if (r.pageEntries.read + r.pageEntries.reused > 0) out.push(`pages: ${r.pageEntries.read === 1 ? '1 entry' : `${r.pageEntries.read} entries`} read to check the packed pages' joins, ${r.pageEntries.reused} reads saved (entries repeated across pages)`);
   if (r.stored.named > 0) out.push(`stored: ${plural(r.stored.named, 'closed file')} named by ${LAYOUT.stored} covered, ${r.stored.brought} brought from the object store to be read`);
   out.push(`scrub: ${shards}${r.mode === 'incremental' ? ` (cycle day ${r.scrub.cycleDay}/${r.scrub.cycleDays})` : ''}, ${plural(r.scrub.keys, 'key')} listed`);
   out.push(`archive ${r.dir}: ${r.dayFiles} day files, ${r.rows} rows, ${r.runs} runs, ${r.rosters} rosters, ${r.objects} objects, ${r.editions} editions`);

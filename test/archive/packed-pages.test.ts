@@ -9,7 +9,7 @@ import { Store } from '../../collector/store.ts';
 import { verifyArchive } from '../../collector/ops/verify.ts';
 import { objectPath, pagePath } from '../../src/archive/layout.ts';
 import { FsObjectStore } from '../../src/archive/object-store.ts';
-import { checkObjectIn, readObject, readObjectFrom, readObjectSync } from '../../src/archive/objects.ts';
+import { checkObjectIn, EntryCache, readObject, readObjectFrom, readObjectSync } from '../../src/archive/objects.ts';
 import { manifestObjects, parseManifest, sha256Hex } from '../../src/lib/index.ts';
 
 const real = JSON.parse(readFileSync(new URL('../../fixtures/registry/real/official-v0-listing-2025-12-12.json', import.meta.url), 'utf8')) as { servers: unknown[] };
@@ -91,6 +91,45 @@ describe('Store.putPage', () => {
     writeFileSync(pagePath(dir, b), '{"format":');
     expect(await checkObjectIn(new FsObjectStore(dir), b)).toMatchObject({ ok: false, message: expect.stringContaining('does not parse') });
     expect((await verifyArchive(dir)).problems.map((p) => p.kind)).toEqual(['object-corrupt', 'object-corrupt']);
+  });
+});
+
+describe('the entry cache a verify joins pages through', () => {
+  it('reads a shared entry once for pages that repeat it, and still finds a page whose entry is corrupt', async () => {
+    const dir = archive();
+    const a = await withStore(dir, (s) => s.putPage(page(0)));
+    const b = await withStore(dir, (s) => s.putPage(page(1))); // 99 entries shared with a
+    const store = new FsObjectStore(dir);
+    const cache = new EntryCache();
+    expect(await checkObjectIn(store, a, cache)).toEqual({ ok: true, packed: true });
+    expect([cache.misses, cache.hits]).toEqual([100, 0]);
+    expect(await checkObjectIn(store, b, cache)).toEqual({ ok: true, packed: true });
+    expect([cache.misses, cache.hits]).toEqual([101, 99]);
+    // An entry of c that no page read before is corrupt: c fails although its neighbours are held.
+    const c = await withStore(dir, (s) => s.putPage(page(2)));
+    const fresh = manifestObjects(parseManifest(readFileSync(pagePath(dir, c)))!).at(-1)!;
+    writeFileSync(objectPath(dir, fresh), 'not the entry');
+    expect(await checkObjectIn(store, c, cache)).toMatchObject({ ok: false });
+    expect(cache.get(fresh)).toBeUndefined();
+    // Nothing unverified is held, and the cache keeps to its byte budget (least recently used out first).
+    const small = new EntryCache(3000);
+    small.set('x'.repeat(64), Buffer.alloc(1000));
+    small.set('y'.repeat(64), Buffer.alloc(1000));
+    small.get('x'.repeat(64));
+    small.set('z'.repeat(64), Buffer.alloc(1500));
+    expect(small.get('y'.repeat(64))).toBeUndefined();
+    expect(small.get('x'.repeat(64))).toBeDefined();
+    expect(small.get('z'.repeat(64))).toBeDefined();
+  });
+
+  it('a full verify reports how many entry reads the cache saved', async () => {
+    const dir = archive();
+    await withStore(dir, (s) => s.putPage(page(0)));
+    await withStore(dir, (s) => s.putPage(page(1)));
+    // One object at a time, so the second page's join starts after the first one's (at 16 at once, two joins may both miss).
+    const r = await verifyArchive(dir, { concurrency: 1 });
+    expect(r.problems).toEqual([]);
+    expect(r.pageEntries).toEqual({ read: 101, reused: 99 });
   });
 });
 
