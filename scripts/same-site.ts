@@ -195,7 +195,7 @@ async function main(): Promise<number> {
       rules.some((r) => r.file.test(d.file) && (!r.same || (!d.what.startsWith('only ') && r.same(file('before', d.file), file('after', d.file)))));
     const unexplained = diffs.filter((d) => !ALLOWED.some((a) => a.file.test(d.file)) && !equivalent(d));
     const files = countFiles(outs.after!.dist) + countFiles(outs.after!.release);
-    console.log(`${v.name}: ${files} files, ${unexplained.length === 0 ? 'identical' : `${unexplained.length} differ`}${diffs.length > unexplained.length ? ` (${diffs.length - unexplained.length} allowed or equivalent)` : ''}`);
+    console.log(`${v.name}: ${files} files, ${unexplained.length > 0 ? `${unexplained.length} differ` : diffs.length > 0 ? 'the same' : 'identical'}${diffs.length > unexplained.length ? ` (${diffs.length - unexplained.length} allowed or equivalent)` : ''}`);
     for (const d of unexplained.slice(0, 40)) console.log(`  ${d.file}: ${d.what}`);
     differing += unexplained.length;
   }
