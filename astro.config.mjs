@@ -1,6 +1,7 @@
 // Static site: every page is rendered at build time from the archive (src/site/site-archive.ts, src/loader/).
 import { defineConfig } from 'astro/config';
 import mdx from '@astrojs/mdx';
+import { unified } from '@astrojs/markdown-remark';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -36,6 +37,12 @@ export default defineConfig({
   // GitHub Pages project sites live under /<repo>/ (set by .github/workflows/deploy.yml).
   base: process.env.MCP_SCHEMA_BASE || '/',
   trailingSlash: 'always',
+  // Astro 5's whitespace handling (lossless). Astro 7's default ('jsx') joins lines and drops the
+  // whitespace around elements, which can remove a space a reader sees between two inline elements.
+  compressHTML: true,
+  // The remark/rehype pipeline Astro 5 rendered Markdown and MDX with. Astro 7's default (Sätteri)
+  // renders some text otherwise (SmartyPants quotes, entities), and the methodology versions are frozen.
+  markdown: { processor: unified() },
   integrations: [mdx(), archiveOutputs()],
   build: { format: 'directory', inlineStylesheets: 'never' },
   // Scripts become files, never inline, so the CSP can say script-src 'self'.

@@ -1,9 +1,10 @@
 // Mutation testing (issue 18): `npm run test:mutation`. Not part of `npm test`: it runs the tests once per
 // mutant. Results, survivors and how each was dealt with: docs/MUTATION.md.
 //
-// Stryker 9.6.x: the 10.x line needs Node 22 (the project runs on Node 20), and 9.5.x loses per-test
-// coverage and hit counts under vitest ≥ 4.1 (stryker-js #5928, fixed in 9.6.1): every mutant then runs
-// every test and infinite loops are only caught by the timeout.
+// Stryker 10.1 with its vitest runner of the same version (they are released together; 10.x needs
+// Node ≥ 22, the project runs on 26). Older than 9.6.1 loses per-test coverage and hit counts under
+// vitest ≥ 4.1 (stryker-js #5928): every mutant then runs every test and infinite loops are only caught
+// by the timeout.
 //
 // To add a module: one line in MUTATE (the file) and one in TEST_FILES (the tests that cover it).
 // Only the listed test files run (vitest.mutation.config.ts reads TEST_FILES), so a module's own tests

@@ -361,7 +361,9 @@ function readdirSafe(d: string): string[] {
 }
 
 async function buildSite(archive: string, outDir: string, siteUrl: string | null, cleanup: Cleanup, publicKey: string, bridgeDays: number | null): Promise<{ ok: boolean; code: number | null; tail: string }> {
-  const astro = join(REPO, 'node_modules', 'astro', 'astro.js');
+  // The CLI its package.json names (Astro 7 moved it from astro.js to bin/astro.mjs).
+  const astroDir = join(REPO, 'node_modules', 'astro');
+  const astro = join(astroDir, (JSON.parse(readFileSync(join(astroDir, 'package.json'), 'utf8')) as { bin: { astro: string } }).bin.astro);
   const env: NodeJS.ProcessEnv = { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_SIMULATED: '1', MCP_SCHEMA_PUBLIC_KEY: publicKey, ASTRO_TELEMETRY_DISABLED: '1' };
   // The site's headline waits for the bridge the collector was given (--bridge-days), else the published 14 days.
   if (bridgeDays !== null) env.MCP_SCHEMA_BRIDGE_DAYS = String(bridgeDays);

@@ -1,7 +1,9 @@
 // Content collections. Methodology versions are frozen files (content/methodology/v1.mdx; v2 will be a
 // new file, never an edit); the changelog holds restatement notes, one file per entry.
-import { defineCollection, z } from 'astro:content';
+import { defineCollection } from 'astro:content';
 import { glob } from 'astro/loaders';
+// Astro's own Zod (4), not the project's: `z` from astro:content is deprecated since Astro 6.
+import { z } from 'astro/zod';
 
 const methodology = defineCollection({
   loader: glob({ base: './content/methodology', pattern: '*.mdx' }),
