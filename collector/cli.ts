@@ -148,7 +148,7 @@ export async function main(argv: string[]): Promise<number> {
       throw new CliError(`MCP_SCHEMA_SIGNING_KEY is not an Ed25519 private key in PEM: ${(e as Error).message}`, EXIT.usage, { cause: e });
     }
   }
-  // The object store (MCP_SCHEMA_STORE and its variables, README "Object store"), read here like the key.
+  // The object store (MCP_SCHEMA_STORE and its variables, docs/OPERATIONS.md "Object store"), read here like the key.
   let remote: ObjectStore | null;
   try {
     remote = openRemoteStore(process.env);

@@ -1,4 +1,4 @@
-// The layout of an archive (data/, README "The archive"): every path a reader or writer of an archive
+// The layout of an archive (data/, docs/ARCHIVE.md): every path a reader or writer of an archive
 // uses is built here, so no other module spells one out.
 //
 //   objects/<aa>/<sha256>              raw bytes named by their SHA-256, written once
