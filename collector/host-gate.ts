@@ -1,4 +1,4 @@
-// The request-level courtesy gate (README "Courtesy"): every HTTP request of a probe, redirect hops
+// The request-level courtesy gate (docs/OPERATIONS.md "Courtesy"): every HTTP request of a probe, redirect hops
 // included, holds its endpoint's gate (one request at a time per endpoint URL, so two registry names
 // listing the same URL never overlap) and then one of its host's slots (at most `limit(host)` requests
 // at a time per URL host, port included). The schedule (schedule.ts) already keeps a host's probes

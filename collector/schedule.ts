@@ -1,4 +1,4 @@
-// Which probe runs when (README "Courtesy"; changelog "Deviation from v1: scheduling"). A schedule runs
+// Which probe runs when (docs/OPERATIONS.md "Courtesy"; changelog "Deviation from v1: scheduling"). A schedule runs
 // one job per target, keyed by the target's endpoint host (URL host, port included), and calls each
 // job's run() or its skip() exactly once, so every target gets exactly one row. It does not know what a
 // job does: a v1 probe, a v2 probe or both in turn; the job only tells it what the host did (HostSignal,
