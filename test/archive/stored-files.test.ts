@@ -4,8 +4,7 @@
 // from the full folder, a full verify brings the stored files, checks them and removes them again, a
 // stored file whose object is gone is reported, pull brings a range of days checked against the index,
 // and bundles written for the monthly parts read no day outside the site's months.
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,16 +23,12 @@ import { bundledArchive, plannedBundles, SITE_MONTHS } from '../../src/outputs/c
 import type { Publication } from '../../src/outputs/publication.ts';
 import { collectArchive } from '../helpers/archive.ts';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
+import { scratchDirs } from '../helpers/scratch.ts';
 
 let server: S3TestServer;
 let full: string;
 let remote: S3ObjectStore;
-const scratch: string[] = [];
-const temp = (p: string) => {
-  const d = mkdtempSync(join(tmpdir(), p));
-  scratch.push(d);
-  return d;
-};
+const temp = scratchDirs();
 const BULK = /[/\\](objects|pages|rosters|observations(-[\w.-]+)?)([/\\]|$)/;
 
 /** A checkout as the jobs see it: no bulk, reading through the bucket with the folder as its cache. */
@@ -55,7 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   forgetArchive();
   await server?.close();
-  for (const d of [full, ...scratch]) if (d) rmSync(d, { recursive: true, force: true });
+  if (full) rmSync(full, { recursive: true, force: true });
 });
 
 describe('offload', () => {

@@ -1,8 +1,7 @@
 // The collector with a bucket (issue 23): a real S3-compatible server on 127.0.0.1 as the store. Every
 // object and page manifest a run writes is in the bucket; the archive folder holds only a cache of
 // them, and a checkout without that cache verifies through the bucket, incremental verify included.
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactArchive } from '../../collector/ops/compact.ts';
@@ -16,11 +15,13 @@ import { S3ObjectStore } from '../../src/archive/s3-store.ts';
 import { pageKey } from '../../src/archive/layout.ts';
 import { collectArchive } from '../helpers/archive.ts';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
+import { scratchDirs } from '../helpers/scratch.ts';
+
+const temp = scratchDirs();
 
 let server: S3TestServer;
 let remote: S3ObjectStore;
 let dir: string;
-const scratch: string[] = [];
 
 beforeAll(async () => {
   server = await startS3Server();
@@ -29,7 +30,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   await server?.close();
-  for (const d of [dir, ...scratch]) if (d) rmSync(d, { recursive: true, force: true });
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 async function keys(store: { list(prefix: string): AsyncIterable<string> }, prefix: string): Promise<Set<string>> {
@@ -54,8 +55,7 @@ describe('a collection into a bucket', () => {
   });
 
   it('a checkout without objects/ and pages/ verifies through the bucket (and without it, misses every object)', async () => {
-    const checkout = mkdtempSync(join(tmpdir(), 'mcps-bucket-checkout-'));
-    scratch.push(checkout);
+    const checkout = temp('mcps-bucket-checkout-');
     cpSync(dir, checkout, { recursive: true, filter: (src) => !/[/\\](objects|pages)([/\\]|$)/.test(src.slice(dir.length)) });
     expect(readdirSync(checkout)).not.toContain('pages');
     // Without the bucket the checkout is missing every object it names (verified first: reading
@@ -74,13 +74,11 @@ describe('day after day with a bucket, git carrying only the small files', () =>
     const store = new S3ObjectStore({ endpoint: server.endpoint, bucket: server.bucket, prefix: 'cycle', credentials: server.credentials });
     // What git carries once a bucket is set (collect.yml's COMMIT_DAY_EXCLUDE).
     const carried = (from: string) => {
-      const to = mkdtempSync(join(tmpdir(), 'mcps-cycle-'));
-      scratch.push(to);
+      const to = temp('mcps-cycle-');
       cpSync(from, to, { recursive: true, filter: (src) => !/[/\\](objects|pages|rosters|observations(-[\w.-]+)?)([/\\]|$)/.test(src.slice(from.length)) });
       return to;
     };
-    const first = await collectArchive({ seed: 'cycle', size: 20, days: 1, remote: store });
-    scratch.push(first);
+    const first = await collectArchive({ seed: 'cycle', size: 20, days: 1, remote: store }, temp('mcps-cycle-first-'));
     const day1 = listDays(first)[0]!.day;
     compactArchive(first, { finished: true });
     expect((await offload(first, store)).length).toBeGreaterThan(1); // the day and its roster
