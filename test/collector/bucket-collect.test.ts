@@ -2,7 +2,6 @@
 // object and page manifest a run writes is in the bucket; the archive folder holds only a cache of
 // them, and a checkout without that cache verifies through the bucket, incremental verify included.
 import { cpSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactArchive } from '../../collector/ops/compact.ts';
 import { verifyArchive } from '../../collector/ops/verify.ts';
