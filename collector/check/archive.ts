@@ -7,6 +7,7 @@
 // still hostile text: callers print it as data (text.ts).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { FILE_HOST_INDEX_PATH, onFileHost } from '../../src/lib/index.ts';
 import { USER_AGENT } from '../version.ts';
 
 /** No published file the check reads is near this (a tools file is tens of KB; 8 MiB is a tools/list cap). */
@@ -58,7 +59,42 @@ export class PublishedArchive {
   async read(sitePath: string): Promise<ArchiveRead> {
     // A site path names a file inside the archive: never a step out of it.
     if (sitePath.split('/').some((seg) => seg === '..' || seg === '.' || seg.includes('\\') || seg.includes('\0'))) return { found: false, url: sitePath };
+    if (onFileHost(sitePath)) {
+      const host = await (this.#fileHost ??= this.findFileHost());
+      if (host !== null) return this.readAt(new URL(sitePath.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/'), host).href);
+    }
     return this.readAt(this.locate(sitePath));
+  }
+
+  #fileHost: Promise<string | null> | undefined;
+
+  /**
+   * Where the archive's machine-readable files are: a site published with a file host (src/lib/
+   * file-host.ts) says so in /api/index.json, and its descriptors, tools and set files, indexes and
+   * feeds are read there. Null: they are in this archive (no index, or one naming no other host).
+   */
+  private async findFileHost(): Promise<string | null> {
+    const r = await this.readAt(this.locate(FILE_HOST_INDEX_PATH));
+    if (!r.found) return null;
+    let host: unknown;
+    try {
+      host = (JSON.parse(r.text) as { file_host?: unknown } | null)?.file_host;
+    } catch {
+      throw new ArchiveUnavailable(`the archive's ${FILE_HOST_INDEX_PATH} is not JSON (${r.url})`);
+    }
+    if (host === null || host === undefined) return null;
+    let u: URL;
+    try {
+      u = new URL(String(host));
+    } catch {
+      throw new ArchiveUnavailable(`the archive's ${FILE_HOST_INDEX_PATH} names a file host that is not a URL (${JSON.stringify(String(host).slice(0, 120))})`);
+    }
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new ArchiveUnavailable(`the archive's ${FILE_HOST_INDEX_PATH} names a file host that is not http(s) (${JSON.stringify(u.href.slice(0, 120))})`);
+    const base = u.href.replace(/\/*$/, '/');
+    if (this.kind === 'folder') {
+      throw new ArchiveUnavailable(`this site folder was built with a file host, ${base}, which holds its descriptors and tools files: pass that URL as --archive (or the folder the build wrote with MCP_SCHEMA_FILES_DIR)`);
+    }
+    return base === this.base ? null : base;
   }
 
   /** Read a site path as JSON; null when absent; ArchiveUnavailable when it is not JSON. */

@@ -63,22 +63,7 @@ export class S3ObjectStore implements ObjectStore {
     this.description = `s3://${this.bucket}/${this.prefix} at ${options.endpoint}`;
     this.#pageSize = options.pageSize ?? 1000;
     this.#headBeforePut = options.headBeforePut ?? true;
-    this.#client = new S3Client({
-      endpoint: options.endpoint,
-      region: options.region ?? 'auto',
-      forcePathStyle: true,
-      credentials: { ...options.credentials },
-      // Since v3.729 the SDK adds CRC32 checksum headers by default, which some S3-compatible stores refuse.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      maxAttempts: options.maxAttempts ?? 3,
-      requestHandler: {
-        connectionTimeout: options.connectTimeoutMs ?? 5_000,
-        socketTimeout: options.idleTimeoutMs ?? 30_000,
-        requestTimeout: options.requestTimeoutMs ?? 120_000,
-        throwOnRequestTimeout: true,
-      },
-    });
+    this.#client = s3Client(options);
   }
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
@@ -169,6 +154,30 @@ export class S3ObjectStore implements ObjectStore {
     const hint = status === 401 || status === 403 ? ' (refused: check the credentials and what they may do on the bucket)' : '';
     return new Error(`s3 ${op} ${key}: ${[what, message].filter(Boolean).join(': ') || 'failed'}${hint} (${this.description})`);
   }
+}
+
+/**
+ * The S3 client every bucket of the project is spoken to with (the archive's store here, the file
+ * host's uploads in collector/ops/publish-files.ts): path-style addressing, checksums only where the
+ * API requires them, the SDK's retries, each attempt bounded.
+ */
+export function s3Client(options: Pick<S3StoreOptions, 'endpoint' | 'region' | 'credentials' | 'maxAttempts' | 'connectTimeoutMs' | 'idleTimeoutMs' | 'requestTimeoutMs'>): S3Client {
+  return new S3Client({
+    endpoint: options.endpoint,
+    region: options.region ?? 'auto',
+    forcePathStyle: true,
+    credentials: { ...options.credentials },
+    // Since v3.729 the SDK adds CRC32 checksum headers by default, which some S3-compatible stores refuse.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: options.maxAttempts ?? 3,
+    requestHandler: {
+      connectionTimeout: options.connectTimeoutMs ?? 5_000,
+      socketTimeout: options.idleTimeoutMs ?? 30_000,
+      requestTimeout: options.requestTimeoutMs ?? 120_000,
+      throwOnRequestTimeout: true,
+    },
+  });
 }
 
 /** A prefix list() takes: objects/ or pages/, then the start of a shard and of a name. */

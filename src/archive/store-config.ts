@@ -34,23 +34,26 @@ function shown(value: string): string {
   return JSON.stringify(value.replace(/\/\/.*@/, '//…@').slice(0, 100));
 }
 
-/** The remote store's settings, or null when MCP_SCHEMA_STORE is not set. Throws one line on a bad setting. */
-export function readStoreConfig(env: StoreEnv): S3StoreOptions | null {
-  const url = env[STORE_ENV.store]?.trim();
+/**
+ * The remote store's settings, or null when MCP_SCHEMA_STORE (or `variable`: the file host's
+ * MCP_SCHEMA_FILES_STORE, with the same endpoint and keys) is not set. Throws one line on a bad setting.
+ */
+export function readStoreConfig(env: StoreEnv, variable: string = STORE_ENV.store): S3StoreOptions | null {
+  const url = env[variable]?.trim();
   if (!url) return null;
-  if (url.includes('@')) throw new Error(`${STORE_ENV.store} must not carry credentials (use ${STORE_ENV.accessKeyId} and ${STORE_ENV.secretAccessKey})`);
+  if (url.includes('@')) throw new Error(`${variable} must not carry credentials (use ${STORE_ENV.accessKeyId} and ${STORE_ENV.secretAccessKey})`);
   const m = /^s3:\/\/([^/]*)(?:\/(.*))?$/.exec(url);
-  if (!m) throw new Error(`${STORE_ENV.store} must be s3://<bucket>/<prefix>, not ${shown(url)}`);
+  if (!m) throw new Error(`${variable} must be s3://<bucket>/<prefix>, not ${shown(url)}`);
   const bucket = m[1]!;
-  if (!BUCKET.test(bucket)) throw new Error(`${STORE_ENV.store}: ${JSON.stringify(bucket.slice(0, 100))} is not a bucket name (3–63 of a-z, 0-9, '.', '-')`);
+  if (!BUCKET.test(bucket)) throw new Error(`${variable}: ${JSON.stringify(bucket.slice(0, 100))} is not a bucket name (3–63 of a-z, 0-9, '.', '-')`);
   let prefix: string;
   try {
     prefix = normalizePrefix(m[2] ?? '');
   } catch (error) {
-    throw new Error(`${STORE_ENV.store}: ${(error as Error).message}`);
+    throw new Error(`${variable}: ${(error as Error).message}`);
   }
   const endpoint = env[STORE_ENV.endpoint]?.trim();
-  if (!endpoint) throw new Error(`${STORE_ENV.store} is set but ${STORE_ENV.endpoint} is not (e.g. https://<account>.r2.cloudflarestorage.com)`);
+  if (!endpoint) throw new Error(`${variable} is set but ${STORE_ENV.endpoint} is not (e.g. https://<account>.r2.cloudflarestorage.com)`);
   let parsed: URL;
   try {
     parsed = new URL(endpoint);
@@ -64,7 +67,7 @@ export function readStoreConfig(env: StoreEnv): S3StoreOptions | null {
   const accessKeyId = env[STORE_ENV.accessKeyId]?.trim();
   const secretAccessKey = env[STORE_ENV.secretAccessKey]?.trim();
   const missing = [!accessKeyId && STORE_ENV.accessKeyId, !secretAccessKey && STORE_ENV.secretAccessKey].filter(Boolean);
-  if (missing.length > 0) throw new Error(`${STORE_ENV.store} is set but ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not`);
+  if (missing.length > 0) throw new Error(`${variable} is set but ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not`);
   const sessionToken = env[STORE_ENV.sessionToken]?.trim();
   return {
     endpoint: parsed.href.replace(/\/$/, ''),

@@ -28,6 +28,7 @@ import { HashedFile } from './hashed-file.ts';
 import { writeParquetBundles } from './parquet.ts';
 import { SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 import { survivalCsv } from './survival-csv.ts';
+import { fileHostUrl } from './file-host.ts';
 
 export interface WrittenBundles {
   /** Files under <site>/data/, listed in its SHA256SUMS and datapackage.json. */
@@ -59,7 +60,12 @@ export async function writeBundles(
   const dirOf = (name: string) => (where.get(name) === 'release' && relDir ? relDir : siteDir);
   const site: BundleFile[] = [];
   const release: BundleFile[] = [];
-  const record = (f: BundleFile) => (dirOf(f.name) === siteDir ? site.push(f) : release.push({ ...f, url: bundleUrl(f.name, 'release', pub) }));
+  // A /data/ file the file host serves (file-host.ts) is described by its URL there.
+  const siteFile = (f: BundleFile): BundleFile => {
+    const url = fileHostUrl(pub, `/data/${f.name}`);
+    return url ? { ...f, url } : f;
+  };
+  const record = (f: BundleFile) => (dirOf(f.name) === siteDir ? site.push(siteFile(f)) : release.push({ ...f, url: bundleUrl(f.name, 'release', pub) }));
   const members = new Members(a, opts.cacheDir);
   // A simulated build's data files carry -SIMULATED in their names (publication.ts simulatedName).
   const nm = (name: string) => simulatedName(name, pub);

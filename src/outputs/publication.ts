@@ -34,6 +34,12 @@ export interface Publication {
    * MCP_SCHEMA_RELEASE=parts.
    */
   partsOnly?: boolean;
+  /**
+   * The file host (src/lib/file-host.ts onFileHost says which paths): the folder the build moves those
+   * files to and its public base URL, with a trailing slash. `permalink` already points there for its
+   * paths; outputs need it only to say where a file is. Null or absent: every file on the site.
+   */
+  fileHost?: { dir: string; url: string } | null;
 }
 
 /** The word every file of a simulated build carries, in its name or its text. */

@@ -2,7 +2,7 @@
 // answers and feeds, the /data/ bundles, the raw objects pages link to and the search index
 // (src/outputs/), then the published site's size and file count, checked against the host limits we
 // design for (bench/README.md, "Deployability"). Here the outputs get the site's settings.
-import { readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeBundles } from '../outputs/bundles.ts';
 import { fillBundleSizes } from '../outputs/bundle-sizes.ts';
@@ -11,6 +11,7 @@ import { copyEditions } from '../outputs/editions.ts';
 import { copyLinkedObjects } from '../outputs/linked-objects.ts';
 import { writeSearchIndex } from '../outputs/search-index.ts';
 import { writeServerFiles } from '../outputs/server-files.ts';
+import { checkFileHostDir, FILE_HOST_INDEX_PATH, fileHostIndex, moveToFileHost } from '../outputs/file-host.ts';
 import { writeChartZip } from './chart-files.ts';
 import { cacheDir, publication } from './settings.ts';
 import { siteArchive } from './site-archive.ts';
@@ -23,6 +24,7 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   markSince('render');
   const a = await siteArchive();
   const pub = publication();
+  if (pub.fileHost) await checkFileHostDir(pub.fileHost.dir);
   const perServer = await timed('server-files', () => writeServerFiles(a, outDir, pub));
   // 'bundles' includes its two parts, marked as they end: 'bundles-jsonl' (JSON Lines, CSV) and 'parquet'.
   const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), written: perServer.bundles, onStage: mark }));
@@ -30,10 +32,16 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   const editions = await timed('editions', () => copyEditions(a, outDir, pub));
   await fillBundleSizes(outDir, files, bytes);
   const objects = await timed('objects', () => copyLinkedObjects(a, outDir, pub.objectsUrl ?? null));
+  await mkdir(path.join(outDir, 'api'), { recursive: true });
+  await writeFile(path.join(outDir, ...FILE_HOST_INDEX_PATH.split('/').filter(Boolean)), fileHostIndex(pub, a.asOf));
+  // With a file host, its files leave the site now (after every writer, before the search index and the size check).
+  const host = pub.fileHost ? await timed('file-host', () => moveToFileHost(outDir, pub.fileHost!.dir)) : null;
   const indexed = await timed('search', () => writeSearchIndex(outDir));
   const size = await siteSize(outDir);
   const warn = size.bytes > SITE_BYTES_LIMIT ? ` — WARNING: over the ${SITE_BYTES_LIMIT / 1e9} GB GitHub Pages limit` : '';
-  return `wrote ${perServer.files} per-server descriptors, tools files, feeds and set files, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, ${editions} editions, search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}`;
+  const hosted = host && pub.fileHost ? await siteSize(pub.fileHost.dir) : null;
+  const elsewhere = host && hosted ? `; file host (${pub.fileHost!.dir}): ${host.moved} files moved there and ${host.copied} copied, ${(hosted.bytes / 1e6).toFixed(1)} MB in ${hosted.files} files` : '';
+  return `wrote ${perServer.files} per-server descriptors, tools files, feeds and set files, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, ${editions} editions, search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}${elsewhere}`;
 }
 
 export async function siteSize(dir: string): Promise<{ bytes: number; files: number }> {

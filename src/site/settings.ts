@@ -12,6 +12,10 @@
 //   MCP_SCHEMA_RELEASE_URL  the public base URL of that folder (default: <site>/data/release/)
 //   MCP_SCHEMA_OBJECTS_URL  the public base URL of the object store's objects/ folder (<base><aa>/<sha256>): with it the site
 //                           keeps only the raw bodies its pages show and links older ones there (default: every body on the site, /objects/)
+//   MCP_SCHEMA_FILES_DIR, MCP_SCHEMA_FILES_URL  the file host (both or neither): the build writes the machine-readable
+//                           files (src/lib/file-host.ts onFileHost: /api/, /objects/, per-server badges, feeds and patches,
+//                           the data bundles) to that folder instead of the site, and every link to them points to the URL;
+//                           npm run publish-files uploads the folder (default: everything on the site)
 //   MCP_SCHEMA_TIMINGS      a file the build appends its stage timings to (bench/build.ts)
 //   MCP_SCHEMA_PUBLIC_KEY   the public key the chain is signed with, shown on /data/ (default: keys/mcp-schema-ed25519.pub; the demo's DEMO key)
 //   MCP_SCHEMA_STORE, MCP_SCHEMA_STORE_ENDPOINT, MCP_SCHEMA_STORE_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
@@ -22,7 +26,7 @@
 import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { keyIdOf, publicKeyFromPem } from '../lib/index.ts';
+import { keyIdOf, onFileHost, publicKeyFromPem } from '../lib/index.ts';
 import type { Publication } from '../outputs/publication.ts';
 import type { StoreEnv } from '../archive/store-config.ts';
 
@@ -82,14 +86,44 @@ export function basePath(): string {
   return `${base.startsWith('/') ? base : `/${base}`}/`.replace(/^\/\/$/, '/');
 }
 
-/** A site-internal link: `href('/servers/')` → `/servers/` or `/<base>/servers/`. */
+/**
+ * A site-internal link: `href('/servers/')` → `/servers/` or `/<base>/servers/`; a path the file host
+ * serves (src/lib/file-host.ts) is its absolute URL there when one is configured.
+ */
 export function href(pathname: string): string {
-  return basePath() + pathname.replace(/^\/+/, '');
+  return onFileHostUrl(pathname) ?? basePath() + pathname.replace(/^\/+/, '');
 }
 
-/** The permanent absolute URL of a site path (citations, feeds, the API). */
+/** The permanent absolute URL of a site path (citations, feeds, the API): on the file host for its paths. */
 export function permalink(pathname: string): string {
-  return siteUrl() + href(pathname);
+  return onFileHostUrl(pathname) ?? siteUrl() + basePath() + pathname.replace(/^\/+/, '');
+}
+
+/** The file host's settings (MCP_SCHEMA_FILES_DIR and MCP_SCHEMA_FILES_URL, both or neither), or null: every file on the site. */
+export function fileHost(): { dir: string; url: string } | null {
+  const dir = process.env.MCP_SCHEMA_FILES_DIR || '';
+  const url = process.env.MCP_SCHEMA_FILES_URL || '';
+  if (!dir && !url) return null;
+  // Read at call time like every setting here, parsed once per value (every link asks).
+  const key = `${dir}\0${url}`;
+  if (fileHostMemo?.key === key) return fileHostMemo.value;
+  if (!dir || !url) throw new Error(`MCP_SCHEMA_FILES_DIR and MCP_SCHEMA_FILES_URL go together (the folder the build writes the file host's files to, and its public URL): ${dir ? 'MCP_SCHEMA_FILES_URL' : 'MCP_SCHEMA_FILES_DIR'} is not set`);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Error(`MCP_SCHEMA_FILES_URL is not a URL: ${JSON.stringify(url.slice(0, 100))}`);
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error(`MCP_SCHEMA_FILES_URL must be http(s)://, not ${JSON.stringify(u.protocol)}`);
+  fileHostMemo = { key, value: { dir: path.resolve(dir), url: u.href.replace(/\/*$/, '/') } };
+  return fileHostMemo.value;
+}
+let fileHostMemo: { key: string; value: { dir: string; url: string } } | null = null;
+
+function onFileHostUrl(pathname: string): string | null {
+  const host = fileHost();
+  const p = `/${pathname.replace(/^\/+/, '')}`;
+  return host && onFileHost(p.replace(/[?#].*$/, '')) ? host.url + p.slice(1) : null;
 }
 
 export function releaseDir(): string | null {
@@ -116,7 +150,7 @@ export function partsOnly(): boolean {
 
 /** How the outputs address the published site (src/outputs/publication.ts). */
 export function publication(): Publication {
-  return { permalink, releaseDir: releaseDir(), releaseUrl: releaseUrl(), simulated: simulated(), objectsUrl: objectsUrl(), partsOnly: partsOnly() };
+  return { permalink, releaseDir: releaseDir(), releaseUrl: releaseUrl(), simulated: simulated(), objectsUrl: objectsUrl(), partsOnly: partsOnly(), fileHost: fileHost() };
 }
 
 export function timingsFile(): string | null {

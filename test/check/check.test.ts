@@ -2,7 +2,7 @@
 // writers and served on loopback; real SDK MCP servers that kept, compatibly changed and broke their
 // archived contract, one behind an auth wall, one gone; and a name the archive never saw.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheck, type CheckReport } from '../../collector/check/check.ts';
@@ -12,7 +12,8 @@ import { contractSha256, EndpointIndexShard, nameIndexShard, NAME_INDEX_SHARDS, 
 import { DEFAULT_SITE_URL } from '../../src/site/settings.ts';
 import { scratchDirs } from '../helpers/scratch.ts';
 import { checkScript } from './action.ts';
-import { HOSTILE_TOOL, INJECTION, NAMES, SHARED_TOOL, startCheckWorld, type CheckWorld } from './world.ts';
+import { fileHostIndex } from '../../src/outputs/file-host.ts';
+import { HOSTILE_TOOL, INJECTION, NAMES, SHARED_TOOL, serveFolder, startCheckWorld, type CheckWorld } from './world.ts';
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
 const tmp = scratchDirs();
@@ -28,6 +29,12 @@ afterAll(async () => {
   await w?.close();
 });
 
+const stopped = (r: CheckReport, code: CheckReport['reason_code'], sentence: RegExp) => {
+  expect(r.verdict).toBe('could-not-check');
+  expect(r.exit_code).toBe(2);
+  expect(r.reason_code).toBe(code);
+  expect(r.reason).toMatch(sentence);
+};
 const check = (target: string, extra: Partial<Parameters<typeof runCheck>[0]> = {}) => runCheck({ target, archive: w.siteUrl, allowPrivate: true, timeoutMs: 3000, ...extra });
 
 describe('the name indexes the site writes', () => {
@@ -122,15 +129,33 @@ describe('check against the latest archived contract', () => {
     expect(r.verdict).toBe('breaking');
     expect(r.archive.descriptor_url).toBe(path.join(w.siteDir, 'api', 'servers', 'io.github.example_broken.json'));
   });
+
+  it('follows a site built with a file host to it (its /api/index.json), by name and by endpoint', async () => {
+    // The site holds the pages and /api/index.json; its machine-readable files are on the file host
+    // (here the world's served folder). A site without the index is the near miss: nothing there.
+    const siteDir = tmp('mcps-check-pages-');
+    mkdirSync(path.join(siteDir, 'api'));
+    const site = await serveFolder(siteDir);
+    try {
+      stopped(await check(NAMES.broken, { archive: site.url }), 'not-in-archive', /no server named/);
+      const asked = site.requests.length;
+      writeFileSync(path.join(siteDir, 'api', 'index.json'), fileHostIndex({ permalink: (p) => `${site.url}/${p.replace(/^\/+/, '')}`, simulated: false, fileHost: { dir: w.siteDir, url: `${w.siteUrl}/` } }, null));
+      const byName = await check(NAMES.broken, { archive: site.url });
+      expect(byName.verdict).toBe('breaking');
+      expect(byName.archive.descriptor_url).toBe(`${w.siteUrl}/api/servers/io.github.example_broken.json`);
+      const byEndpoint = await check(w.endpoints.broken, { archive: site.url });
+      expect(byEndpoint.target.name).toBe(NAMES.broken);
+      // After the index, only the index is read from the site: every file comes from the file host.
+      expect(site.requests.slice(asked).filter((r) => r !== '/api/index.json')).toEqual([]);
+      // A folder of such a site cannot reach its files by itself: it says where they are.
+      stopped(await check(NAMES.broken, { archive: siteDir }), 'archive-unavailable', new RegExp(`^Could not read the archive: this site folder was built with a file host, ${w.siteUrl}/, which holds its descriptors`));
+    } finally {
+      await site.close();
+    }
+  });
 });
 
 describe('could not check: exit 2, said plainly', () => {
-  const stopped = (r: CheckReport, code: CheckReport['reason_code'], sentence: RegExp) => {
-    expect(r.verdict).toBe('could-not-check');
-    expect(r.exit_code).toBe(2);
-    expect(r.reason_code).toBe(code);
-    expect(r.reason).toMatch(sentence);
-  };
 
   it('an auth-gated server (401 with WWW-Authenticate)', async () => {
     const r = await check(NAMES.walled);

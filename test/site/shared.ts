@@ -137,6 +137,8 @@ export interface BuiltSite {
   out: string;
   ms: number;
   log: string;
+  /** The file host's folder (MCP_SCHEMA_FILES_DIR), when extraEnv names a MCP_SCHEMA_FILES_URL. */
+  files?: string;
 }
 
 /**
@@ -149,20 +151,23 @@ export async function builtSite(name: 'empty' | 'fixture' | 'headline', extraEnv
   const env = createHash('sha256').update(JSON.stringify(Object.entries(extraEnv).sort())).digest('hex').slice(0, 8);
   const out = path.join(TMP, `dist-${name}-${sources}-${env}`);
   const logFile = `${out}.log`;
+  // With a file host, its folder is the build's own (it must start empty) and goes with it.
+  const files = extraEnv.MCP_SCHEMA_FILES_URL ? `${out}.files` : undefined;
   await once(path.basename(out), async () => {
     const data = name === 'empty' ? await emptyArchive() : name === 'headline' ? await headlineArchive() : await fixtureArchive();
     // Sites of older sources go; sites of the same sources in another environment may be in use.
     await sweep(`dist-${name}-`, `dist-${name}-${sources}`);
     await rm(out, { recursive: true, force: true });
+    if (files) await rm(files, { recursive: true, force: true });
     const t0 = Date.now();
     const { stdout, stderr } = await run('npm', ['run', 'build'], {
       cwd: ROOT,
       // A fresh loader cache per build: a cached digest must not stand in for the code under test.
-      env: { ...process.env, MCP_SCHEMA_DATA: data, MCP_SCHEMA_OUT: out, MCP_SCHEMA_CACHE: `${out}.cache`, ASTRO_TELEMETRY_DISABLED: '1', ...(name === 'fixture' ? { MCP_SCHEMA_PUBLIC_KEY: fixtureKeyFile(data) } : {}), ...(name === 'headline' ? HEADLINE_ENV : {}), ...extraEnv },
+      env: { ...process.env, MCP_SCHEMA_DATA: data, MCP_SCHEMA_OUT: out, MCP_SCHEMA_CACHE: `${out}.cache`, ASTRO_TELEMETRY_DISABLED: '1', ...(name === 'fixture' ? { MCP_SCHEMA_PUBLIC_KEY: fixtureKeyFile(data) } : {}), ...(name === 'headline' ? HEADLINE_ENV : {}), ...extraEnv, ...(files ? { MCP_SCHEMA_FILES_DIR: files } : {}) },
       maxBuffer: 64 << 20,
     });
     await writeFile(logFile, `${Date.now() - t0}\n${stdout}${stderr}`);
   });
   const [ms, ...log] = readFileSync(logFile, 'utf8').split('\n');
-  return { out, ms: Number(ms), log: log.join('\n') };
+  return { out, ms: Number(ms), log: log.join('\n'), ...(files ? { files } : {}) };
 }

@@ -1,0 +1,72 @@
+// npm run publish-files -- --dir <folder> [--concurrency <n>] [--all] [--json]
+import { existsSync, statSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { readStoreConfig, STORE_ENV } from '../../src/archive/store-config.ts';
+import { s3Client } from '../../src/archive/s3-store.ts';
+import { CliError, EXIT, isCliError } from '../cli-error.ts';
+import { MANIFEST_KEY, publishFiles } from './publish-files.ts';
+
+export const FILES_STORE = 'MCP_SCHEMA_FILES_STORE';
+
+const HELP = `usage: npm run publish-files -- --dir <folder> [--concurrency <n>] [--all] [--json]
+
+Upload the file host's folder — what a site build with MCP_SCHEMA_FILES_DIR wrote there: the
+descriptors, tools and set files, name indexes, badges, feeds, JSON Patches, raw bodies and data
+bundles (src/lib/file-host.ts) — to the public bucket MCP_SCHEMA_FILES_URL serves, under the same
+paths. Only files that changed since the last upload are sent (the bucket keeps a manifest,
+${MANIFEST_KEY}, of every path and its SHA-256, replaced after every upload succeeded); nothing is
+ever deleted, so a URL once published keeps answering. Each file gets its Content-Type, its MD5 and a
+Cache-Control (raw bodies: a year, immutable; the rest: five minutes).
+
+  ${FILES_STORE}=s3://<bucket>/<prefix>   the bucket and the folder inside it
+  ${STORE_ENV.endpoint}, ${STORE_ENV.region}, ${STORE_ENV.accessKeyId}, ${STORE_ENV.secretAccessKey}
+                                       as for the archive's store (the same account)
+
+  --dir <folder>      the file host's folder (required; MCP_SCHEMA_FILES_DIR of the build)
+  --concurrency <n>   uploads at once (default 16)
+  --all               upload every file, whatever the manifest says (a bucket emptied by hand)
+  --json              print the summary as JSON
+  -h, --help          this text
+
+Exits 1 when an upload failed (the manifest is then left as it was: the next run sends the rest),
+2 on bad usage or no bucket configured.`;
+
+try {
+  const { values } = parseArgs({
+    options: {
+      dir: { type: 'string' },
+      concurrency: { type: 'string', default: '16' },
+      all: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    process.exit(0);
+  }
+  if (!values.dir) throw new CliError(`--dir is required: the folder the build wrote with MCP_SCHEMA_FILES_DIR\n${HELP}`, EXIT.usage);
+  if (!existsSync(values.dir) || !statSync(values.dir).isDirectory()) throw new CliError(`no folder at --dir ${values.dir}`, EXIT.usage);
+  const concurrency = Number(values.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new CliError(`--concurrency must be a whole number from 1 to 64, not ${JSON.stringify(values.concurrency)}`, EXIT.usage);
+  let config;
+  try {
+    config = readStoreConfig(process.env, FILES_STORE);
+  } catch (e) {
+    throw new CliError((e as Error).message, EXIT.usage);
+  }
+  if (!config) throw new CliError(`${FILES_STORE} is not set: name the file host's bucket (s3://<bucket>/<prefix>; see --help)`, EXIT.usage);
+  const client = s3Client(config);
+  const description = `s3://${config.bucket}/${config.prefix} at ${config.endpoint}`;
+  const t0 = Date.now();
+  const summary = await publishFiles(values.dir, { client, bucket: config.bucket, prefix: config.prefix ?? '', description }, { concurrency, all: values.all });
+  client.destroy();
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify({ bucket: description, ...summary, seconds: (Date.now() - t0) / 1000 }, null, 2)}\n`
+      : `published ${summary.uploaded} of ${summary.files} files (${summary.bytes} bytes) to ${description} in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${summary.unchanged} unchanged; ${summary.kept} published before and kept\n`,
+  );
+} catch (e) {
+  process.stderr.write(`publish-files: ${(e as Error).message.replace(/^publish-files: /, '')}\n`);
+  process.exit(isCliError(e) ? e.exitCode : 1);
+}

@@ -1,0 +1,138 @@
+// Upload the file host's folder (issue 23; src/lib/file-host.ts says what is in it, the site build
+// writes it with MCP_SCHEMA_FILES_DIR) to its public bucket, under the same relative paths.
+//
+// Unlike the archive's store (content-addressed keys, written once), these are the site's files: a
+// descriptor or a feed is rewritten when its server changes. So each file is put with the type a
+// browser and a feed reader need, its MD5 (the store refuses a corrupted upload), and a Cache-Control
+// that matches how it changes: raw bodies are named by their SHA-256 and never change (a year,
+// immutable), everything else for five minutes. Only what changed is uploaded: a manifest of every
+// published path and its SHA-256 sits in the bucket (`.published.json.gz`) and is replaced last, after
+// every upload succeeded, so an interrupted run is re-done by the next one. Nothing is ever deleted:
+// a URL that was published keeps answering (a server's descriptor, a month's bundle), as the site
+// promises of its links.
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+
+export const MANIFEST_KEY = '.published.json.gz';
+
+/** The Content-Type a file is served with, from its name. */
+export function contentTypeOf(file: string): string {
+  const name = path.basename(file);
+  if (name === 'feed.json') return 'application/feed+json; charset=utf-8';
+  if (name === 'feed.xml') return 'application/rss+xml; charset=utf-8';
+  const types: [RegExp, string][] = [
+    [/\.json$/, 'application/json; charset=utf-8'],
+    [/\.svg$/, 'image/svg+xml'],
+    [/\.gz$/, 'application/gzip'],
+    [/\.parquet$/, 'application/vnd.apache.parquet'],
+    [/\.csv$/, 'text/csv; charset=utf-8'],
+    [/\.jsonl$/, 'application/jsonl; charset=utf-8'],
+    [/\.xml$/, 'application/xml; charset=utf-8'],
+    [/(\.txt|\.cff|\.pub|^SHA256SUMS)$/, 'text/plain; charset=utf-8'],
+  ];
+  return types.find(([re]) => re.test(name))?.[1] ?? 'application/octet-stream';
+}
+
+/** How long a file may be cached: raw bodies (named by their SHA-256) forever, the rest briefly. */
+export function cacheControlOf(rel: string): string {
+  return /^objects\/[0-9a-f]{2}\/[0-9a-f]{64}\.(json|txt)$/.test(rel) ? 'public, max-age=31536000, immutable' : 'public, max-age=300';
+}
+
+export interface PublishTarget {
+  client: S3Client;
+  bucket: string;
+  /** '' or a folder ending in '/'. */
+  prefix: string;
+  description: string;
+}
+
+export interface PublishSummary {
+  files: number;
+  uploaded: number;
+  bytes: number;
+  unchanged: number;
+  /** Paths the manifest had that this folder does not (kept, never deleted). */
+  kept: number;
+}
+
+type Manifest = Record<string, string>;
+
+/** Every file of the folder as a relative path with '/' (sorted). */
+async function filesOf(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) out.push(path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
+  return out.sort();
+}
+
+async function readManifest(t: PublishTarget): Promise<Manifest> {
+  let bytes: Uint8Array;
+  try {
+    const answer = await t.client.send(new GetObjectCommand({ Bucket: t.bucket, Key: `${t.prefix}${MANIFEST_KEY}` }));
+    bytes = await answer.Body!.transformToByteArray();
+  } catch (error) {
+    if ((error as Error).name === 'NoSuchKey') return {};
+    throw new Error(`publish-files: could not read ${MANIFEST_KEY} from ${t.description}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(gunzipSync(bytes).toString('utf8'));
+  } catch {
+    throw new Error(`publish-files: ${MANIFEST_KEY} in ${t.description} is not gzipped JSON: remove it to upload every file again`);
+  }
+  const files = (parsed as { files?: unknown } | null)?.files;
+  if (typeof files !== 'object' || files === null || Array.isArray(files) || !Object.values(files).every((v) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v))) {
+    throw new Error(`publish-files: ${MANIFEST_KEY} in ${t.description} is not {"files": {path: sha256}}: remove it to upload every file again`);
+  }
+  return files as Manifest;
+}
+
+async function put(t: PublishTarget, key: string, body: Uint8Array, contentType: string, cacheControl: string): Promise<void> {
+  const md5 = createHash('md5').update(body).digest('base64');
+  try {
+    await t.client.send(new PutObjectCommand({ Bucket: t.bucket, Key: `${t.prefix}${key}`, Body: body, ContentType: contentType, CacheControl: cacheControl, ContentMD5: md5 }));
+  } catch (error) {
+    throw new Error(`publish-files: put ${key} failed: ${(error as Error).message.split('\n')[0]!.slice(0, 200)} (${t.description})`);
+  }
+}
+
+/**
+ * Upload every file of `dir` whose SHA-256 differs from the bucket manifest's (all of them with
+ * `all`), `concurrency` at a time, then the manifest. Throws on the first failed upload, before the
+ * manifest is replaced.
+ */
+export async function publishFiles(dir: string, t: PublishTarget, o: { concurrency?: number; all?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<PublishSummary> {
+  const files = await filesOf(dir);
+  if (files.includes(MANIFEST_KEY)) throw new Error(`publish-files: ${dir} holds a file named ${MANIFEST_KEY}, the bucket's manifest: not a build's folder`);
+  const before = o.all ? {} : await readManifest(t);
+  const after: Manifest = { ...before };
+  const todo: { rel: string; bytes: Buffer; sha: string }[] = [];
+  let unchanged = 0;
+  for (const rel of files) {
+    const bytes = await readFile(path.join(dir, rel));
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    if (before[rel] === sha) unchanged++;
+    else todo.push({ rel, bytes, sha });
+  }
+  let next = 0;
+  let done = 0;
+  let bytes = 0;
+  const worker = async () => {
+    while (next < todo.length) {
+      const f = todo[next++]!;
+      await put(t, f.rel, f.bytes, contentTypeOf(f.rel), cacheControlOf(f.rel));
+      after[f.rel] = f.sha;
+      bytes += f.bytes.length;
+      o.onProgress?.(++done, todo.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency ?? 16, todo.length)) }, worker));
+  if (todo.length > 0 || o.all) {
+    const sorted = Object.fromEntries(Object.entries(after).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+    await put(t, MANIFEST_KEY, gzipSync(JSON.stringify({ format: 1, files: sorted })), 'application/gzip', 'no-store');
+  }
+  const present = new Set(files);
+  return { files: files.length, uploaded: todo.length, bytes, unchanged, kept: Object.keys(before).filter((k) => !present.has(k)).length };
+}

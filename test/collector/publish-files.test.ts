@@ -1,0 +1,170 @@
+// npm run publish-files (collector/ops/publish-files.ts), run as the deploy runs it, against a real
+// S3-compatible server on 127.0.0.1: every file of the file host's folder lands under its path with
+// its type and caching; a second run sends nothing; a changed file alone is sent again; a file no
+// longer built is kept (a published URL keeps answering); a failed upload leaves the manifest as it
+// was, so the next run sends what is missing.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { s3Client } from '../../src/archive/s3-store.ts';
+import { cacheControlOf, contentTypeOf, MANIFEST_KEY } from '../../collector/ops/publish-files.ts';
+import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
+
+const ROOT = path.join(import.meta.dirname, '..', '..');
+const BODY = 'ab'.repeat(32);
+let server: S3TestServer;
+let client: S3Client;
+const dirs: string[] = [];
+let n = 0;
+
+function publish(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'collector/ops/publish-files-cli.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function folder(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'mcps-files-'));
+  dirs.push(dir);
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
+function setup(endpoint = server.endpoint) {
+  const prefix = `site${++n}/`;
+  const env = { MCP_SCHEMA_FILES_STORE: `s3://${server.bucket}/${prefix}`, MCP_SCHEMA_STORE_ENDPOINT: endpoint, AWS_ACCESS_KEY_ID: server.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: server.credentials.secretAccessKey };
+  const get = async (key: string) => {
+    try {
+      const a = await client.send(new GetObjectCommand({ Bucket: server.bucket, Key: `${prefix}${key}` }));
+      return { text: Buffer.from(await a.Body!.transformToByteArray()).toString('utf8'), type: a.ContentType, cache: a.CacheControl };
+    } catch (e) {
+      if ((e as Error).name === 'NoSuchKey') return null;
+      throw e;
+    }
+  };
+  return { env, prefix, get };
+}
+
+const FILES = {
+  'api/servers/io.example_a.json': '{"name":"a"}',
+  'servers/io.example_a/badge.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+  'servers/io.example_a/feed.xml': '<rss/>',
+  'servers/io.example_a/feed.json': '{"version":"https://jsonfeed.org/version/1.1"}',
+  [`objects/ab/${BODY}.json`]: '{"result":{}}',
+  'data/SHA256SUMS': 'x  y\n',
+};
+
+beforeAll(async () => {
+  server = await startS3Server();
+  client = s3Client({ endpoint: server.endpoint, credentials: server.credentials });
+});
+afterAll(async () => {
+  client?.destroy();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await server?.close();
+});
+
+describe('npm run publish-files', () => {
+  it('puts every file under its path with its type and caching; a second run sends nothing', async () => {
+    const { env, get } = setup();
+    const dir = folder(FILES);
+    const first = await publish(['--dir', dir], env);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^published 6 of 6 files \(\d+ bytes\) to s3:\/\/[^ ]+ at http:\/\/127\.0\.0\.1:\d+ in [\d.]+ s; 0 unchanged; 0 published before and kept\n$/);
+    for (const [rel, text] of Object.entries(FILES)) {
+      const got = await get(rel);
+      expect(got?.text, rel).toBe(text);
+      expect(got?.type, rel).toBe(contentTypeOf(rel));
+      expect(got?.cache, rel).toBe(cacheControlOf(rel));
+    }
+    expect((await get(`objects/ab/${BODY}.json`))?.cache).toBe('public, max-age=31536000, immutable');
+    expect((await get('api/servers/io.example_a.json'))?.cache).toBe('public, max-age=300');
+    expect((await get('servers/io.example_a/feed.json'))?.type).toBe('application/feed+json; charset=utf-8');
+    expect((await get('servers/io.example_a/badge.svg'))?.type).toBe('image/svg+xml');
+    const again = await publish(['--dir', dir, '--json'], env);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ files: 6, uploaded: 0, bytes: 0, unchanged: 6, kept: 0 });
+  }, 60_000);
+
+  it('sends a changed file alone, keeps a file no longer built, and --all sends everything again', async () => {
+    const { env, get } = setup();
+    const dir = folder(FILES);
+    expect((await publish(['--dir', dir], env)).code).toBe(0);
+    const { 'servers/io.example_a/feed.xml': _gone, ...rest } = FILES;
+    const next = folder({ ...rest, 'api/servers/io.example_a.json': '{"name":"a","v":2}' });
+    const run = await publish(['--dir', next, '--json'], env);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ files: 5, uploaded: 1, unchanged: 4, kept: 1 });
+    expect((await get('api/servers/io.example_a.json'))?.text).toBe('{"name":"a","v":2}');
+    expect((await get('servers/io.example_a/feed.xml'))?.text).toBe('<rss/>');
+    const all = await publish(['--dir', next, '--all', '--json'], env);
+    expect(JSON.parse(all.stdout)).toMatchObject({ files: 5, uploaded: 5, unchanged: 0 });
+  }, 60_000);
+
+  it('a failed upload exits 1 and leaves the manifest as it was: the next run sends what is missing', async () => {
+    const ok = setup();
+    const dir = folder(FILES);
+    expect((await publish(['--dir', dir], ok.env)).code).toBe(0);
+    const manifest = (await ok.get(MANIFEST_KEY))!;
+    writeFileSync(path.join(dir, 'api/servers/io.example_a.json'), '{"name":"a","v":3}');
+    // The same bucket through an endpoint where nothing listens: every request fails.
+    const doomed = await startS3Server();
+    const endpoint = doomed.endpoint;
+    await doomed.close();
+    const failed = await publish(['--dir', dir], { ...ok.env, MCP_SCHEMA_STORE_ENDPOINT: endpoint });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^publish-files: could not read \.published\.json\.gz from s3:\/\/.+\n$/);
+    expect((await ok.get(MANIFEST_KEY))?.text).toBe(manifest.text);
+    const retried = await publish(['--dir', dir, '--json'], ok.env);
+    expect(JSON.parse(retried.stdout)).toMatchObject({ uploaded: 1, unchanged: 5 });
+    expect((await ok.get('api/servers/io.example_a.json'))?.text).toBe('{"name":"a","v":3}');
+  }, 60_000);
+
+  it('refuses a manifest it cannot read, a missing bucket setting and a missing folder, each in one line', async () => {
+    const { env, prefix } = setup();
+    await client.send(new PutObjectCommand({ Bucket: server.bucket, Key: `${prefix}${MANIFEST_KEY}`, Body: gzipSync('{"files":{"a":"not a hash"}}') }));
+    const bad = await publish(['--dir', folder(FILES)], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe(`publish-files: ${MANIFEST_KEY} in s3://${server.bucket}/${prefix} at ${server.endpoint} is not {"files": {path: sha256}}: remove it to upload every file again\n`);
+    const none = await publish(['--dir', folder(FILES)], { ...env, MCP_SCHEMA_FILES_STORE: '' });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe("publish-files: MCP_SCHEMA_FILES_STORE is not set: name the file host's bucket (s3://<bucket>/<prefix>; see --help)\n");
+    const noDir = await publish(['--dir', path.join(tmpdir(), 'mcps-no-such-folder')], env);
+    expect(noDir.code).toBe(2);
+    expect(noDir.stderr).toMatch(/^publish-files: no folder at --dir /);
+    const badUrl = await publish(['--dir', folder(FILES)], { ...env, MCP_SCHEMA_FILES_STORE: 'https://bucket' });
+    expect(badUrl.stderr).toBe('publish-files: MCP_SCHEMA_FILES_STORE must be s3://<bucket>/<prefix>, not "https://bucket"\n');
+    const help = await publish(['--help'], {});
+    expect(help.code).toBe(0);
+    for (const word of ['--dir <folder>', '--all', 'MCP_SCHEMA_FILES_STORE=s3://<bucket>/<prefix>', MANIFEST_KEY, 'ever deleted']) expect(help.stdout).toContain(word);
+  }, 60_000);
+});
+
+describe('contentTypeOf, cacheControlOf', () => {
+  it('types what readers open by name, and caches only content-addressed bodies for good', () => {
+    expect(contentTypeOf('data/observations-2026-01.parquet')).toBe('application/vnd.apache.parquet');
+    expect(contentTypeOf('data/observations-2026-01.csv.gz')).toBe('application/gzip');
+    expect(contentTypeOf('data/SHA256SUMS')).toBe('text/plain; charset=utf-8');
+    expect(contentTypeOf('objects/ab/x.txt')).toBe('text/plain; charset=utf-8');
+    expect(contentTypeOf('data/CITATION.cff')).toBe('text/plain; charset=utf-8');
+    expect(contentTypeOf('servers/a/changes/c.patch.json')).toBe('application/json; charset=utf-8');
+    expect(contentTypeOf('what.bin')).toBe('application/octet-stream');
+    expect(cacheControlOf(`objects/ab/${BODY}.txt`)).toBe('public, max-age=31536000, immutable');
+    expect(cacheControlOf(`objects/ab/${BODY.slice(1)}.json`)).toBe('public, max-age=300');
+    expect(cacheControlOf('api/sets/x.json')).toBe('public, max-age=300');
+  });
+});
