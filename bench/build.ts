@@ -193,7 +193,7 @@ function median(xs: number[]): number {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(`usage: npm run bench:build -- --archive DIR [--repeat N] [--cold] [--daily] [--kinds] [--keep] [--out DIR] [--cache DIR]
+    process.stdout.write(`usage: npm run bench:build -- --archive DIR [--repeat N] [--cold] [--daily] [--kinds] [--files] [--keep] [--out DIR] [--cache DIR]
   --archive DIR  the archive to build (default: data/, which holds real observations: pass a bench archive)
   --repeat N     build N times; prints each run and the medians
   --cold         empty the build cache first (the first build of an archive)
@@ -201,6 +201,9 @@ async function main(): Promise<void> {
   --kinds        the site's size by kind of file
   --out DIR      where the site goes (default: a temp folder); --keep keeps it
   --cache DIR    the build cache (default .cache/bench-build)
+  --files        build with a file host (MCP_SCHEMA_FILES_DIR <out>-files, MCP_SCHEMA_FILES_URL
+                 https://files.example.org/mcp-schema/), as deploy.yml does with a bucket: the site is
+                 then what Pages holds; the file host's folder is measured apart (file_host_mb, _files)
 The build's own settings pass through the environment: e.g. MCP_SCHEMA_RELEASE=parts and
 MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
 `);
@@ -215,19 +218,25 @@ MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
   const cold = args.includes('--cold');
   const out = path.resolve(get('--out') ?? mkdtempSync(path.join(os.tmpdir(), 'mcp-schema-bench-site-')));
   const cache = path.resolve(get('--cache') ?? path.join(ROOT, '.cache', 'bench-build'));
-  const cmd = `npm run bench:build -- --archive ${path.relative(process.cwd(), archive) || archive}${repeat > 1 ? ` --repeat ${repeat}` : ''}${cold ? ' --cold' : ''}${args.includes('--kinds') ? ' --kinds' : ''}`;
+  const cmd = `npm run bench:build -- --archive ${path.relative(process.cwd(), archive) || archive}${repeat > 1 ? ` --repeat ${repeat}` : ''}${cold ? ' --cold' : ''}${args.includes('--kinds') ? ' --kinds' : ''}${args.includes('--files') ? ' --files' : ''}`;
   console.error(`$ ${cmd}`);
   console.error(`  = MCP_SCHEMA_DATA=${archive} MCP_SCHEMA_OUT=${out} MCP_SCHEMA_CACHE=${cache} npx astro build`);
   console.error(`  machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   const release = `${out}-release`;
-  const env = { MCP_SCHEMA_CACHE: cache, MCP_SCHEMA_RELEASE_DIR: release, MCP_SCHEMA_RELEASE_URL: 'https://github.com/OWNER/mcp-schema/releases/download/data-latest/' };
+  const files = args.includes('--files') ? `${out}-files` : null;
+  const env: Record<string, string> = { MCP_SCHEMA_CACHE: cache, MCP_SCHEMA_RELEASE_DIR: release, MCP_SCHEMA_RELEASE_URL: 'https://github.com/OWNER/mcp-schema/releases/download/data-latest/', ...(files ? { MCP_SCHEMA_FILES_DIR: files, MCP_SCHEMA_FILES_URL: 'https://files.example.org/mcp-schema/' } : {}) };
+  // The file host's folder must be empty for each build (the build refuses a stale one).
+  const build = () => {
+    if (files) rmSync(files, { recursive: true, force: true });
+    return benchBuild(archive, out, env);
+  };
   const runs: BuildFigures[] = [];
   let yesterday: BuildFigures | null = null;
   for (let i = 0; i < repeat; i++) {
     if (cold) rmSync(cache, { recursive: true, force: true });
-    if (args.includes('--daily')) yesterday = await withoutNewestDay(archive, () => benchBuild(archive, out, env));
+    if (args.includes('--daily')) yesterday = await withoutNewestDay(archive, build);
     if (yesterday) console.error(`run ${i + 1}/${repeat}, newest day held back: ${JSON.stringify(yesterday)}`);
-    const f = await benchBuild(archive, out, env);
+    const f = await build();
     runs.push(f);
     console.error(`run ${i + 1}/${repeat}: ${JSON.stringify(f)}`);
   }
@@ -252,10 +261,14 @@ MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
     ...(args.includes('--kinds') ? { kinds: sizeByKind(out) } : {}),
     release_mb: +(rel.bytes / 1e6).toFixed(1),
     release_files: rel.files,
+    ...(files ? { file_host_mb: +(treeSize(files).bytes / 1e6).toFixed(1), file_host_files: treeSize(files).files, ...(args.includes('--kinds') ? { file_host_kinds: sizeByKind(files) } : {}) } : {}),
     out,
   };
   console.log(JSON.stringify(summary, null, 2));
-  if (!args.includes('--keep')) rmSync(out, { recursive: true, force: true });
+  if (!args.includes('--keep')) {
+    rmSync(out, { recursive: true, force: true });
+    if (files) rmSync(files, { recursive: true, force: true });
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

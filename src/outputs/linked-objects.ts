@@ -46,12 +46,14 @@ export const SERVER_PAGE_OTHER_FINDINGS = 8;
 export const CHANGE_PAGE_DIFF_LINES = 2000;
 
 /**
- * Characters of schema JSON (inputSchema, outputSchema, annotations, pretty-printed) the server page's
- * "Current tools" shows over all tools; past it a tool shows its name and description, its schemas in
- * the tools file (/api/tools/<slug>.json) and the raw body. A server of a hundred tools was 170 KB there;
- * escaped as HTML, JSON text takes about 2.5 times its characters.
+ * The server page's "Current tools" (issue 23: the server pages are most of the site at the registry's
+ * size): a tool's description is cut at TOOLS_PAGE_DESCRIPTION characters; tools are shown with their
+ * description and parameter names until TOOLS_PAGE_CHARS of those are used, then by name only, up to
+ * TOOLS_PAGE_NAMES names, then counted. The schemas are in the tools file and the raw body.
  */
-export const CURRENT_TOOLS_SCHEMA_CHARS = 12_000;
+export const TOOLS_PAGE_DESCRIPTION = 300;
+export const TOOLS_PAGE_CHARS = 4_000;
+export const TOOLS_PAGE_NAMES = 200;
 
 /** The site path of a change's own page (its diff and findings in full). */
 export function changePagePath(c: { slug: string; id: string }): string {
