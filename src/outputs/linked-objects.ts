@@ -27,8 +27,13 @@ export function rawObjectPath(sha256: string, contentType: string | null): strin
   return `/${objectKey(sha256)}${json ? '.json' : '.txt'}`;
 }
 
-/** Changes shown with a diff (a diff per tool, their raw bodies on the site): each has a page of its own, /servers/<slug>/changes/<id>/. */
-export const FULL_CHANGES = 10;
+/**
+ * Changes shown with a diff (a diff per tool, their raw bodies on the site): each has a page of its own,
+ * /servers/<slug>/changes/<id>/. The same as INLINE_CHANGES (issue 23: at 42,000 servers for years the
+ * change pages would be hundreds of MB of the 1 GB site): the changes a server page draws, each with its
+ * whole diff on its own page; older changes are a line each with their JSON Patch and raw bodies.
+ */
+export const FULL_CHANGES = 3;
 /**
  * Of those, the newest shown in full on the server page itself (issue 26: a busy server's page was
  * 910 KB); the others are one line each there, their diff on their own page (plain HTML, no script).
@@ -43,7 +48,7 @@ export const SERVER_PAGE_DIFF_LINES = 180;
 /** Findings about tools a change does not draw, listed on the server page per change (the rest: counted, on its own page). */
 export const SERVER_PAGE_OTHER_FINDINGS = 8;
 /** Diff lines a change's own page shows over all its tools; past it, the JSON Patch and the raw bodies have everything. */
-export const CHANGE_PAGE_DIFF_LINES = 2000;
+export const CHANGE_PAGE_DIFF_LINES = 800;
 
 /**
  * The server page's "Current tools" (issue 23: the server pages are most of the site at the registry's
@@ -63,6 +68,8 @@ export function changePagePath(c: { slug: string; id: string }): string {
 export const RECENT_VERSIONS = 20;
 /** Changes a server page lists (the newest FULL_CHANGES in full, the rest one line each); older ones keep only their anchor. */
 export const RECENT_CHANGES = 50;
+/** Older changes whose anchor (#change-<id>, with its day) the server page keeps; past it they are counted, each in the downloads. */
+export const ANCHORED_CHANGES = 300;
 
 /** The bodies a server page shows: its latest answer's, and the before and after of the changes shown in full. */
 export function serverPageBodies(s: Archive['servers'][number]): string[] {
