@@ -96,6 +96,23 @@ describe('server pages', () => {
     }
   });
 
+  it('list a server\'s current tools one line each — name, description, parameters with the required marked — and link the schemas, never print them', async () => {
+    const s = a.servers.find((x) => x.head !== null && x.status === 'ok' && x.current)!;
+    const tools = (await a.tools(s.head!.bodySha256!, s.head!.toolsSha256)) as { name: string; inputSchema?: { properties?: Record<string, unknown>; required?: string[] } }[];
+    const html = await read(`servers/${s.slug}/index.html`);
+    const section = html.slice(html.indexOf('data-testid="current-tools"'));
+    expect((section.match(/<li>/g) ?? []).length).toBe(tools.length);
+    const t = text(section);
+    for (const tool of tools) {
+      expect(t).toContain(tool.name);
+      const req = tool.inputSchema?.required ?? [];
+      if (req.length > 0) expect(section).toContain('<abbr title="required">*</abbr>');
+    }
+    expect(section).not.toContain('inputSchema');
+    expect(section).toContain(`href="/api/tools/${s.slug}.json"`);
+    expect(section).not.toContain('<pre');
+  });
+
   it('speak of a retired server in the past: the day it left, its last known tools', async () => {
     const s = a.bySlug.get(slugFor(RETIRED_NAME))!;
     expect(s.status).toBe('retired');
