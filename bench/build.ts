@@ -12,6 +12,7 @@
 // tools and set files, raw bodies, ...), to tell what grows with servers from what grows with time.
 // `--repeat N` runs N times and prints each run and the medians. Big bundles go to a release folder
 // beside the site (MCP_SCHEMA_RELEASE_DIR), as a deployment does; its size is reported apart.
+import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -164,6 +165,18 @@ export function sizeByKind(dir: string): Record<string, { mb: number; files: num
 }
 
 /** Run `work` with the newest day file(s) and its run row moved aside; always restores them. */
+/** Every file under a folder: its SHA-256 and size, by relative path. */
+function hashTree(dir: string): Map<string, { sha: string; bytes: number }> {
+  const out = new Map<string, { sha: string; bytes: number }>();
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    const file = path.join(e.parentPath, e.name);
+    const bytes = readFileSync(file);
+    out.set(path.relative(dir, file), { sha: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length });
+  }
+  return out;
+}
+
 async function withoutNewestDay<T>(archive: string, work: () => Promise<T>): Promise<T> {
   const obs = path.join(archive, 'observations');
   const newest = readdirSync(obs).filter((f) => /^\d{4}-\d{2}-\d{2}\.jsonl(\.gz)?$/.test(f)).sort().at(-1)!.slice(0, 10);
@@ -232,12 +245,23 @@ MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
   };
   const runs: BuildFigures[] = [];
   let yesterday: BuildFigures | null = null;
+  let published: Map<string, { sha: string; bytes: number }> | null = null;
+  let upload: { files: number; mb: number; of_files: number } | null = null;
   for (let i = 0; i < repeat; i++) {
     if (cold) rmSync(cache, { recursive: true, force: true });
-    if (args.includes('--daily')) yesterday = await withoutNewestDay(archive, build);
+    if (args.includes('--daily')) {
+      yesterday = await withoutNewestDay(archive, build);
+      // What the daily publish-files would upload: the file host's files that differ from yesterday's.
+      if (files) published = hashTree(files);
+    }
     if (yesterday) console.error(`run ${i + 1}/${repeat}, newest day held back: ${JSON.stringify(yesterday)}`);
     const f = await build();
     runs.push(f);
+    if (files && published) {
+      const today = hashTree(files);
+      const changed = [...today].filter(([p, h]) => published!.get(p)?.sha !== h.sha);
+      upload = { files: changed.length, mb: +(changed.reduce((n, [, h]) => n + h.bytes, 0) / 1e6).toFixed(1), of_files: today.size };
+    }
     console.error(`run ${i + 1}/${repeat}: ${JSON.stringify(f)}`);
   }
   const rel = existsSync(release) ? treeSize(release) : { bytes: 0, files: 0 };
@@ -261,7 +285,7 @@ MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
     ...(args.includes('--kinds') ? { kinds: sizeByKind(out) } : {}),
     release_mb: +(rel.bytes / 1e6).toFixed(1),
     release_files: rel.files,
-    ...(files ? { file_host_mb: +(treeSize(files).bytes / 1e6).toFixed(1), file_host_files: treeSize(files).files, ...(args.includes('--kinds') ? { file_host_kinds: sizeByKind(files) } : {}) } : {}),
+    ...(files ? { file_host_mb: +(treeSize(files).bytes / 1e6).toFixed(1), file_host_files: treeSize(files).files, ...(args.includes('--kinds') ? { file_host_kinds: sizeByKind(files) } : {}), ...(upload ? { file_host_daily_upload: upload } : {}) } : {}),
     out,
   };
   console.log(JSON.stringify(summary, null, 2));
