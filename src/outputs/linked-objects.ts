@@ -65,9 +65,9 @@ export function changePagePath(c: { slug: string; id: string }): string {
   return `/servers/${c.slug}/changes/${c.id}/`;
 }
 /** Contract versions a server page lists (the newest); the rest are in the downloads. */
-export const RECENT_VERSIONS = 20;
+export const RECENT_VERSIONS = 10;
 /** Changes a server page lists (the newest FULL_CHANGES in full, the rest one line each); older ones keep only their anchor. */
-export const RECENT_CHANGES = 50;
+export const RECENT_CHANGES = 25;
 /** Older changes whose anchor (#change-<id>, with its day) the server page keeps; past it they are counted, each in the downloads. */
 export const ANCHORED_CHANGES = 300;
 
