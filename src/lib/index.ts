@@ -45,3 +45,4 @@ export * from './bridge.ts';
 export * from './chain.ts';
 export * from './page-parts.ts';
 export * from './name-index.ts';
+export * from './validation.ts';
