@@ -10,6 +10,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { verifyArchive } from '../../collector/ops/verify.ts';
 import { drawWorksheet, scoreAndRecord, ValidationError, worksheetJson, worksheetMarkdown } from '../../collector/ops/validation.ts';
 import { readValidations, writeValidationRecord } from '../../src/archive/validations.ts';
 import { REVIEW_STATUSES, WorksheetError, type Worksheet } from '../../src/lib/index.ts';
@@ -195,7 +196,16 @@ describe('the validation gate on a collector-made archive of the local world', (
     await mkdir(path.join(copy, 'validations'), { recursive: true });
     writeFileSync(path.join(copy, passedFile), before.toString('utf8').replace('"passed": true', '"passed": false'));
     expect(readValidations(copy)).toMatchObject({ records: [], problems: [{ message: expect.stringMatching(/not to its name/) }] });
-  });
+    // verify holds the records to their names too.
+    expect((await verifyArchive(DATA)).problems.filter((p) => p.kind === 'validation')).toEqual([]);
+    const planted = path.join(DATA, 'validations', `2026-12-03-${'0'.repeat(64)}.json`);
+    writeFileSync(planted, before);
+    try {
+      expect((await verifyArchive(DATA)).problems.filter((p) => p.kind === 'validation')).toEqual([{ kind: 'validation', where: `validations/${path.basename(planted)}`, message: expect.stringMatching(/not to its name/) }]);
+    } finally {
+      await rm(planted);
+    }
+  }, 120_000);
 
   it('/statistics/ without a record: "not yet validated" at the top and beside every v2 figure', () => {
     const t = text(notValidatedHtml);
