@@ -64,7 +64,7 @@ async function sh(command: string, bin: string | null): Promise<string> {
 async function build(name: string): Promise<string> {
   const out = path.join(DIR, `dist-${name}`);
   await rm(out, { recursive: true, force: true });
-  await run('npm', ['run', 'build'], { cwd: ROOT, env: { ...process.env, MCP_SCHEMA_DATA: DATA, MCP_SCHEMA_OUT: out, MCP_SCHEMA_CACHE: `${out}.cache`, ASTRO_TELEMETRY_DISABLED: '1' }, maxBuffer: 64 << 20 });
+  await run('npm', ['run', 'build'], { cwd: ROOT, env: { ...process.env, MCP_SCHEMA_DATA: DATA, MCP_SCHEMA_OUT: out, MCP_SCHEMA_CACHE: `${out}.cache`, MCP_SCHEMA_BRIDGE_DAYS: '1', ASTRO_TELEMETRY_DISABLED: '1' }, maxBuffer: 64 << 20 });
   return out;
 }
 
@@ -78,6 +78,8 @@ describe('the validation gate on a collector-made archive of the local world', (
   const curlOutputs: { status: string; era: string; step: string; out: string }[] = [];
   let notValidatedHtml: string;
   let passedHtml: string;
+  let notValidatedHome: string;
+  let passedHome: string;
   let out: string;
   let failedFile: string;
   let passedFile: string;
@@ -86,14 +88,15 @@ describe('the validation gate on a collector-made archive of the local world', (
     await rm(DIR, { recursive: true, force: true });
     await mkdir(DIR, { recursive: true });
     const bin = hasCurl ? null : curlShim(DIR);
-    // Both series, as the archive is during the bridge; the lifecycle servers add an auth wall.
+    // A one-day bridge, then v2 alone: the headline has switched to v2; the lifecycle servers add an auth wall.
     await collectArchive(
       {
         seed: 'validation-gate',
         size: 12,
         days: 2,
         lifecycle: true,
-        methodology: 'v1,v2',
+        methodology: 'auto',
+        bridgeDays: 1,
         timeoutMs: 3000,
         whileServing: async (dir) => {
           ws = await drawWorksheet(dir, { seed: 20261012, n: 30 });
@@ -113,11 +116,13 @@ describe('the validation gate on a collector-made archive of the local world', (
     );
     out = await build('not-validated');
     notValidatedHtml = readFileSync(path.join(out, 'statistics/index.html'), 'utf8');
+    notValidatedHome = readFileSync(path.join(out, 'index.html'), 'utf8');
     // A failed gate first, then a passed one (the later one stands).
     failedFile = (await scoreAndRecord(DATA, worksheetJson(filled(ws, 2)), new Date('2026-12-02T09:00:00Z'))).file;
     passedFile = (await scoreAndRecord(DATA, worksheetJson(filled(ws, 0)), new Date('2026-12-02T10:00:00Z'))).file;
     out = await build('passed');
     passedHtml = readFileSync(path.join(out, 'statistics/index.html'), 'utf8');
+    passedHome = readFileSync(path.join(out, 'index.html'), 'utf8');
   }, 900_000);
 
   it('draws deterministically, stratified, every status of the run present, the whole population when n is larger', async () => {
@@ -230,5 +235,13 @@ describe('the validation gate on a collector-made archive of the local world', (
     const served = readFileSync(path.join(out, link));
     expect(createHash('sha256').update(served).digest('hex')).toBe(rec.sha256);
     expect(existsSync(path.join(out, `/data/validations/${path.basename(failedFile)}`))).toBe(true);
+  });
+
+  it('the headline switch to v2 says plainly whether the v2 classifier passed a gate', () => {
+    const gate = (html: string) => text(/<span data-testid="headline-gate">([\s\S]*?)<\/span>\s*<\/p>/.exec(html)?.[1] ?? '');
+    expect(text(notValidatedHome)).toContain('Headline series: methodology v2');
+    expect(gate(notValidatedHome)).toBe('The switch happened without a passed validation gate: the v2 figures are not yet validated.');
+    const rec = readValidations(DATA).records.find((r) => r.file === passedFile)!.record;
+    expect(gate(passedHome)).toBe(`The v2 classifier passed the validation gate on ${rec.day} (100.0% agreement).`);
   });
 });
