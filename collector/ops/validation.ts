@@ -275,7 +275,8 @@ export interface ScoreResult {
 
 /**
  * Score a filled-in worksheet against the archive and keep the record (validations/<day>-<sha256>.json).
- * The recorded statuses come from the run's rows in `dir`. Throws a WorksheetError (the reviewer's
+ * The recorded statuses, the classifier's version and the draw itself come from the run's rows in
+ * `dir`, never from the worksheet (only its reviewer columns, seed and n are read). Throws a WorksheetError (the reviewer's
  * column) or a ValidationError (the run is not in this archive).
  */
 export async function scoreAndRecord(dir: string, text: string, now: Date): Promise<ScoreResult> {
@@ -284,16 +285,23 @@ export async function scoreAndRecord(dir: string, text: string, now: Date): Prom
   if (!run) throw new ValidationError(`run ${ws.run_id} of ${ws.run_day} is not a v2 run of ${dir}: score a worksheet against the archive it was drawn from`);
   const rows = await probedRows(dir, run);
   const scored = scoreWorksheet(ws, new Map(rows.map((r) => [r.target, r.status as V2Status])));
+  // The endpoints must be the draw itself (the same run, seed and n give the same rows): a worksheet
+  // cannot be scored on endpoints picked by hand.
+  const drawn = drawStratified(rows.map((r) => ({ target: r.target, status: r.status as V2Status })), ws.n, ws.seed).drawn.map((r) => r.target).sort();
+  const listed = ws.endpoints.map((e) => e.target).sort();
+  if (drawn.length !== listed.length || drawn.some((t, i) => t !== listed[i])) throw new ValidationError(`the worksheet's endpoints are not the draw of seed ${ws.seed}, n ${ws.n} from run ${ws.run_id}: score the worksheet draw wrote, as it wrote it (reviewer columns aside)`);
+  const prober = [...new Set(rows.map((r) => r.prober_version))];
   const record: ValidationRecord = {
     format: VALIDATION_RECORD_FORMAT,
     scored_at: now.toISOString(),
     day: now.toISOString().slice(0, 10),
     run_id: ws.run_id,
     run_day: ws.run_day,
-    prober_version: ws.prober_version,
+    // From the archive, not the worksheet: the classifier this gate validates.
+    prober_version: prober.length === 1 ? prober[0]! : run.prober_version,
     seed: ws.seed,
     n: ws.n,
-    rule: ws.rule,
+    rule: DRAW_RULE,
     worksheet_sha256: createHash('sha256').update(text).digest('hex'),
     threshold: VALIDATION_THRESHOLD,
     agreement: { count: scored.agreement.count, n: scored.agreement.n, share: scored.agreement.p, lower: scored.agreement.lower, upper: scored.agreement.upper },

@@ -168,6 +168,10 @@ describe('the validation gate on a collector-made archive of the local world', (
     await expect(scoreAndRecord(DATA, worksheetJson(bad), new Date())).rejects.toThrow(/reviewer_status "fine" is not a status/);
     await expect(scoreAndRecord(DATA, worksheetJson({ ...filled(ws, 0), run_id: 'no-such-run' }), new Date())).rejects.toThrow(ValidationError);
     await expect(scoreAndRecord(DATA, '{"format":"x"}', new Date())).rejects.toThrow(/not a validation worksheet/);
+    // Endpoints picked by hand (one left out), or the classifier's version edited: not the draw, or not believed.
+    const picked = filled(ws, 0);
+    picked.endpoints.pop();
+    await expect(scoreAndRecord(DATA, worksheetJson(picked), new Date())).rejects.toThrow(/not the draw of seed 20261012, n 30/);
     // The CLI says so on stderr and exits 1; its help states the draw's rule.
     const cli = path.join(ROOT, 'collector/ops/validation-cli.ts');
     const file = path.join(DIR, 'unfilled.json');
@@ -187,6 +191,10 @@ describe('the validation gate on a collector-made archive of the local world', (
     const passed = records.find((r) => r.file === passedFile)!.record;
     expect(passed.passed).toBe(true);
     expect(passed.agreement).toMatchObject({ count: ws.endpoints.length, n: ws.endpoints.length, share: 1 });
+    expect(passed.prober_version).toBe(ws.prober_version);
+    const forged = await scoreAndRecord(DATA, worksheetJson({ ...filled(ws, 0), prober_version: '9.9.9' }), new Date('2026-12-02T11:00:00Z'));
+    expect(forged.record.prober_version).toBe(ws.prober_version);
+    await rm(path.join(DATA, forged.file));
     const failed = records.find((r) => r.file === failedFile)!.record;
     expect(failed.passed).toBe(ws.endpoints.length >= 20);
     expect(failed.disagreements).toHaveLength(2);
