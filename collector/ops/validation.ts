@@ -128,6 +128,13 @@ export function curlCommands(endpoint: string, challenge: string | null): Worksh
   ];
   const auth = 'When the step that ended the probe was answered 401, or 403 with WWW-Authenticate: RFC 9728 protected-resource metadata, stopping at the first valid document (a JSON object with a resource string and a non-empty authorization_servers array of strings). The probe takes the resource from the URL that answered with the challenge (after redirects).';
   let n = 11;
+  // The same URL twice (a hint naming the well-known URL itself) is fetched once, as the probe does.
+  const seen = new Set<string>();
+  const lookup = (step: string, at: string) => {
+    if (seen.has(at)) return;
+    seen.add(at);
+    out.push({ step: `${n++}. RFC 9728: ${step}`, when: auth, command: get(at, 'application/json', Math.round(DEFAULTS.timeoutMs / 1000)) });
+  };
   const hint = challenge === null ? null : resourceMetadataHint(parseWwwAuthenticate(challenge.slice(0, 8192)).challenges);
   if (hint !== null) {
     let at: string | null = null;
@@ -136,11 +143,11 @@ export function curlCommands(endpoint: string, challenge: string | null): Worksh
     } catch {
       /* not a URL: no command */
     }
-    if (at !== null) out.push({ step: `${n++}. RFC 9728: the challenge's resource_metadata URL`, when: auth, command: get(at, 'application/json', Math.round(DEFAULTS.timeoutMs / 1000)) });
+    if (at !== null) lookup("the challenge's resource_metadata URL", at);
   }
   const wk = protectedResourceMetadataUrls(url);
-  if (wk.path) out.push({ step: `${n++}. RFC 9728: the well-known URL built from the endpoint's path`, when: auth, command: get(wk.path.url, 'application/json', Math.round(DEFAULTS.timeoutMs / 1000)) });
-  out.push({ step: `${n++}. RFC 9728: the well-known URL at the root`, when: auth, command: get(wk.root.url, 'application/json', Math.round(DEFAULTS.timeoutMs / 1000)) });
+  if (wk.path) lookup("the well-known URL built from the endpoint's path", wk.path.url);
+  lookup('the well-known URL at the root', wk.root.url);
   return out;
 }
 

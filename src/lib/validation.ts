@@ -297,7 +297,7 @@ export function scoreWorksheet(ws: Worksheet, recorded: ReadonlyMap<string, V2St
   const endpoints = ws.endpoints.map((e, i) => ({ target: e.target, endpoint: e.endpoint, recorded: recorded.get(e.target)!, reviewer: reviewer[i]!, note: e.reviewer_note && e.reviewer_note.trim() !== '' ? e.reviewer_note : null }));
   const kappa = cohensKappa(endpoints.map((e) => [e.recorded, e.reviewer] as const));
   const agreement = { count: kappa.agree, n: kappa.n, ...wilson(kappa.agree, kappa.n) };
-  return { agreement, kappa, passed: agreement.p >= threshold, endpoints, disagreements: endpoints.filter((e) => e.recorded !== e.reviewer) };
+  return { agreement, kappa, passed: agreement.count >= threshold * agreement.n - 1e-9, endpoints, disagreements: endpoints.filter((e) => e.recorded !== e.reviewer) };
 }
 
 /** What /statistics/ says about the gate for the figures of a run made by `proberVersion`. */

@@ -67,6 +67,9 @@ describe('curlCommands', () => {
     // Without a challenge, no hint lookup; an endpoint at the root has no path form.
     expect(curlCommands('https://plain.example/', null).filter((c) => c.step.includes('RFC 9728'))).toHaveLength(1);
     expect(curlCommands('not a url', null)).toEqual([]);
+    // A hint naming the well-known URL itself is one lookup, as the probe fetches it once.
+    const same = curlCommands('https://x.example/mcp', 'Bearer resource_metadata="https://x.example/.well-known/oauth-protected-resource/mcp"').filter((c) => c.step.includes('RFC 9728'));
+    expect(same.map((c) => c.step)).toEqual(["11. RFC 9728: the challenge's resource_metadata URL", '12. RFC 9728: the well-known URL at the root']);
   });
 
   it('the Markdown shows registry text as code, control characters escaped, and the recorded statuses only at the end', () => {
