@@ -34,9 +34,10 @@ stratified sample of endpoints by hand, and their statuses are compared with the
   --json              score: print the record as JSON
   -h, --help          this text
 
-Exits 0 when done (score: whether or not the gate passed; the output says which), 1 when score's
-worksheet cannot be scored (missing or unknown reviewer statuses, a run not in the archive), 2 on bad
-usage or an unusable --data.`;
+Exits 0 when done (score: whether or not the gate passed; the output says which); 1 when there is
+nothing to draw (no full v2 run, or its day's rows not in the folder) or the worksheet cannot be
+scored (missing or unknown reviewer statuses, endpoints that are not the draw, a run not in the
+archive); 2 on bad usage, an unusable --data, or a worksheet that exists already.`;
 
 try {
   const { values, positionals } = parseArgs({

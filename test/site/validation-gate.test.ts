@@ -179,6 +179,14 @@ describe('the validation gate on a collector-made archive of the local world', (
     const err = await run('npx', ['tsx', cli, 'score', file, '--data', DATA], { cwd: ROOT }).catch((e: { code: number; stderr: string }) => e);
     expect((err as { code: number }).code).toBe(1);
     expect((err as { stderr: string }).stderr).toMatch(/^validation: the worksheet cannot be scored:\n {2}- endpoint 1/);
+    // draw from the CLI writes the same worksheet, and never over an existing one.
+    const drawn = await run('npx', ['tsx', cli, 'draw', '--data', DATA, '--out', path.join(DIR, 'cli-ws')], { cwd: ROOT });
+    expect(drawn.stdout).toMatch(/^drew \d+ endpoints of run /);
+    expect(readFileSync(path.join(DIR, 'cli-ws.json'), 'utf8')).toBe(worksheetJson(ws));
+    expect(readFileSync(path.join(DIR, 'cli-ws.md'), 'utf8')).toBe(worksheetMarkdown(ws, path.join(DIR, 'cli-ws.json')));
+    const again = await run('npx', ['tsx', cli, 'draw', '--data', DATA, '--out', path.join(DIR, 'cli-ws')], { cwd: ROOT }).catch((e: { code: number; stderr: string }) => e);
+    expect((again as { code: number }).code).toBe(2);
+    expect((again as { stderr: string }).stderr).toMatch(/exists: a worksheet is not overwritten/);
     const help = (await run('npx', ['tsx', cli, '--help'], { cwd: ROOT })).stdout;
     expect(help).toContain('largest remainder');
     expect(help).toContain('--seed <n>');
