@@ -79,6 +79,7 @@ describe('the validation gate on a collector-made archive of the local world', (
   let notValidatedHtml: string;
   let passedHtml: string;
   let notValidatedHome: string;
+  let failedHtml: string;
   let passedHome: string;
   let out: string;
   let failedFile: string;
@@ -119,6 +120,7 @@ describe('the validation gate on a collector-made archive of the local world', (
     notValidatedHome = readFileSync(path.join(out, 'index.html'), 'utf8');
     // A failed gate first, then a passed one (the later one stands).
     failedFile = (await scoreAndRecord(DATA, worksheetJson(filled(ws, 2)), new Date('2026-12-02T09:00:00Z'))).file;
+    failedHtml = readFileSync(path.join(await build('failed'), 'statistics/index.html'), 'utf8');
     passedFile = (await scoreAndRecord(DATA, worksheetJson(filled(ws, 0)), new Date('2026-12-02T10:00:00Z'))).file;
     out = await build('passed');
     passedHtml = readFileSync(path.join(out, 'statistics/index.html'), 'utf8');
@@ -236,6 +238,15 @@ describe('the validation gate on a collector-made archive of the local world', (
     expect(rows.length).toBeGreaterThan(10);
     for (const r of rows) expect(text(r), r.slice(0, 80)).toContain('(not yet validated)');
     expect(notValidatedHtml).not.toContain('data-testid="v2-gate-record"');
+  });
+
+  it('/statistics/ after a failed gate: not yet validated, with what the gate found and its record', () => {
+    const t = text(failedHtml);
+    const rec = readValidations(DATA).records.find((r) => r.file === failedFile)!.record;
+    expect(failedHtml).toContain('data-gate="not-validated"');
+    expect(t).toContain(`Not yet validated. The latest validation gate of this classifier, on ${rec.day}, did not pass: the reviewer agreed with ${rec.agreement.count} of ${rec.agreement.n} recorded statuses`);
+    expect(/<a href="([^"]+)" data-testid="v2-gate-record">/.exec(failedHtml)![1]).toBe(`/data/validations/${path.basename(failedFile)}`);
+    for (const m of failedHtml.matchAll(/<tr[^>]*data-measure="([^"]+)"[^>]*>(.*?)<\/tr>/gs)) expect(text(m[2]!), m[1]).toContain('(not yet validated)');
   });
 
   it('/statistics/ after a passed gate: when, agreement and κ, the record linked and published byte for byte', () => {
