@@ -5,7 +5,8 @@
 // run rows agree with their series' rows and rosters (not_attempted rows and their reasons included;
 // v2 statuses, eras and requests), the two rows of a run recording both series agree on its facts, no
 // torn line or orphan temp file is left behind, and the hash chain (chain.jsonl) still matches every
-// run it covers, its signatures verify, and its first broken link is named by its run (verify-chain.ts).
+// run it covers, its signatures verify, and its first broken link is named by its run (verify-chain.ts),
+// and every validation gate record (validations/) is sound and hashes to its name.
 //
 // Two modes, one implementation of each check (issue 23 item 3: the daily job's cost must not grow
 // with the archive's age). Each check below takes a scope; a full verify gives it the whole archive,
@@ -50,6 +51,7 @@ import { FsObjectStore, type ObjectStore } from '../../src/archive/object-store.
 import { observationLines, observationV2Lines, type ObservationLine } from '../../src/archive/observations.ts';
 import { readRoster, rosterEntries } from '../../src/archive/rosters.ts';
 import { runLines } from '../../src/archive/runs.ts';
+import { readValidations } from '../../src/archive/validations.ts';
 import { isLocal, listDaysWithStored, materialize, readStoredIndex, rosterFilesWithStored, rowFoldersWithStored, storedDay } from '../../src/archive/stored-files.ts';
 import { chainHash, isRunV2, NOT_ATTEMPTED_REASONS, RUN_SERIES, type NotAttemptedReason, type Observation, type ObservationV2, type Outcome, OUTCOMES } from '../../src/lib/index.ts';
 import { oneLine } from '../errors.ts';
@@ -266,6 +268,7 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
     checkRuns(ctx, scope); // 4. run rows against rows and rosters
     await checkReferences(ctx); // 5. every referenced object exists and is sound
     checkLeftovers(ctx); // 6. leftovers of a crash
+    checkValidations(ctx); // 6b. the validation gate's records hash to their names (a handful of files: every mode)
 
     // 7. The hash chain (from the verified head on, incremental).
     const chain = await verifyChain(dir, options.keys ?? [], { verifiedLines: scope.chainLines, ...(scope.days && options.part ? { digestDays: scope.days } : {}) });
@@ -691,6 +694,11 @@ function checkLeftovers(ctx: Ctx): void {
     ctx.warn('quarantine', `${LAYOUT.quarantine}/${name}`, 'bytes set aside by a crash repair (kept for inspection, not part of the record)');
   }
   if (existsSync(join(dir, LAYOUT.lock))) ctx.warn('lock', LAYOUT.lock, 'a lock file is present (a run in progress, or a dead one the next run recovers)');
+}
+
+/** The validation gate's records (validations/, docs/VALIDATION.md): each a sound record whose bytes hash to its name. */
+function checkValidations(ctx: Ctx): void {
+  for (const p of readValidations(ctx.dir).problems) ctx.problem('validation', p.file, p.message);
 }
 
 /** After a verify with zero problems: the chain's head as verified becomes the state (written atomically). */

@@ -29,28 +29,19 @@ import {
 } from '../../src/lib/index.ts';
 import { classify, type ProbeError } from '../errors.ts';
 import type { HttpContext } from '../http.ts';
-import { PROBER_VERSION } from '../version.ts';
 import { authFacts, isChallenge, type AuthFacts } from './auth.ts';
 import { CANARY_ID, CANARY_TOOL_NAME, canaryResult, type CanaryResult } from './canary.ts';
 import { listAllPages, TOOLS_LIST_ID, type Listing, type Page, type Truncation } from './pages.ts';
 import { detectHttpSse } from './sse.ts';
+import { discoverBody, HANDSHAKE_ID, initializeBody, initializedBody, legacyCanaryBody, legacyToolsListBody, modernCanaryBody, modernHeaders, modernToolsListBody } from './requests.ts';
 import { toolSetHashOf } from './tool-set-hash.ts';
 import { DEFAULT_PROBE_V2_LIMITS, NOT_SENT, Wire, type Exchange, type LoggedRequest, type ProbeV2Limits } from './wire.ts';
 
 export { DEFAULT_PROBE_V2_LIMITS, type ProbeV2Limits, type LoggedRequest } from './wire.ts';
 export { CANARY_TOOL_NAME } from './canary.ts';
 
-/** JSON-RPC ids: constant, so identical servers give byte-identical raw bodies (v1 uses 1 and 2 too). */
-export const HANDSHAKE_ID = 1;
+export { HANDSHAKE_ID } from './requests.ts';
 export { TOOLS_LIST_ID, CANARY_ID };
-
-const CLIENT_INFO = { name: 'mcp-schema', version: PROBER_VERSION };
-/** The per-request `_meta` of 2026-07-28 (basic/index.mdx §`_meta`): version and capabilities required, clientInfo SHOULD. */
-const META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
-  'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
 
 export interface ProbeV2Result {
   status: V2Status;
@@ -141,12 +132,6 @@ export async function probeV2(ctx: HttpContext, endpoint: string, limits: ProbeV
   let sessionHeaders: Record<string, string> | null = null;
   let sessionUrl: string | null = null;
 
-  const modernHeaders = (method: string, name?: string): Record<string, string> => ({
-    ...Wire.base(),
-    'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
-    'mcp-method': method,
-    ...(name === undefined ? {} : { 'mcp-name': name }),
-  });
   const handshakeFrom = (x: Exchange, result: Record<string, unknown>) => {
     r.facts.handshake = true;
     r.handshakeLatencyMs = ms();
@@ -183,7 +168,7 @@ export async function probeV2(ctx: HttpContext, endpoint: string, limits: ProbeV
 
   try {
     // 1. server/discover
-    const d = await w.post('discover', 'discover', endpoint, json({ jsonrpc: '2.0', id: HANDSHAKE_ID, method: 'server/discover', params: { _meta: META } }), modernHeaders('server/discover'), HANDSHAKE_ID, limits.smallCap);
+    const d = await w.post('discover', 'discover', endpoint, discoverBody(), modernHeaders('server/discover'), HANDSHAKE_ID, limits.smallCap);
     if (d === NOT_SENT) throw new Error('request budget below one');
     note(d);
     if (!d.answered || w.throttled) return finish();
@@ -197,12 +182,12 @@ export async function probeV2(ctx: HttpContext, endpoint: string, limits: ProbeV
       handshakeFrom(d, d.result);
       const url = d.url ?? endpoint;
       const listing = await listAllPages(w, true, (cursor, first) =>
-        w.post(first ? 'tools/list' : 'tools/list page', 'tools/list', url, json({ jsonrpc: '2.0', id: TOOLS_LIST_ID, method: 'tools/list', params: { ...(cursor === undefined ? {} : { cursor }), _meta: META } }), modernHeaders('tools/list'), TOOLS_LIST_ID, limits.toolsCap, { counted: first }),
+        w.post(first ? 'tools/list' : 'tools/list page', 'tools/list', url, modernToolsListBody(cursor), modernHeaders('tools/list'), TOOLS_LIST_ID, limits.toolsCap, { counted: first }),
       );
       if (takeListing(listing) && !w.throttled) {
         // The canary is not a protocol step (protocol: false): its answer never decides the status; the
         // step only picks v1's classifier branch, and its failure is never a row's.
-        const c = await w.post('tools/call canary', 'tools/list', url, json({ jsonrpc: '2.0', id: CANARY_ID, method: 'tools/call', params: { name: CANARY_TOOL_NAME, arguments: {}, _meta: META } }), modernHeaders('tools/call', CANARY_TOOL_NAME), CANARY_ID, limits.smallCap, { protocol: false });
+        const c = await w.post('tools/call canary', 'tools/list', url, modernCanaryBody(), modernHeaders('tools/call', CANARY_TOOL_NAME), CANARY_ID, limits.smallCap, { protocol: false });
         r.canary = canaryResult(c);
       }
       return finish();
@@ -219,7 +204,7 @@ export async function probeV2(ctx: HttpContext, endpoint: string, limits: ProbeV
     let init: Exchange | null = null;
     let rejections = 0;
     for (const offer of LEGACY_OFFERS) {
-      const x = await w.post('initialize', 'initialize', endpoint, json({ jsonrpc: '2.0', id: HANDSHAKE_ID, method: 'initialize', params: { protocolVersion: offer, capabilities: {}, clientInfo: CLIENT_INFO } }), Wire.base(), HANDSHAKE_ID, limits.smallCap);
+      const x = await w.post('initialize', 'initialize', endpoint, initializeBody(offer), Wire.base(), HANDSHAKE_ID, limits.smallCap);
       if (x === NOT_SENT) break;
       init = x;
       if (x.result) break;
@@ -260,15 +245,15 @@ export async function probeV2(ctx: HttpContext, endpoint: string, limits: ProbeV
           sessionUrl = url;
         }
         // notifications/initialized: best effort, its failure is not an error of the probe.
-        const n = await w.post('initialized', 'initialized', url, json({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers, null, limits.smallCap);
+        const n = await w.post('initialized', 'initialized', url, initializedBody(), headers, null, limits.smallCap);
         if (n !== NOT_SENT) note(n); // its failure decides only if nothing later does (a 401 or a 429 stops here)
         if (n !== NOT_SENT && !w.throttled) {
           if (!challenge) {
             const listing = await listAllPages(w, false, (cursor, first) =>
-              w.post(first ? 'tools/list' : 'tools/list page', 'tools/list', url, json({ jsonrpc: '2.0', id: TOOLS_LIST_ID, method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }), headers, TOOLS_LIST_ID, limits.toolsCap, { counted: first, sessionIssued: sessionId !== null }),
+              w.post(first ? 'tools/list' : 'tools/list page', 'tools/list', url, legacyToolsListBody(cursor), headers, TOOLS_LIST_ID, limits.toolsCap, { counted: first, sessionIssued: sessionId !== null }),
             );
             if (takeListing(listing) && !w.throttled) {
-              const c = await w.post('tools/call canary', 'tools/list', url, json({ jsonrpc: '2.0', id: CANARY_ID, method: 'tools/call', params: { name: CANARY_TOOL_NAME, arguments: {} } }), headers, CANARY_ID, limits.smallCap, { protocol: false });
+              const c = await w.post('tools/call canary', 'tools/list', url, legacyCanaryBody(), headers, CANARY_ID, limits.smallCap, { protocol: false });
               r.canary = canaryResult(c);
             }
           }
@@ -317,10 +302,6 @@ export async function probeV2(ctx: HttpContext, endpoint: string, limits: ProbeV
     r.latencyMs = ms();
     return r;
   }
-}
-
-function json(v: unknown): string {
-  return JSON.stringify(v);
 }
 
 function header1(v: string | string[] | undefined): string | null {

@@ -16,6 +16,8 @@
 //                                      path (src/archive/stored-files.ts): git carries this, not their bytes
 //   verify-state.json                  the last head `npm run verify -- --record` verified (collector/ops/verify.ts)
 //   editions/<YYYY-MM>[-rN]/           monthly editions, cut once and never rewritten (npm run edition)
+//   validations/<day>-<sha256>.json    a scored validation gate (npm run validation -- score), named by the
+//                                      day it was scored and the SHA-256 of its bytes; written once
 //   keys/                              public keys of DEMO signing keys (demo archives only; the real key is in the repo)
 //   quarantine/                        bytes set aside by a crash repair (never part of the record)
 //   .lock                              the collector's lock
@@ -38,6 +40,7 @@ export const LAYOUT = {
   verifyState: 'verify-state.json',
   stored: 'stored.jsonl',
   editions: 'editions',
+  validations: 'validations',
   keys: 'keys',
   quarantine: 'quarantine',
   lock: '.lock',
@@ -107,6 +110,14 @@ export function editionDir(dir: string, id: string): string {
 
 /** An edition id: a month, and `-r<n>` for its n-th revision. */
 export const EDITION_ID = /^(\d{4}-\d{2})(?:-r([1-9]\d*))?$/;
+
+/** A validation record's file name: the day it was scored and the SHA-256 of its bytes (group 1, 2). */
+export const VALIDATION_FILE = /^(\d{4}-\d{2}-\d{2})-([0-9a-f]{64})\.json$/;
+
+/** A validation record's path relative to the archive (and to the site's /data/). */
+export function validationFile(day: string, sha256: string): string {
+  return `${LAYOUT.validations}/${day}-${sha256}.json`;
+}
 
 /** A restated series' manifest, relative to the archive. */
 export function manifestFile(series: string): string {

@@ -46,3 +46,4 @@ export * from './chain.ts';
 export * from './page-parts.ts';
 export * from './name-index.ts';
 export * from './file-host.ts';
+export * from './validation.ts';

@@ -22,6 +22,7 @@ import { readManifests } from '../archive/restatements.ts';
 import { readChain } from '../archive/chain.ts';
 import { readEditions } from '../archive/editions.ts';
 import { readRuns, runsOf } from '../archive/runs.ts';
+import { readValidations } from '../archive/validations.ts';
 import type { Problem } from '../archive/problems.ts';
 import { BRIDGE_DAYS, bridgeDays, SERIES, type AnyRun, type RunSeries } from '../lib/index.ts';
 import { DigestCache, type CacheOptions, type DigestSource } from './cache.ts';
@@ -149,6 +150,8 @@ export function loadArchive(dir: string, opts: ReadOptions = {}): Promise<Archiv
       // The methodology v2 series (v2-summary.ts): beside v1's figures, never mixed into them.
       const t0 = performance.now();
       a.v2 = await readV2Summary(dir, readRuns(dir).runs, raw.cache);
+      // The validation gate's records: whether the v2 figures passed a gate (/statistics/).
+      a.validations = readValidations(dir);
       raw.cache.save();
       raw.timings.mark('v2', performance.now() - t0, { v2_rows: a.v2.rows });
       return a;

@@ -8,6 +8,7 @@ import type { DigestCache } from './cache.ts';
 import type { Fold } from './fold.ts';
 import type { Timelines } from './timelines.ts';
 import type { V2Summary } from './v2-summary.ts';
+import type { StoredValidation } from '../archive/validations.ts';
 
 export type { Timelines };
 
@@ -299,6 +300,11 @@ export interface Archive {
    * archive was derived without it (deriveArchive alone).
    */
   v2?: V2Summary;
+  /**
+   * The validation gate's records (validations/, src/archive/validations.ts; docs/VALIDATION.md), by
+   * file name, and the files that are not sound records. Set by loadArchive, as v2 is.
+   */
+  validations?: { records: StoredValidation[]; problems: Problem[] };
   cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number; bodyHits: number; bodyMisses: number };
   /** The Content-Type of the rows that carried a raw tools/list body; null when unknown. */
   contentType(bodySha256: string): string | null;

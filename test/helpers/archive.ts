@@ -83,6 +83,8 @@ export interface ArchiveOptions {
   firstDay?: number;
   /** The bridge length `auto` waits for (the collector's --bridge-days; default 14). */
   bridgeDays?: number;
+  /** Called with the archive after the last run, while the world's servers still answer (the validation gate's curl commands). */
+  whileServing?: (dir: string) => Promise<void>;
 }
 
 /** The site's fixture archive: 12 days of a 50-target world with the hostile servers. */
@@ -123,6 +125,7 @@ export async function collectArchive(opts: ArchiveOptions, dir?: string, keep = 
         remote: opts.remote ?? null,
       });
     }
+    if (opts.whileServing) await opts.whileServing(data);
   } finally {
     await registry?.close();
     for (const x of extras) await x.host.close();

@@ -40,6 +40,8 @@ describe('npm run build on an archive past the bridge', () => {
       expect(statement).toContain('Headline series: methodology v2');
       expect(statement).toContain(SINCE);
       expect(statement).toContain(SEAM);
+      // No validation gate in this archive: the switch says plainly that it happened without one.
+      expect(statement.replace(/<[^>]+>/g, '')).toContain('The switch happened without a passed validation gate: the v2 figures are not yet validated.');
     }
   });
 

@@ -84,6 +84,9 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     expect(rowCells(html, 'description')[2]).toBe(String(tools));
     // No server is named on the page.
     for (const r of probed) expect(html.includes(`>${r.target}<`), r.target).toBe(false);
+    // The fixture has no validation gate record: said at the top and beside every figure (issue 25).
+    expect(text(html)).toContain('Not yet validated. No validation gate has been run for the classifier that made these figures');
+    for (const m of html.matchAll(/<tr[^>]*data-measure="([^"]+)"[^>]*>(.*?)<\/tr>/gs)) expect(text(m[2]!), m[1]).toContain('(not yet validated)');
   });
 
   it('RQ6 compares the last two full v2 runs and says they are a day apart: day-over-day stability, not a re-test', async () => {

@@ -1,0 +1,195 @@
+// The validation gate's pure parts (src/lib/validation.ts): the PRNG, the allocation, the stratified
+// draw, Cohen's κ against values computed by hand, shell quoting run through a real shell, the
+// reviewer column's errors, scoring and which gate stands for a run's figures.
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import {
+  allocate,
+  cohensKappa,
+  drawStratified,
+  gateFor,
+  mulberry32,
+  scoreWorksheet,
+  shellQuote,
+  VALIDATION_RECORD_FORMAT,
+  WORKSHEET_FORMAT,
+  WorksheetError,
+  type ValidationRecord,
+  type V2Status,
+  type Worksheet,
+} from '../../src/lib/index.ts';
+
+const rowsOf = (spec: Partial<Record<V2Status, number>>) =>
+  Object.entries(spec).flatMap(([status, k]) => Array.from({ length: k! }, (_, i) => ({ target: `${status}-${String(i).padStart(3, '0')}`, status: status as V2Status })));
+
+describe('mulberry32', () => {
+  it('is the published generator: the same stream for a seed, in [0, 1)', () => {
+    const a = mulberry32(20261012);
+    const b = mulberry32(20261012);
+    const xs = Array.from({ length: 1000 }, () => a());
+    expect(xs).toEqual(Array.from({ length: 1000 }, () => b()));
+    expect(xs.every((x) => x >= 0 && x < 1)).toBe(true);
+    // The reference implementation's first output for seed 0 (t = 0x6d2b79f5 through the mix).
+    expect(mulberry32(0)()).toBeCloseTo(0.26642920868471265, 15);
+    expect(mulberry32(1)()).not.toBe(mulberry32(2)());
+  });
+  it('refuses a seed that is not an unsigned 32-bit integer', () => {
+    for (const s of [-1, 1.5, 2 ** 32, NaN]) expect(() => mulberry32(s)).toThrow(RangeError);
+  });
+});
+
+describe('allocate (one per status present, the rest by largest remainder)', () => {
+  it('one each, then the remainder in proportion to size − 1', () => {
+    // N = 100: ok 60, unreachable 30, not_mcp 10; n = 30: 3 strata get 1, 27 shared over 97 spare.
+    // quotas 27·59/97 = 16.42, 27·29/97 = 8.07, 27·9/97 = 2.50 → 16, 8, 2 (26), one more to not_mcp (.50): 1 + 16, 1 + 8, 1 + 3.
+    const a = allocate(new Map<V2Status, number>([['ok', 60], ['unreachable', 30], ['not_mcp', 10]]), 30);
+    expect([...a]).toEqual([['unreachable', 9], ['ok', 17], ['not_mcp', 4]]);
+  });
+  it('every status present gets one, even a stratum of one among many', () => {
+    const a = allocate(new Map<V2Status, number>([['ok', 500], ['legacy_sse', 1], ['payment_required', 1]]), 30);
+    expect(a.get('legacy_sse')).toBe(1);
+    expect(a.get('payment_required')).toBe(1);
+    expect(a.get('ok')).toBe(28);
+  });
+  it('n larger than the population takes everyone', () => {
+    const a = allocate(new Map<V2Status, number>([['ok', 3], ['not_mcp', 2]]), 30);
+    expect([...a]).toEqual([['ok', 3], ['not_mcp', 2]]);
+  });
+  it('fewer draws than statuses: the largest strata, ties to the earlier status', () => {
+    const a = allocate(new Map<V2Status, number>([['not_mcp', 5], ['ok', 5], ['unreachable', 2]]), 2);
+    expect([...a]).toEqual([['unreachable', 0], ['ok', 1], ['not_mcp', 1]]);
+  });
+  it('never allocates more than a stratum holds and always m in all', () => {
+    for (let seed = 1; seed < 200; seed++) {
+      const r = mulberry32(seed);
+      const sizes = new Map<V2Status, number>((['ok', 'unreachable', 'not_mcp', 'auth_compliant', 'server_error'] as V2Status[]).map((s) => [s, 1 + Math.floor(r() * 40)]));
+      const n = 1 + Math.floor(r() * 80);
+      const a = allocate(sizes, n);
+      const total = [...sizes.values()].reduce((x, y) => x + y, 0);
+      expect([...a.values()].reduce((x, y) => x + y, 0)).toBe(Math.min(n, total));
+      for (const [s, k] of a) expect(k).toBeLessThanOrEqual(sizes.get(s)!);
+      if (n >= sizes.size) for (const k of a.values()) expect(k).toBeGreaterThanOrEqual(1);
+    }
+  });
+  it('refuses n below 1', () => expect(() => allocate(new Map([['ok', 1]]), 0)).toThrow(RangeError));
+});
+
+describe('drawStratified', () => {
+  const rows = rowsOf({ ok: 40, unreachable: 25, auth_compliant: 6, not_mcp: 8, legacy_sse: 1 });
+  it('is deterministic for a seed, whatever the order of the rows', () => {
+    const a = drawStratified(rows, 30, 20261012).drawn.map((r) => r.target);
+    const b = drawStratified([...rows].reverse(), 30, 20261012).drawn.map((r) => r.target);
+    expect(a).toEqual(b);
+    expect(drawStratified(rows, 30, 20261013).drawn.map((r) => r.target)).not.toEqual(a);
+  });
+  it('is stratified: each status gets its allocation, every status present is drawn, no row twice', () => {
+    const d = drawStratified(rows, 30, 20261012);
+    expect(d.drawn).toHaveLength(30);
+    expect(new Set(d.drawn.map((r) => r.target)).size).toBe(30);
+    for (const [s, k] of d.allocation) expect(d.drawn.filter((r) => r.status === s)).toHaveLength(k);
+    expect(new Set(d.drawn.map((r) => r.status))).toEqual(new Set(rows.map((r) => r.status)));
+    expect(d.population.get('legacy_sse')).toBe(1);
+  });
+  it('takes the whole population when n is larger, and nothing from no rows', () => {
+    const few = rowsOf({ ok: 2, not_mcp: 1 });
+    expect(drawStratified(few, 30, 1).drawn.map((r) => r.target).sort()).toEqual(few.map((r) => r.target).sort());
+    expect(drawStratified([], 30, 1).drawn).toEqual([]);
+  });
+  it('refuses a target listed twice', () => expect(() => drawStratified([...rowsOf({ ok: 1 }), ...rowsOf({ ok: 1 })], 3, 1)).toThrow(/twice/));
+});
+
+describe("Cohen's κ", () => {
+  it('matches the textbook 2×2 example: pₒ 0.70, pₑ 0.50, κ 0.40', () => {
+    const pairs = [
+      ...Array.from({ length: 20 }, () => ['yes', 'yes'] as const),
+      ...Array.from({ length: 5 }, () => ['yes', 'no'] as const),
+      ...Array.from({ length: 10 }, () => ['no', 'yes'] as const),
+      ...Array.from({ length: 15 }, () => ['no', 'no'] as const),
+    ];
+    const k = cohensKappa(pairs);
+    expect(k.n).toBe(50);
+    expect(k.agree).toBe(35);
+    expect(k.observed).toBeCloseTo(0.7, 12);
+    expect(k.expected).toBeCloseTo(0.5, 12);
+    expect(k.kappa).toBeCloseTo(0.4, 12);
+  });
+  it('three labels by hand: pₒ 3/4, pₑ 3/4·2/4 + 1/4·2/4 = 1/2, κ 1/2; a label only one side used counts in its margin', () => {
+    const k = cohensKappa([['a', 'a'], ['a', 'a'], ['b', 'b'], ['a', 'c']]);
+    // A: a 3, b 1; B: a 2, b 1, c 1 → pₑ = 3/4·2/4 + 1/4·1/4 = 7/16; pₒ = 3/4; κ = (12/16 − 7/16)/(9/16) = 5/9.
+    expect(k.expected).toBeCloseTo(7 / 16, 12);
+    expect(k.kappa).toBeCloseTo(5 / 9, 12);
+    expect(cohensKappa([['a', 'a'], ['a', 'a'], ['b', 'b'], ['a', 'b']]).kappa).toBeCloseTo(0.5, 12);
+  });
+  it('perfect agreement over two labels is 1; agreement at chance is 0; one label throughout is undefined', () => {
+    expect(cohensKappa([['x', 'x'], ['y', 'y']]).kappa).toBe(1);
+    expect(cohensKappa([['x', 'x'], ['x', 'y'], ['y', 'x'], ['y', 'y']]).kappa).toBeCloseTo(0, 12);
+    expect(cohensKappa([['x', 'x'], ['x', 'x']]).kappa).toBeNaN();
+    expect(cohensKappa([]).kappa).toBeNaN();
+  });
+});
+
+describe('shellQuote', () => {
+  it('gives back the exact string through a real shell, whatever it holds', () => {
+    const hostile = ["https://x.example/mcp?a=1&b=2", "it's", "'; rm -rf / #", '$(touch /tmp/pwned)`id`', 'a\nb', '-o /etc/passwd', '"\\"', ''];
+    for (const s of hostile) {
+      const out = execFileSync('sh', ['-c', `printf '%s' ${shellQuote(s)}`], { encoding: 'utf8' });
+      expect(out, s).toBe(s);
+    }
+  });
+});
+
+const sheet = (statuses: (string | null)[]): Worksheet => ({
+  format: WORKSHEET_FORMAT,
+  run_id: 'r1',
+  run_day: '2026-12-01',
+  prober_version: 'p1',
+  seed: 1,
+  n: statuses.length,
+  rule: 'x',
+  vocabulary: [],
+  population: {},
+  allocation: {},
+  endpoints: statuses.map((s, i) => ({ target: `t${i}`, endpoint: `https://e${i}.example/mcp`, recorded: { status: 'ok', era: 'modern', protocol_version: null, step: null, http_status: null, jsonrpc_code: null, detail: null, www_authenticate: null, auth_metadata_url: null, tool_count: null, canary_in_channel: null }, objects: [], curl: [], reviewer_status: s, reviewer_note: null })),
+});
+
+describe('scoreWorksheet', () => {
+  it('refuses missing reviewer statuses and statuses not in the vocabulary, naming each', () => {
+    const recorded = new Map<string, V2Status>([['t0', 'ok'], ['t1', 'ok'], ['t2', 'ok']]);
+    let err: unknown;
+    try {
+      scoreWorksheet(sheet(['ok', null, 'OKAY']), recorded);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(WorksheetError);
+    expect((err as WorksheetError).problems).toEqual([expect.stringMatching(/endpoint 2 \("t1"\): no reviewer_status/), expect.stringMatching(/endpoint 3 \("t2"\): reviewer_status "OKAY" is not a status/)]);
+    expect(() => scoreWorksheet(sheet(['excluded']), new Map([['t0', 'ok']]))).toThrow(/not a status/);
+    expect(() => scoreWorksheet(sheet(['ok']), new Map())).toThrow(/no probed row/);
+  });
+  it('agreement, κ and the disagreements; passed at 90% and not below', () => {
+    const recorded = new Map<string, V2Status>(Array.from({ length: 10 }, (_, i) => [`t${i}`, i < 5 ? 'ok' : 'unreachable'] as const));
+    const nine = scoreWorksheet(sheet([...Array(5).fill('ok'), ...Array(4).fill('unreachable'), 'not_mcp']), recorded);
+    expect(nine.agreement.count).toBe(9);
+    expect(nine.agreement.p).toBeCloseTo(0.9, 12);
+    expect(nine.passed).toBe(true);
+    // A: ok 5, unreachable 5; B: ok 5, unreachable 4, not_mcp 1 → pₑ = .5·.5 + .5·.4 = .45; κ = (.9 − .45)/.55.
+    expect(nine.kappa.kappa).toBeCloseTo(0.45 / 0.55, 12);
+    expect(nine.disagreements).toEqual([{ target: 't9', endpoint: 'https://e9.example/mcp', recorded: 'unreachable', reviewer: 'not_mcp', note: null }]);
+    const eight = scoreWorksheet(sheet([...Array(5).fill('ok'), ...Array(3).fill('unreachable'), 'not_mcp', 'ok']), recorded);
+    expect(eight.passed).toBe(false);
+    expect(eight.disagreements).toHaveLength(2);
+  });
+});
+
+describe('gateFor', () => {
+  const rec = (over: Partial<ValidationRecord>): ValidationRecord => ({
+    format: VALIDATION_RECORD_FORMAT, scored_at: '2026-12-02T10:00:00Z', day: '2026-12-02', run_id: 'r1', run_day: '2026-12-01', prober_version: 'p1', seed: 1, n: 1, rule: '', worksheet_sha256: 'a'.repeat(64), threshold: 0.9,
+    agreement: { count: 1, n: 1, share: 1, lower: 0.2, upper: 1 }, kappa: null, expected: 1, passed: true, endpoints: [], disagreements: [], ...over,
+  });
+  it('no record; a pass; a later failure withdraws it; another classifier does not count', () => {
+    expect(gateFor([], 'p1')).toMatchObject({ state: 'not_validated', reason: 'no_record' });
+    expect(gateFor([{ file: 'a', record: rec({}) }], 'p1')).toMatchObject({ state: 'passed', file: 'a' });
+    expect(gateFor([{ file: 'a', record: rec({}) }, { file: 'b', record: rec({ scored_at: '2026-12-03T00:00:00Z', passed: false }) }], 'p1')).toMatchObject({ state: 'not_validated', reason: 'failed', file: 'b' });
+    expect(gateFor([{ file: 'a', record: rec({ prober_version: 'p0' }) }], 'p1')).toMatchObject({ state: 'not_validated', reason: 'other_classifier' });
+  });
+});
