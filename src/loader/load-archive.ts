@@ -71,9 +71,10 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   for (const day of days) sources.push(await cache.source(dir, day));
   const v2Sources: DigestSource[] = [];
   for (const day of v2Days) v2Sources.push(await cache.source(dir, day, 'v2'));
+  let digestWorkers = 0;
   if (opts.cache && opts.prebuild) {
     try {
-      await prebuildDigests(cache, dir, [...sources, ...v2Sources], { ...opts.prebuild, sourceRoot: opts.cache.sourceRoot });
+      digestWorkers = await prebuildDigests(cache, dir, [...sources, ...v2Sources], { ...opts.prebuild, sourceRoot: opts.cache.sourceRoot });
     } catch (error) {
       // Workers are an optimisation: without them every day is read in this thread below.
       process.stderr.write(`[archive] digest workers unavailable (${String(error).slice(0, 200)}); reading in one thread\n`);
@@ -130,7 +131,7 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   problems.push(...chain.problems);
   const editions = eds.editions.map((e) => e.edition);
   const chainView = { manifests: chain.manifests.length, head: chain.manifests.at(-1)?.manifest ?? null };
-  return { dir, days: dayFiles.map((d) => d.day), dayFiles, foldDays, headline, headlineRuns, runs, fold, rowCount, rosterFiles, problems, restatements, editions, chain: chainView, cache, cacheStats: { hits: cache.hits, misses: cache.misses }, timings };
+  return { dir, days: dayFiles.map((d) => d.day), dayFiles, foldDays, headline, headlineRuns, runs, fold, rowCount, rosterFiles, problems, restatements, editions, chain: chainView, cache, cacheStats: { hits: cache.hits, misses: cache.misses, digestWorkers }, timings };
 }
 
 const CACHE = Symbol.for('mcp-schema.archive');

@@ -305,7 +305,7 @@ export interface Archive {
    * file name, and the files that are not sound records. Set by loadArchive, as v2 is.
    */
   validations?: { records: StoredValidation[]; problems: Problem[] };
-  cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number; bodyHits: number; bodyMisses: number };
+  cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number; bodyHits: number; bodyMisses: number; digestWorkers?: number };
   /** The Content-Type of the rows that carried a raw tools/list body; null when unknown. */
   contentType(bodySha256: string): string | null;
   /**
@@ -340,7 +340,8 @@ export interface RawArchive {
   editions: Edition[];
   chain: ChainView;
   cache: DigestCache;
-  cacheStats: { hits: number; misses: number };
+  /** digestWorkers: worker threads this load started to digest days (each takes at most a chunk of days). */
+  cacheStats: { hits: number; misses: number; digestWorkers?: number };
   timings: Timings;
 }
 

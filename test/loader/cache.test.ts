@@ -8,6 +8,7 @@ import { compactArchive } from '../../collector/ops/compact.ts';
 import { restate } from '../../collector/ops/restate.ts';
 import { deriveArchive, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { SERIES } from '../../src/lib/index.ts';
+import { WORKER_DAYS, workerChunks } from '../../src/loader/workers.ts';
 import { fixtureArchive, ROOT } from '../site/shared.ts';
 import { scratchDirs } from '../helpers/scratch.ts';
 
@@ -70,6 +71,29 @@ describe('the build cache', () => {
     expect(again.cacheStats).toMatchObject({ hits: again.days.length, misses: 0 });
     expect(comparable(again)).toEqual(comparable(today));
   }, 300_000);
+
+  it('digests in chunks of days, a fresh worker per chunk, the same as in one thread (issue 23: a worker\'s heap bounded by its chunk)', async () => {
+    const dir = copyOf(fixture);
+    const cache = tmp('mcp-schema-cache-');
+    // Three days a worker: with two slots, the fixture's days are several chunks each.
+    const raw = await readRawArchive(dir, { cache: { dir: cache, sourceRoot: ROOT }, prebuild: { workers: 2, workerDays: 3 } });
+    expect(raw.days.length).toBeGreaterThan(6);
+    const chunked = await deriveArchive(raw);
+    expect(chunked.cacheStats.misses).toBe(chunked.days.length);
+    expect(comparable(chunked)).toEqual(comparable(await scratchBuild(dir)));
+    // Each slot took its days three at a time, a worker each (the near miss: one worker a slot, 2).
+    const digested = chunked.cacheStats.misses;
+    expect(raw.cacheStats.digestWorkers).toBe(Math.ceil(Math.ceil(digested / 2) / 3) + Math.ceil(Math.floor(digested / 2) / 3));
+    expect(raw.cacheStats.digestWorkers).toBeGreaterThan(2);
+  }, 300_000);
+
+  it('cuts a slot\'s days into chunks of at most the size, in order, and an empty slot into one empty chunk', () => {
+    expect(workerChunks([1, 2, 3, 4, 5, 6, 7], 3)).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
+    expect(workerChunks([1, 2, 3], 3)).toEqual([[1, 2, 3]]);
+    expect(workerChunks([], 30)).toEqual([[]]);
+    expect(() => workerChunks([1], 0)).toThrow('worker chunk size must be at least 1, not 0');
+    expect(WORKER_DAYS).toBeGreaterThanOrEqual(8);
+  });
 
   it('reads a day again when its file changes (same name, new content)', async () => {
     const dir = copyOf(fixture);
