@@ -1,7 +1,7 @@
 // A tiny static server for a built site on 127.0.0.1 (ephemeral port): directories serve index.html,
 // types from the extension, files without one as octet-stream (as GitHub Pages does).
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -17,7 +17,8 @@ export interface StaticSite {
   close(): Promise<void>;
 }
 
-export async function serveStatic(root: string): Promise<StaticSite> {
+/** Serve a folder; `notFound` (a file in it, e.g. 404.html) answers a missing path with status 404, as GitHub Pages does. */
+export async function serveStatic(root: string, opts: { notFound?: string } = {}): Promise<StaticSite> {
   const server: Server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
@@ -28,6 +29,10 @@ export async function serveStatic(root: string): Promise<StaticSite> {
       res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'Content-Length': s.size });
       createReadStream(file).pipe(res);
     } catch {
+      if (opts.notFound) {
+        const body = await readFile(path.join(root, opts.notFound)).catch(() => null);
+        if (body) return void res.writeHead(404, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
+      }
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
     }
   });
