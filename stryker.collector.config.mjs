@@ -37,6 +37,7 @@ export const COLLECTOR_TEST_FILES = [
   // issue 27: the request-level gate, the host signal, the v2 probe
   'test/collector/host-gate.test.ts',
   'test/collector/host-signal.test.ts',
+  'test/collector/address-lookup.test.ts',
   'test/collector/probe-v2.test.ts',
   'test/collector/probe-v2-decisions.test.ts',
 ];

@@ -118,6 +118,27 @@ describe('HostGate.run(host, fn, endpoint?)', () => {
     expect(await next).toBe('after');
   });
 
+  it('a slot given back while others are still busy does not reset the host: the limit still counts them', async () => {
+    const gate = new HostGate(() => 2);
+    let releaseA!: () => void;
+    const a = gate.run('h:1', () => new Promise<void>((r) => (releaseA = r)));
+    let releaseB!: () => void;
+    const b = gate.run('h:1', () => new Promise<void>((r) => (releaseB = r)));
+    await tick();
+    releaseA();
+    await a;
+    // b is still in flight: of c and d only one may start (near miss: both would make three at once).
+    const t = tracker();
+    const rest = Promise.all([gate.run('h:1', t.task('h', 'c')), gate.run('h:1', t.task('h', 'd'))]);
+    await tick();
+    expect(t.order).toEqual(['c']);
+    releaseB();
+    await b;
+    await t.open();
+    await rest;
+    expect(t.order).toEqual(['c', 'd']);
+  });
+
   it('a key used again after it went idle starts with all its slots (nothing left over)', async () => {
     const gate = new HostGate(() => 2);
     for (let round = 0; round < 3; round++) {
