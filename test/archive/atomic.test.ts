@@ -1,6 +1,6 @@
 // src/archive/atomic.ts: a name only ever points at complete bytes, and a writer's temp file carries
 // the mark Store.open sweeps and verify reports.
-import { readdirSync, readFileSync } from 'node:fs';
+import { fstatSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -171,6 +171,7 @@ describe('what is fsynced, and in what order (FsEffects)', () => {
     expect(nodeFs.writeSync(fd, Buffer.from('!'))).toBe(1);
     nodeFs.fdatasyncSync(fd);
     nodeFs.closeSync(fd);
+    expect(() => fstatSync(fd)).toThrow(/EBADF/);
     nodeFs.linkSync(a, path.join(dir, 'b'));
     nodeFs.renameSync(path.join(dir, 'b'), path.join(dir, 'c'));
     expect(readFileSync(path.join(dir, 'c'), 'utf8')).toBe('hé!');

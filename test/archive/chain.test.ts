@@ -32,6 +32,22 @@ async function copy(chain = true): Promise<string> {
 }
 const text = (dir: string, file: string) => readFileSync(join(dir, file), 'utf8');
 const chainOf = (dir: string) => readChain(dir).manifests.map((m) => m.manifest);
+/** The object names a run's rows name in their object fields, read with JSON.parse (not chain.ts's pattern). */
+function rowObjects(dir: string, id: string, files: string[]): Set<string> {
+  const names = new Set<string>();
+  for (const f of files) {
+    for (const line of text(dir, f).split('\n').filter((l) => lineRunId(l) === id)) {
+      const row = JSON.parse(line) as Record<string, unknown>;
+      for (const k of ['body_sha256', 'registry_page_sha256', 'handshake_sha256', 'tools_pages_sha256']) {
+        const v = row[k];
+        for (const h of Array.isArray(v) ? v : [v]) if (typeof h === 'string') names.add(h);
+      }
+    }
+  }
+  return names;
+}
+const setDigest = (names: Set<string>) => ({ lines: names.size, sha256: sha([...names].sort().map((n) => `${n}\n`).join('')) });
+
 /** The fields a manifest takes from the archive (not when or by whom it was sealed). */
 const held = (m: ChainManifest) => ({ run_id: m.run_id, day: m.day, runs: m.runs, roster: m.roster, rows: m.rows, objects: m.objects });
 
@@ -200,13 +216,68 @@ describe('the digests of a run', () => {
     // Its objects are counted on its own day only.
     expect(all.get(r0!)!.objects).toEqual(clean.get(r0!)!.objects);
     expect((await runDigest(dir, r1!))!.rows).toEqual(all.get(r1!)!.rows);
+    // runDigest (the collector, at the end of a run) reads the run's own day only.
+    expect((await runDigest(dir, r0!))!.rows).toEqual(clean.get(r0!)!.rows);
+  });
+
+  it('a run\'s rows over days and series folders are listed by file name, whatever order they were read in', async () => {
+    const dir = await copy(false);
+    const [r0, r1] = runIds;
+    const day0 = r0!.slice(0, 10);
+    const day1 = r1!.slice(0, 10);
+    const stray = text(dir, `observations/${day0}.jsonl`).split('\n')[0]!;
+    // Read first: observations/<day0>; then, on day1, observations-v2/ and observations-x/ (both sort before "observations/").
+    for (const folder of ['observations-v2', 'observations-x']) {
+      mkdirSync(join(dir, folder));
+      writeFileSync(join(dir, folder, `${day1}.jsonl`), `${stray}\n`);
+    }
+    const rows = (await archiveDigests(dir)).get(r0!)!.rows.map((r) => r.file);
+    expect(rows).toEqual([`observations-v2/${day1}.jsonl`, `observations-x/${day1}.jsonl`, `observations/${day0}.jsonl`]);
+    // Within one day too: three folders, rows sorted by file name.
+    const one = await copy(false);
+    for (const folder of ['observations-v2', 'observations-x']) {
+      mkdirSync(join(one, folder));
+      cpSync(join(one, 'observations', `${day0}.jsonl`), join(one, folder, `${day0}.jsonl`));
+    }
+    for (const d of [(await archiveDigests(one)).get(r0!)!, (await runDigest(one, r0!))!]) expect(d.rows.map((r) => r.file)).toEqual([`observations-v2/${day0}.jsonl`, `observations-x/${day0}.jsonl`, `observations/${day0}.jsonl`]);
+  });
+
+  it('lines that name no run (blank, torn, not JSON) belong to no run', async () => {
+    const dir = await copy(false);
+    const day = `observations/${runIds[0]!.slice(0, 10)}.jsonl`;
+    writeFileSync(join(dir, day), `\n${text(dir, day)}not json\n{"day":"x"}\n{"run_id":"2025-12`);
+    const all = await archiveDigests(dir);
+    expect([...all.keys()]).toEqual(runIds);
+    expect(all).toEqual(await archiveDigests(base));
+  });
+
+  it('a run without a roster file has no roster and only its rows\' objects', async () => {
+    const dir = await copy(false);
+    const id = runIds[0]!;
+    writeFileSync(join(dir, 'runs.jsonl'), text(dir, 'runs.jsonl').replace(`"roster_file":"${id.slice(0, 10)}.json"`, '"roster_file":null'));
+    const d = (await runDigest(dir, id))!;
+    expect(d.roster).toBeNull();
+    expect(d.objects).toEqual(setDigest(rowObjects(dir, id, [`observations/${id.slice(0, 10)}.jsonl`])));
+  });
+
+  it('roster pages without a hash, or a roster without pages, add no object', async () => {
+    const dir = await copy(false);
+    const id = runIds[0]!;
+    const own = setDigest(rowObjects(dir, id, [`observations/${id.slice(0, 10)}.jsonl`]));
+    const file = join(dir, 'rosters', `${id.slice(0, 10)}.json`);
+    writeFileSync(file, JSON.stringify({ pages: [{ index: 0 }, { sha256: 7 }] }));
+    expect((await runDigest(dir, id))!.objects).toEqual(own);
+    writeFileSync(file, JSON.stringify({ servers: [] }));
+    expect((await runDigest(dir, id))!.objects).toEqual(own);
   });
 
   it('rows of a run that has no run row get rows only: no run lines, no roster, no objects', async () => {
     const dir = await copy(false);
     const last = runIds.at(-1)!;
     writeFileSync(join(dir, 'runs.jsonl'), text(dir, 'runs.jsonl').trimEnd().split('\n').slice(0, -1).join('\n') + '\n');
-    const d = (await archiveDigests(dir)).get(last)!;
+    const all = await archiveDigests(dir);
+    expect([...all.keys()]).toEqual(runIds);
+    const d = all.get(last)!;
     expect(d.rows).toEqual((await archiveDigests(base)).get(last)!.rows);
     expect(d).toMatchObject({ runs: linesDigest([]), roster: null, objects: linesDigest([]) });
     expect(await runDigest(dir, last)).toBeNull();
@@ -216,7 +287,10 @@ describe('the digests of a run', () => {
     const dir = await copy(false);
     const id = runIds[3]!;
     unlinkSync(join(dir, `observations/${id.slice(0, 10)}.jsonl`));
-    const d = (await archiveDigests(dir)).get(id)!;
+    const all = await archiveDigests(dir);
+    // Its day is read in day order with the others (the runs come out in runs.jsonl's order).
+    expect([...all.keys()]).toEqual(runIds);
+    const d = all.get(id)!;
     expect(d.rows).toEqual([]);
     expect(d.runs).toEqual((await archiveDigests(base)).get(id)!.runs);
     expect(d.roster).toEqual((await archiveDigests(base)).get(id)!.roster);
@@ -229,7 +303,8 @@ describe('the digests of a run', () => {
     rmSync(join(dir, 'rosters', `${last.slice(0, 10)}.json`));
     const d = (await runDigest(dir, last))!;
     expect(d.roster!.file).toBe(`${last.slice(0, 10)}.json`);
-    expect(d.roster!.sha256).not.toMatch(/^[0-9a-f]{64}$/);
+    expect(d.roster!.sha256).toBe('missing');
+    expect(d.objects).toEqual(setDigest(rowObjects(dir, last, [`observations/${last.slice(0, 10)}.jsonl`])));
     await expect(appendRunManifests(dir, runIds[0]!, { signer: null, sealedAt: AT })).rejects.toThrow(`run ${last}: its roster ${last.slice(0, 10)}.json is missing, so it cannot be sealed (run npm run verify)`);
     // A roster_file that is not a plain file name (a path) is never read.
     const other = await copy(false);
@@ -287,6 +362,15 @@ describe('appendRunManifests(dir, runId, opts)', () => {
     expect(written[0]!.prev).toBe(chainHash(original[2]!));
     expect(written[1]!.prev).toBe(chainHash(written[0]!));
     expect(chainOf(dir)).toEqual([...original.slice(0, 3), ...written]);
+  });
+
+  it('a run whose manifest was taken out of the middle of the chain is not sealed again after the last one (verify reports it)', async () => {
+    const dir = await copy();
+    const lines = text(dir, 'chain.jsonl').trimEnd().split('\n');
+    writeFileSync(join(dir, 'chain.jsonl'), [...lines.slice(0, 2), ...lines.slice(3)].join('\n') + '\n');
+    const before = text(dir, 'chain.jsonl');
+    expect(await appendRunManifests(dir, 'not-a-run', { signer: null, sealedAt: AT })).toEqual([]);
+    expect(text(dir, 'chain.jsonl')).toBe(before);
   });
 
   it('a chain of a genesis alone: every run is sealed after it', async () => {
@@ -366,7 +450,7 @@ describe('adoptChain(dir, opts)', () => {
     expect(written[0]!.note).toMatch(/^Adopted on 2026-02-01: the 1 manifest after this one were written/);
     expect(written).toHaveLength(2);
     const rowsOnly = await copy(false);
-    writeFileSync(join(rowsOnly, 'runs.jsonl'), `${first}\n{"run_id":"${runIds[1]}"}\n`);
+    writeFileSync(join(rowsOnly, 'runs.jsonl'), `${first}\n{"run_id":"${runIds[1]}"}\n{"run_id":"ghost"}\n`);
     const adopted = await adoptChain(rowsOnly, { signer: null, sealedAt: AT });
     expect(adopted.map((m) => [m.run_id, m.day])).toEqual([
       [null, null],
