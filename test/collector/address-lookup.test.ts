@@ -108,14 +108,14 @@ describe('guardedConnector(timeoutMs, policy, onConnect)', () => {
 
   it('a connection that fails is reported as it failed (refused), not as a refusal of ours', async () => {
     const connect = guardedConnector(2000, 'public+loopback');
-    const err = await new Promise<unknown>((resolve) => connect({ hostname: '127.0.0.1', host: `127.0.0.1:${closed}`, port: String(closed), protocol: 'http:' } as never, (e) => resolve(e)));
+    const err = await new Promise<unknown>((resolve) => connect({ hostname: '127.0.0.1', host: `127.0.0.1:${closed}`, port: String(closed), protocol: 'http:' } as never, (...args: unknown[]) => resolve(args[0])));
     expect(err).toMatchObject({ code: 'ECONNREFUSED' });
   });
 
   it('a literal it refuses never reaches onConnect; one it allows does, with its port', async () => {
     const heard: string[] = [];
     const connect = guardedConnector(2000, 'public', (h, p) => heard.push(`${h}:${p}`));
-    const err = await new Promise<unknown>((resolve) => connect({ hostname: '127.0.0.1', host: `127.0.0.1:${port}`, port: String(port), protocol: 'http:' } as never, (e) => resolve(e)));
+    const err = await new Promise<unknown>((resolve) => connect({ hostname: '127.0.0.1', host: `127.0.0.1:${port}`, port: String(port), protocol: 'http:' } as never, (...args: unknown[]) => resolve(args[0])));
     expect(err).toMatchObject({ code: GUARD.addressRefused, message: 'refused address: 127.0.0.1 is loopback' });
     expect(heard).toEqual([]);
     const open = guardedConnector(2000, 'public+loopback', (h, p) => heard.push(`${h}:${p}`));

@@ -2,12 +2,12 @@
 // schedule backs off a host on `throttled` (for its Retry-After), stops it after K `unreachable`, and
 // treats `ok`/`other` as a host that answers. Each mapping with its near miss.
 import { describe, expect, it } from 'vitest';
-import { AuthError, Http4xxError, Http5xxError, ParseError, RateLimitedError, TimeoutError, TlsError, type ProbeError } from '../../collector/errors.ts';
+import { AuthError, Http4xxError, Http5xxError, ParseError, RateLimitedError, TimeoutError, TlsError, type ProbeError, type ProbePayload } from '../../collector/errors.ts';
 import { hostSignal, hostSignalV2, jobSignal, retryAfterMs } from '../../collector/host-signal.ts';
 import type { HostSignal } from '../../collector/schedule.ts';
 
 const NOW = Date.parse('2026-05-01T03:15:00Z');
-const p = (over: Partial<{ step: string; httpStatus: number | null }> = {}) => ({ step: 'initialize', detail: 'x', httpStatus: null, jsonrpcCode: null, ...over }) as never;
+const p = (over: Partial<{ step: string; httpStatus: number | null }> = {}): ProbePayload => ({ step: 'initialize', detail: 'x', httpStatus: null, jsonrpcCode: null, ...over }) as ProbePayload;
 
 describe('hostSignal(error, now)', () => {
   it('no error: the host answers', () => {
