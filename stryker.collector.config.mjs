@@ -4,13 +4,25 @@
 //
 // Only each module's own tests run (vitest.mutation-collector.config.ts reads COLLECTOR_TEST_FILES):
 // a whole collector run through run.ts passing over the code does not count as killing its mutants.
-// collector/host-gate.ts (the request-level gate) is left out: its only tests are the loopback runs
-// of test/collector/scheduling.test.ts (5 s a run), which every http.ts mutant would then run too.
+// collector/host-gate.ts (the request-level gate) has fast tests of its own (host-gate.test.ts: the
+// gate alone, and send() through it to a loopback host); the end-to-end loopback runs of
+// scheduling.test.ts (5 s a run) are not in the list. Likewise the v2 probe is measured with
+// probe-v2.test.ts and probe-v2-decisions.test.ts, not probe-v2-world.test.ts (18 s a run).
 // One module: npx stryker run stryker.collector.config.mjs --mutate collector/errors.ts
 import lib from './stryker.config.mjs';
 
 /** @type {string[]} */
-export const COLLECTOR_MUTATE = ['collector/errors.ts', 'collector/http.ts', 'collector/schedule.ts', 'collector/store.ts'];
+export const COLLECTOR_MUTATE = [
+  'collector/errors.ts',
+  'collector/http.ts',
+  'collector/schedule.ts',
+  'collector/store.ts',
+  // issue 27
+  'collector/host-gate.ts',
+  'collector/host-signal.ts',
+  'collector/address-policy.ts',
+  'collector/probe-v2/*.ts',
+];
 
 /** @type {string[]} */
 export const COLLECTOR_TEST_FILES = [
@@ -22,6 +34,12 @@ export const COLLECTOR_TEST_FILES = [
   // http.ts: the redirect and address-policy tests drive it against loopback servers
   'test/collector/redirect-headers.test.ts',
   'test/collector/address-policy.test.ts',
+  // issue 27: the request-level gate, the host signal, the v2 probe
+  'test/collector/host-gate.test.ts',
+  'test/collector/host-signal.test.ts',
+  'test/collector/address-lookup.test.ts',
+  'test/collector/probe-v2.test.ts',
+  'test/collector/probe-v2-decisions.test.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

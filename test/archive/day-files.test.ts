@@ -82,3 +82,72 @@ describe('tornLastLine(path): the torn-line rule', () => {
     await rm(dir, { recursive: true });
   });
 });
+
+describe('the line reading every reader shares (issue 27)', () => {
+  const read = async (dir: string, day: { day: string; files: string[] }) => {
+    const out: { line: string; file: string; n: number }[] = [];
+    for await (const x of readDayLines(dir, day)) out.push(x);
+    return out;
+  };
+  const scan = async (dir: string, day: { day: string; files: string[] }, wanted: (n: number) => boolean) => {
+    const out: (string | null)[] = [];
+    for await (const t of scanDayLines(dir, day, wanted)) out.push(t);
+    return out;
+  };
+
+  it('readDayLines numbers each file\'s lines from 1, gzipped part first', async () => {
+    const dir = await tmp();
+    await writeFile(path.join(dir, 'd.jsonl.gz'), gzipSync('a\nb\n'));
+    await writeFile(path.join(dir, 'd.jsonl'), 'c\n');
+    expect(await read(dir, { day: 'd', files: ['d.jsonl.gz', 'd.jsonl'] })).toEqual([
+      { line: 'a', file: 'd.jsonl.gz', n: 1 },
+      { line: 'b', file: 'd.jsonl.gz', n: 2 },
+      { line: 'c', file: 'd.jsonl', n: 1 },
+    ]);
+    await rm(dir, { recursive: true });
+  });
+
+  it('scanDayLines reads a gzipped part through its gzip, numbers lines across files from 1, and keeps an empty line and a last line without LF', async () => {
+    const dir = await tmp();
+    await writeFile(path.join(dir, 'd.jsonl.gz'), gzipSync('\nx\n'));
+    await writeFile(path.join(dir, 'd.jsonl'), 'y\nz');
+    const day = { day: 'd', files: ['d.jsonl.gz', 'd.jsonl'] };
+    expect(await scan(dir, day, () => true)).toEqual(['', 'x', 'y', 'z']);
+    expect((await read(dir, day)).map((x) => x.line)).toEqual(['', 'x', 'y', 'z']);
+    // Numbered 1, 2, 3, 4: only the first and the third are decoded.
+    expect(await scan(dir, day, (n) => n === 1 || n === 3)).toEqual(['', null, 'y', null]);
+    await rm(dir, { recursive: true });
+  });
+
+  it('scanDayLines falls back to readline when any one file of the day holds a CR', async () => {
+    const dir = await tmp();
+    await writeFile(path.join(dir, 'd.jsonl.gz'), gzipSync('a\n'));
+    await writeFile(path.join(dir, 'd.jsonl'), 'b\rc\n');
+    expect(await scan(dir, { day: 'd', files: ['d.jsonl.gz', 'd.jsonl'] }, () => true)).toEqual(['a', 'b', 'c']);
+    await rm(dir, { recursive: true });
+  });
+
+  it('readLines rejects a missing file, plain or gzipped (it does not hang)', async () => {
+    const dir = await tmp();
+    for (const name of ['gone.jsonl', 'gone.jsonl.gz']) {
+      await expect((async () => {
+        for await (const _ of readLines(path.join(dir, name))) void _;
+      })()).rejects.toMatchObject({ code: 'ENOENT' });
+    }
+    await rm(dir, { recursive: true });
+  });
+
+  it('listDays reads a series folder laid out the same way', async () => {
+    const dir = await tmp();
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(path.join(dir, 'observations-v2'));
+    await writeFile(path.join(dir, 'observations-v2', '2026-01-02.jsonl'), '');
+    await writeFile(path.join(dir, 'observations-v2', '2026-01-01.jsonl.gz'), gzipSync(''));
+    expect(listDays(dir, 'observations-v2')).toEqual([
+      { day: '2026-01-01', files: ['observations-v2/2026-01-01.jsonl.gz'] },
+      { day: '2026-01-02', files: ['observations-v2/2026-01-02.jsonl'] },
+    ]);
+    expect(listDays(dir)).toEqual([]);
+    await rm(dir, { recursive: true });
+  });
+});

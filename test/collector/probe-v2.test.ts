@@ -109,12 +109,25 @@ const sent = new Map<EraCase, Recorded[]>();
 beforeAll(async () => {
   zoo = await startEraZoo({ oversizedMetadataBytes: DEFAULT_PROBE_V2_LIMITS.metadataCap + 1 });
   ctx = createHttpContext({ policy: 'public+loopback', timeoutMs: LIMITS.timeoutMs, onConnect: (host, port) => connects.push(`${host}:${port}`) });
-  // One probe at a time, so each case's recorded requests are its own.
-  for (const c of ERA_CASES) {
-    results.set(c, await probeV2(ctx, zoo.urls[c], LIMITS));
-    sent.set(c, zoo.requests(c));
-  }
 }, 120_000);
+
+let queue: Promise<void> = Promise.resolve();
+/**
+ * Probe the cases not probed yet, one at a time (so each case's recorded requests are its own), from
+ * inside the tests rather than in beforeAll: under the collector's mutation config code a hook runs
+ * makes every mutant it reaches "static" (run against every test). The per-case tests come first, so
+ * each case's probe is counted as covered by its own test.
+ */
+function probed(cases: readonly EraCase[] = ERA_CASES): Promise<void> {
+  queue = queue.then(async () => {
+    for (const c of cases) {
+      if (results.has(c)) continue;
+      results.set(c, await probeV2(ctx, zoo.urls[c], LIMITS));
+      sent.set(c, zoo.requests(c));
+    }
+  });
+  return queue;
+}
 afterAll(async () => {
   await ctx?.dispatcher.close();
   await zoo?.close();
@@ -130,7 +143,8 @@ const body = (r: Recorded) => JSON.parse(r.body || 'null') as { method?: string;
 const posts = (c: EraCase) => sent.get(c)!.filter((r) => r.method === 'POST');
 
 describe('probeV2() against the era zoo: what it records', () => {
-  it.each(ERA_CASES.map((c) => [c]))('%s', (c) => {
+  it.each(ERA_CASES.map((c) => [c]))('%s', async (c) => {
+    await probed([c]);
     const r = results.get(c)!;
     const w = WANT[c];
     expect({
@@ -173,7 +187,8 @@ describe('probeV2() against the era zoo: what it records', () => {
     expect(r.requestLog.filter((l) => l.counted)).toHaveLength(r.requests);
   });
 
-  it('records the handshake of ok rows: server info (from _meta on 2026-07-28), capabilities, instructions and their hash', () => {
+  it('records the handshake of ok rows: server info (from _meta on 2026-07-28), capabilities, instructions and their hash', async () => {
+    await probed();
     const v2 = results.get('sdk-v2-modern-only')!;
     expect({ name: v2.serverName, version: v2.serverVersion, caps: v2.capabilities, instructions: v2.instructions }).toEqual({ name: SDK_V2_INFO.name, version: SDK_V2_INFO.version, caps: ['tools'], instructions: INSTRUCTIONS });
     expect(v2.instructionsSha256).toBe(sha256Hex(INSTRUCTIONS));
@@ -185,7 +200,8 @@ describe('probeV2() against the era zoo: what it records', () => {
     expect(results.get('conformance-modern')!.instructionsSha256).toBeNull(); // the mock sends none
   });
 
-  it('hashes every page: the contract hash is v1 toolsSha256 of all pages concatenated, the set hash reads the raw pages', () => {
+  it('hashes every page: the contract hash is v1 toolsSha256 of all pages concatenated, the set hash reads the raw pages', async () => {
+    await probed();
     for (const c of ['legacy-paginated', 'modern-paginated', 'modern-paginated-empty-cursor'] as const) {
       const r = results.get(c)!;
       expect(r.toolCount, c).toBe(6);
@@ -197,7 +213,8 @@ describe('probeV2() against the era zoo: what it records', () => {
     expect(results.get('legacy-cursor-loop')!.notes.join()).toMatch(/cut at 50 pages by the pages bound/);
   });
 
-  it('every result is a valid ObservationV2 row (stored bodies named by their SHA-256)', () => {
+  it('every result is a valid ObservationV2 row (stored bodies named by their SHA-256)', async () => {
+    await probed();
     for (const c of ERA_CASES) {
       const r = results.get(c)!;
       const row = rowOf(c);
@@ -231,7 +248,8 @@ describe('ObservationV2 ties outcome, status and era together (rows the probe wr
     ['the canary on an error row', 'payment-required', (x) => (x.canary_sent = true), /canary is sent only/],
     ['more than 8 requests', 'sdk-v1-stateful', (x) => (x.requests = 9), /8/],
     ['not_attempted_reason on a probed row', 'sdk-v1-stateful', (x) => (x.not_attempted_reason = 'run_deadline'), /not_attempted_reason/],
-  ])('refuses %s', (_l, c, mutate, why) => {
+  ])('refuses %s', async (_l, c, mutate, why) => {
+    await probed([c]);
     const row = { ...rowOf(c) } as Record<string, unknown>;
     expect(ObservationV2.safeParse(row).success).toBe(true);
     mutate(row);
@@ -242,7 +260,8 @@ describe('ObservationV2 ties outcome, status and era together (rows the probe wr
 });
 
 describe('probeV2() against the era zoo: what it sent', () => {
-  it('every request names us (User-Agent); every POST accepts JSON and event streams', () => {
+  it('every request names us (User-Agent); every POST accepts JSON and event streams', async () => {
+    await probed();
     for (const c of ERA_CASES) {
       for (const q of sent.get(c)!) {
         expect(q.headers['user-agent'], `${c} ${q.method} ${q.path}`).toBe(USER_AGENT);
@@ -254,7 +273,8 @@ describe('probeV2() against the era zoo: what it sent', () => {
     }
   });
 
-  it('the first request is always server/discover with MCP-Protocol-Version, Mcp-Method and the three _meta keys', () => {
+  it('the first request is always server/discover with MCP-Protocol-Version, Mcp-Method and the three _meta keys', async () => {
+    await probed();
     for (const c of ERA_CASES) {
       const first = sent.get(c)![0]!;
       const b = body(first)!;
@@ -270,7 +290,8 @@ describe('probeV2() against the era zoo: what it sent', () => {
     }
   });
 
-  it.each(ERA_CASES.filter((c) => WANT[c].era === 'modern' && WANT[c].status === 'ok').map((c) => [c]))('%s (modern): every POST carries the 2026-07-28 headers and _meta; the canary Mcp-Name; no session, no DELETE, no GET', (c) => {
+  it.each(ERA_CASES.filter((c) => WANT[c].era === 'modern' && WANT[c].status === 'ok').map((c) => [c]))('%s (modern): every POST carries the 2026-07-28 headers and _meta; the canary Mcp-Name; no session, no DELETE, no GET', async (c) => {
+    await probed([c]);
     const all = sent.get(c)!;
     expect(all.every((q) => q.method === 'POST')).toBe(true);
     for (const q of all) {
@@ -288,7 +309,8 @@ describe('probeV2() against the era zoo: what it sent', () => {
     expect(all.map((q) => body(q)!.method)).toEqual(['server/discover', ...Array(WANT[c].pages).fill('tools/list'), 'tools/call']);
   });
 
-  it('modern pagination sends each cursor verbatim, the empty-string cursor included', () => {
+  it('modern pagination sends each cursor verbatim, the empty-string cursor included', async () => {
+    await probed();
     const cursors = (c: EraCase) => posts(c).filter((q) => body(q)!.method === 'tools/list').map((q) => body(q)!.params?.cursor);
     expect(cursors('modern-paginated')).toEqual([undefined, 'c2 +/=', 'c3 +/=']);
     expect(cursors('modern-paginated-empty-cursor')).toEqual([undefined, '', 'c3']);
@@ -296,7 +318,8 @@ describe('probeV2() against the era zoo: what it sent', () => {
   });
 
   // legacy-session-redirect spreads over two origins: its own test below.
-  it.each(ERA_CASES.filter((c) => WANT[c].era === 'legacy' && c !== 'legacy-session-redirect').map((c) => [c]))('%s (legacy): initialize without the version header; session and version headers only as the revision defines; DELETE iff a session', (c) => {
+  it.each(ERA_CASES.filter((c) => WANT[c].era === 'legacy' && c !== 'legacy-session-redirect').map((c) => [c]))('%s (legacy): initialize without the version header; session and version headers only as the revision defines; DELETE iff a session', async (c) => {
+    await probed([c]);
     const all = sent.get(c)!;
     const r = results.get(c)!;
     const inits = all.filter((q) => body(q)?.method === 'initialize');
@@ -326,7 +349,8 @@ describe('probeV2() against the era zoo: what it sent', () => {
     expect(body(canary)!.params).toEqual({ name: CANARY_TOOL_NAME, arguments: {} });
   });
 
-  it('legacy-session-redirect: A 307s everything but initialize to B; B never sees the session, the DELETE is not followed there', () => {
+  it('legacy-session-redirect: A 307s everything but initialize to B; B never sees the session, the DELETE is not followed there', async () => {
+    await probed();
     const all = sent.get('legacy-session-redirect')!;
     const a = new URL(zoo.urls['legacy-session-redirect']).origin;
     const on = (mine: boolean) => all.filter((q) => (q.origin === a) === mine);
@@ -345,7 +369,8 @@ describe('probeV2() against the era zoo: what it sent', () => {
     expect(r.redirects).toBe(4); // discover, initialized, tools/list, tools/call: one hop each (the DELETE's is not followed)
   });
 
-  it('auth walls: the metadata GETs go to the hint, then the path-form and root well-known URLs, and stop at the first valid document', () => {
+  it('auth walls: the metadata GETs go to the hint, then the path-form and root well-known URLs, and stop at the first valid document', async () => {
+    await probed();
     const gets = (c: EraCase) => sent.get(c)!.filter((q) => q.method === 'GET').map((q) => q.path);
     expect(gets('auth-header-metadata')).toEqual([HINTED_METADATA_PATH]);
     expect(gets('auth-wellknown-path')).toEqual([`${WELL_KNOWN}/tenant/mcp`]);
@@ -361,7 +386,8 @@ describe('probeV2() against the era zoo: what it sent', () => {
     }
   });
 
-  it('private and link-local metadata URLs (named, or reached by redirect) were refused with no connection attempt: only 127.0.0.1 was ever connected to', () => {
+  it('private and link-local metadata URLs (named, or reached by redirect) were refused with no connection attempt: only 127.0.0.1 was ever connected to', async () => {
+    await probed();
     expect(connects.length).toBeGreaterThan(0);
     expect(connects.every((c) => c.startsWith('127.0.0.1:'))).toBe(true);
     expect(results.get('auth-metadata-private')!.requestLog.some((l) => l.url === PRIVATE_METADATA_URL)).toBe(false);
@@ -373,19 +399,22 @@ describe('probeV2() against the era zoo: what it sent', () => {
     ]);
   });
 
-  it('http-sse-legacy: one GET with Accept text/event-stream after initialize got a 404 page; the endpoint event is recorded', () => {
+  it('http-sse-legacy: one GET with Accept text/event-stream after initialize got a 404 page; the endpoint event is recorded', async () => {
+    await probed();
     const all = sent.get('http-sse-legacy')!;
     expect(all.map((q) => `${q.method} ${body(q)?.method ?? q.path}`)).toEqual(['POST server/discover', 'POST initialize', 'GET /sse']);
     expect(all[2]!.headers.accept).toBe('text/event-stream');
     expect(results.get('http-sse-legacy')!.sseEndpoint).toMatch(/^\/messages\?sessionId=[0-9a-f-]{36}$/);
   });
 
-  it('modern_rejected stops at discover; payment_required takes discover, initialize and the SSE detect', () => {
+  it('modern_rejected stops at discover; payment_required takes discover, initialize and the SSE detect', async () => {
+    await probed();
     expect(sent.get('discover-unsupported-future-only')!.map((q) => body(q)?.method)).toEqual(['server/discover']);
     expect(sent.get('payment-required')!.map((q) => `${q.method} ${body(q)?.method ?? ''}`.trim())).toEqual(['POST server/discover', 'POST initialize', 'GET']);
   });
 
-  it('never calls a real tool: the only tools/call ever sent names the canary', () => {
+  it('never calls a real tool: the only tools/call ever sent names the canary', async () => {
+    await probed();
     for (const c of ERA_CASES) for (const q of posts(c)) if (body(q)?.method === 'tools/call') expect(body(q)!.params!.name, c).toBe(CANARY_TOOL_NAME);
   });
 });

@@ -138,6 +138,42 @@ describe('runCollector: a gateway host and its neighbours', () => {
   });
 });
 
+describe('runCollector: a host only redirects lead to (the request-level gate, host-gate.ts)', () => {
+  it('sees one request at a time from many endpoints on distinct roster hosts that all redirect to it, though their probes run side by side', async () => {
+    // The schedule knows the six roster hosts (one endpoint each, so a bound of 1 each, all six at
+    // once under concurrency 12); it never sees 127.0.6.1, which only their 307s name. Each endpoint
+    // redirects to a path of its own there, so the endpoint gate alone would not serialise them:
+    // only the host's slots do. Answers take 20 ms, so requests that were let through together overlap.
+    // Two things hold this line in the collector: the gate's host slots and undici's one Client per
+    // origin (http.ts createHttpContext); either alone keeps it, so this run stays green with one of
+    // them broken by hand. host-gate.test.ts tests the gate alone (a dispatcher with many sockets).
+    const N = 6;
+    const outside = await startCountingHosts(['127.0.6.1'], { record: true });
+    const target = outside.hosts[0]!;
+    try {
+      for (let i = 0; i < N; i++) target.mount(`/t${i}/mcp`, mcpResponder({ tools: realTools(i), stateful: false, delayMs: () => 20 }));
+      const f = await fixture(Array.from({ length: N }, () => 1), (h) => (_req, res) => void res.writeHead(307, { location: `${target.origin}/t${h}/mcp` }).end());
+      const data = tmpData();
+      await collect(f, data, { concurrency: 12 });
+      // Each probe's first request is redirected; the rest of it goes to where that led (probe.ts).
+      for (const h of f.hosts.hosts) expect(h.counts.requests, h.host).toBe(1);
+      expect(target.counts.requests).toBeGreaterThanOrEqual(3 * N);
+      // The outside host never had two requests in flight.
+      expect(target.counts.peak).toBe(1);
+      // Near miss: the probes did run side by side — their requests interleave at the outside host
+      // (one probe after another would give N runs of one path) — so only the gate kept it to one.
+      const paths = outside.log.map((r) => r.path);
+      const runs = paths.filter((p, i) => i === 0 || p !== paths[i - 1]).length;
+      expect(runs).toBeGreaterThan(N);
+      const rows = rowsOf(data);
+      expect(rows).toHaveLength(N);
+      expect(rows.every((r) => r.outcome === 'ok')).toBe(true);
+    } finally {
+      await outside.close();
+    }
+  });
+});
+
 describe('runCollector: a host that never answers', () => {
   it('stops after K consecutive timeouts: the rest are not_attempted (host_unresponsive) and never contacted', async () => {
     const ok = mcpResponder({ tools: realTools(1) });
