@@ -77,7 +77,7 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
   // Each slot runs its days in chunks of WORKER_DAYS, a fresh worker per chunk: a worker's heap grows
   // with the days it has parsed (V8 collects lazily), so a first build of years of days would need
   // workers × years of heap (issue 23: 3.7 GB at 360 days of 5,000 targets, growing with the days);
-  // chunked, a slot holds at most one chunk's. The other jobs go with a slot's last chunk.
+  // chunked, a slot holds at most one chunk's. The other jobs (a roster member each) likewise, after the days.
   const runOne = (days: DayJob[], mine: WorkerCall[]) =>
     new Promise<void>((resolve, reject) => {
       const worker = new Worker(code, { eval: true, workerData: { module, parent: pathToFileURL(path.join(p.sourceRoot, 'package.json')).href, archive, days, jobs: mine } });
@@ -92,9 +92,13 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
     // Taps (bundle members) read v1 days only.
     const days: DayJob[] = todo.filter((_, i) => i % n === w).map((s) => ({ day: s.day, series: s.series, file: cache.digestFile(s.key)!, tap: s.series === 'v1' ? (p.dayTap?.(s) ?? null) : null }));
     const mine = jobs.filter((_, i) => i % n === w);
-    const chunks = workerChunks(days, p.workerDays ?? WORKER_DAYS);
-    for (const [k, chunk] of chunks.entries()) await runOne(chunk, k === chunks.length - 1 ? mine : []);
-    return chunks.length;
+    // Days, then the other jobs (a roster member each: as many as days), each in chunks of the same size.
+    const size = p.workerDays ?? WORKER_DAYS;
+    const dayChunks = days.length > 0 ? workerChunks(days, size) : [];
+    const jobChunks = mine.length > 0 ? workerChunks(mine, size) : [];
+    for (const chunk of dayChunks) await runOne(chunk, []);
+    for (const chunk of jobChunks) await runOne([], chunk);
+    return dayChunks.length + jobChunks.length;
   });
   const started = (await Promise.all(runs)).reduce((a, b) => a + b, 0);
   for (const s of todo) cache.fresh.add(s.key);

@@ -1,7 +1,7 @@
 // The loader's build cache (src/loader/cache.ts): a daily rebuild that reuses the digests of earlier
 // days and the derived changes must equal a build from scratch, a day file that changes must be read
 // again, compacted (.jsonl.gz) days read the same as plain ones, and restatement manifests are exposed.
-import { appendFileSync, cpSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compactArchive } from '../../collector/ops/compact.ts';
@@ -9,6 +9,8 @@ import { restate } from '../../collector/ops/restate.ts';
 import { deriveArchive, readRawArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { SERIES } from '../../src/lib/index.ts';
 import { WORKER_DAYS, workerChunks } from '../../src/loader/workers.ts';
+import { membersPrebuild, rosterMemberPath } from '../../src/outputs/members.ts';
+import { listRosterFiles } from '../../src/archive/rosters.ts';
 import { fixtureArchive, ROOT } from '../site/shared.ts';
 import { scratchDirs } from '../helpers/scratch.ts';
 
@@ -82,9 +84,22 @@ describe('the build cache', () => {
     expect(chunked.cacheStats.misses).toBe(chunked.days.length);
     expect(comparable(chunked)).toEqual(comparable(await scratchBuild(dir)));
     // Each slot took its days three at a time, a worker each (the near miss: one worker a slot, 2).
+    // Its days and then its other jobs (without prebuild members here: none).
     const digested = chunked.cacheStats.misses;
     expect(raw.cacheStats.digestWorkers).toBe(Math.ceil(Math.ceil(digested / 2) / 3) + Math.ceil(Math.floor(digested / 2) / 3));
     expect(raw.cacheStats.digestWorkers).toBeGreaterThan(2);
+  }, 300_000);
+
+  it('runs the other jobs (a roster member each, as the site has them) after the days, in chunks too', async () => {
+    const dir = copyOf(fixture);
+    const cache = tmp('mcp-schema-cache-');
+    const rosters = listRosterFiles(dir);
+    expect(rosters.length).toBeGreaterThan(6);
+    const raw = await readRawArchive(dir, { cache: { dir: cache, sourceRoot: ROOT }, prebuild: { workers: 2, workerDays: 3, ...membersPrebuild(dir, cache, ROOT) } });
+    const days = raw.cacheStats.misses;
+    const slot = (k: number, n: number) => Math.ceil((k === 0 ? Math.ceil(n / 2) : Math.floor(n / 2)) / 3);
+    expect(raw.cacheStats.digestWorkers).toBe(slot(0, days) + slot(1, days) + slot(0, rosters.length) + slot(1, rosters.length));
+    for (const file of rosters) expect(existsSync((await rosterMemberPath(dir, file, cache))!), file).toBe(true);
   }, 300_000);
 
   it('cuts a slot\'s days into chunks of at most the size, in order, and an empty slot into one empty chunk', () => {
