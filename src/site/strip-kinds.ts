@@ -57,6 +57,12 @@ export interface StripLayout {
 
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
+/** Month starts the strip's axis marks at most, and the steps (in months) it may take to stay under that. */
+export const MAX_TICKS = 12;
+const TICK_STEPS = [1, 2, 3, 6, 12, 24, 60] as const;
+/** Degraded runs the strip marks at most (the newest). */
+export const MAX_DEGRADED_MARKS = 12;
+
 /** The strip on its date axis (StatusStrip.astro): segments oldest first, gaps filled with missing cells. */
 export function stripLayout(segments: StripCell[], degradedDays: string[]): StripLayout {
   const cells: StripCell[] = [];
@@ -70,12 +76,17 @@ export function stripLayout(segments: StripCell[], degradedDays: string[]): Stri
   const end = cells.at(-1)?.lastDay ?? null;
   const span = start && end ? daysBetween(start, end) + 1 : 1;
   const pos = (day: string) => (start ? (100 * daysBetween(start, day)) / span : 0);
-  const degraded = start && end ? degradedDays.filter((d) => d >= start && d <= end) : [];
+  // Both bounded whatever the span (issue 23: five years of monthly ticks were 2.7 KB of every server
+  // page): at most MAX_TICKS month starts (every month, then every 2, 3, 6 or 12 months, on months
+  // that divide the year), and the newest MAX_DEGRADED_MARKS degraded runs.
+  const degraded = start && end ? degradedDays.filter((d) => d >= start && d <= end).slice(-MAX_DEGRADED_MARKS) : [];
   const ticks: StripLayout['ticks'] = [];
   if (start && end) {
     let lastLabel = 0;
+    const months = (Number(end.slice(0, 4)) - Number(start.slice(0, 4))) * 12 + Number(end.slice(5, 7)) - Number(start.slice(5, 7));
+    const step = TICK_STEPS.find((k) => months / k <= MAX_TICKS) ?? TICK_STEPS.at(-1)!;
     for (let d = `${start.slice(0, 7)}-01`; d <= end; d = addDays(`${d.slice(0, 7)}-28`, 4).slice(0, 7) + '-01') {
-      if (d <= start) continue;
+      if (d <= start || (Number(d.slice(5, 7)) - 1) % step !== 0) continue;
       const at = pos(d);
       const label = at > 20 && at < 80 && at - lastLabel > 20 ? d.slice(0, 7) : null;
       if (label) lastLabel = at;

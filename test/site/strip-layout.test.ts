@@ -1,6 +1,6 @@
 // Issue 16: the status strip shows missing days and degraded runs on its date axis.
 import { describe, expect, it } from 'vitest';
-import { stripLayout, type StripCell } from '../../src/site/strip-kinds.ts';
+import { MAX_DEGRADED_MARKS, MAX_TICKS, stripLayout, type StripCell } from '../../src/site/strip-kinds.ts';
 
 const seg = (kind: string, firstDay: string, lastDay: string, count = 1): StripCell => ({ kind, firstDay, lastDay, count, errorClass: null, http: 0 });
 
@@ -35,5 +35,19 @@ describe('stripLayout(segments, degradedDays)', () => {
 
   it('is empty without segments', () => {
     expect(stripLayout([], ['2026-01-01'])).toEqual({ cells: [], start: null, end: null, span: 1, ticks: [], degraded: [] });
+  });
+});
+
+describe('the strip axis at any age (issue 23)', () => {
+  const seg = (firstDay: string, lastDay: string) => ({ kind: 'ok', firstDay, lastDay, count: 1, errorClass: null, http: 200 });
+  it('marks at most MAX_TICKS month starts, on months that divide the year, and the newest MAX_DEGRADED_MARKS degraded runs', () => {
+    const five = stripLayout([seg('2025-01-01', '2029-12-29')], Array.from({ length: 40 }, (_, i) => `2025-${String((i % 12) + 1).padStart(2, '0')}-${String(Math.floor(i / 12) + 10)}`).sort());
+    expect(five.ticks.length).toBeLessThanOrEqual(MAX_TICKS);
+    // 59 months: every 6, on January and July.
+    expect(five.ticks.map((t) => t.day)).toEqual(['2025-07-01', '2026-01-01', '2026-07-01', '2027-01-01', '2027-07-01', '2028-01-01', '2028-07-01', '2029-01-01', '2029-07-01']);
+    expect(five.degraded).toHaveLength(MAX_DEGRADED_MARKS);
+    // Near misses: a year still ticks every month; fourteen months every two, from January.
+    expect(stripLayout([seg('2025-01-01', '2025-12-31')], []).ticks).toHaveLength(11);
+    expect(stripLayout([seg('2025-01-01', '2026-03-01')], []).ticks.map((t) => t.day)).toEqual(['2025-03-01', '2025-05-01', '2025-07-01', '2025-09-01', '2025-11-01', '2026-01-01', '2026-03-01']);
   });
 });
