@@ -153,6 +153,40 @@ export const BOUNDED_BUILDS = {
   cold_load_rss_mb: [1_594, 3_891],
   source: 'bench:build --cold of bench:archive 5,000 x 60 and x 360 with the site bounds (bench/README.md, Years), not this run',
 } as const;
+/**
+ * The Pages site with a file host (MCP_SCHEMA_FILES_URL; bench:build --files --kinds, DESIGN "The file
+ * host"), measured at three ages: bench:archive 5,000 × 60 and × 360 (warm builds), and 1,000 × 1,825 —
+ * five years of days, so every cap a server page has is reached by the servers that reach it, not
+ * extrapolated. Per server: server pages and their change pages, the search index, the lookup pages
+ * (they grow with servers); the rest of the site (drift lists: capped; trends, charts, methodology,
+ * /data/'s small files) does not grow with servers and is taken as measured. Between two ages a
+ * server's share is interpolated linearly in days. Not this run (bench/README.md, "Years").
+ */
+export const FILE_HOST_SITE = [
+  { targets: 5_000, days: 60, per_server_kb: (41.14 + 4.64 + 2.6 + 1.81) / 5, per_server_files: (5_009 + 465 + 572 + 256) / 5_000, other_mb: 54.0 - (41.14 + 4.64 + 2.6 + 1.81), other_files: 6_385 - (5_009 + 465 + 572 + 256) },
+  { targets: 5_000, days: 360, per_server_kb: (46.78 + 5.13 + 2.62 + 2.77) / 5, per_server_files: (5_009 + 518 + 574 + 257) / 5_000, other_mb: 64.9 - (46.78 + 5.13 + 2.62 + 2.77), other_files: 6_475 - (5_009 + 518 + 574 + 257) },
+  // bench:archive --targets 1000 --days 1825 (1,824 days kept), bench:build --files --kinds: five years measured.
+  { targets: 1_000, days: 1_824, per_server_kb: (9.8 + 1.29 + 1.3 + 2.39) / 1, per_server_files: (1_001 + 124 + 529 + 257) / 1_000, other_mb: 28.9 - (9.8 + 1.29 + 1.3 + 2.39), other_files: 2_031 - (1_001 + 124 + 529 + 257) },
+] as const;
+/** The file host beside it (the same builds): its size per server, and what a day's publish-files uploads (bench:build --daily --files, 5,000 × 360). */
+export const FILE_HOST_STORE = { per_server_kb: [92.4 / 5, 113.3 / 5, 32.9], days: [60, 360, 1_824], daily_upload: { targets: 5_000, files: 10_935, mb: 62.4 }, source: 'bench:build --files of bench:archive 5,000 × 60 and × 360 (bench/README.md, Years), not this run' } as const;
+/**
+ * What the loaded archive holds after the load stage (bench/memory.ts: the heap after a forced GC): it is
+ * what a build keeps for its whole length; the rest of its peak is transient (one page, one file at a
+ * time) and Pagefind's. 5,000 × 60 and × 360, not this run.
+ */
+export const LIVE_HEAP = { targets: 5_000, days: [60, 360], mb: [34.2, 65.2], source: 'node --expose-gc bench/memory.ts on bench:archive 5,000 × 60 and × 360 (bench/README.md, Years), not this run' } as const;
+
+/** A server's share of the file-host site (KB) after `days`, interpolated between the measured ages (the last slope past the oldest). */
+export function fileHostShare(days: number, key: 'per_server_kb' | 'per_server_files' | 'other_mb' | 'other_files'): number {
+  const pts = [...FILE_HOST_SITE].sort((a, b) => a.days - b.days);
+  let i = 0;
+  while (i < pts.length - 2 && days > pts[i + 1]!.days) i++;
+  const [a, b] = [pts[i]!, pts[i + 1]!];
+  const y = a[key] + ((b[key] - a[key]) * (days - a.days)) / (b.days - a.days);
+  return Math.max(y, 0);
+}
+
 const boundedPerTargetDay = (ys: readonly number[]) => (ys[1]! - ys[0]!) / (BOUNDED_BUILDS.targets * (BOUNDED_BUILDS.days[1] - BOUNDED_BUILDS.days[0]));
 /** verify's entry cache (src/archive/objects.ts EntryCache), full. */
 const ENTRY_CACHE_MB = 256;
@@ -422,6 +456,14 @@ export function project(m: Measured): Projections {
    * bounded builds of 60 and 360 days (BOUNDED_BUILDS), linearly (an upper bound: caps bite more with
    * time); data/ (three months) as for today's design.
    */
+  /**
+   * The Pages site with a file host: each server's measured share at its age (FILE_HOST_SITE; a server
+   * listed later is younger, so this takes the archive's age for all: an upper bound), plus the rest.
+   */
+  const fileHostSite = (T: number, g: Growth) => (at(g, 'N', T) * fileHostShare(T, 'per_server_kb') * 1e3) + fileHostShare(T, 'other_mb') * 1e6;
+  const fileHostFiles = (T: number, g: Growth) => at(g, 'N', T) * fileHostShare(T, 'per_server_files') + fileHostShare(T, 'other_files');
+  add('Pages site (with the file host)', 'site', 'new', fileHostSite, 'per server as measured at 60, 360 and 1,825 days (FILE_HOST_SITE) × targets, + the rest of the site');
+  add('Pages site files (with the file host)', 'files', 'new', fileHostFiles, 'per server as measured at 60, 360 and 1,825 days × targets, + the rest');
   const siteBounded = (T: number, g: Growth) => {
     const month = ISSUE_SITE.site_mb - ISSUE_SITE.parts['data/'][0];
     const grown = month * (at(g, 'N', T) / ISSUE_SITE.targets) + boundedPerTargetDay(BOUNDED_BUILDS.site_mb) * Math.max(0, targetDays(g, T) - ISSUE_SITE.targets * ISSUE_SITE.days);
@@ -429,8 +471,8 @@ export function project(m: Measured): Projections {
     return (grown + data) * 1e6;
   };
   const filesBounded = (T: number, g: Growth) => (ISSUE_SITE.site_files / ISSUE_SITE.targets) * at(g, 'N', T) + boundedPerTargetDay(BOUNDED_BUILDS.files) * Math.max(0, targetDays(g, T) - ISSUE_SITE.targets * ISSUE_SITE.days);
-  add('Pages site (bounded)', 'site', 'new', siteBounded, "the issue's month + the bounded builds' slope per target-day");
-  add('Pages site files (bounded)', 'files', 'new', filesBounded, "the issue's month's files per target + the bounded builds' slope");
+  add('Pages site (bounded, no file host)', 'site', 'new', siteBounded, "the issue's month + the bounded builds' slope per target-day");
+  add('Pages site files (bounded, no file host)', 'files', 'new', filesBounded, "the issue's month's files per target + the bounded builds' slope");
   // Σ day .jsonl.gz: today's design's gz day files (yesterday's closed each day, so a steady day adds one gz; its first day is plain).
   const releasePrj = (T: number, g: Growth) => (releaseRatio ?? 1) * perDay.today['worktree:observations']! * (1 + cumulative(g, 'N', T, D));
   add('release asset: whole-archive observations bundle', 'asset', 'today', releasePrj, releaseRatio ? `Σ day .jsonl.gz (its members), × ${releaseRatio.toFixed(2)} for the larger of it and observations.csv.gz (small builds)` : 'Σ day .jsonl.gz');
@@ -446,7 +488,13 @@ export function project(m: Measured): Projections {
   // The daily build reads digests from the carried cache: it peaks after the load stage, in work the
   // bounded builds measured growing by this much a target-day.
   const warmRss = (T: number, g: Growth) => (ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets) + boundedPerTargetDay(BOUNDED_BUILDS.warm_peak_rss_mb) * Math.max(0, targetDays(g, T) - ISSUE_SITE.targets * ISSUE_SITE.days)) * 1e6;
-  add('RAM: daily site build peak (warm cache)', 'ram', 'new', warmRss, "issue's 4.27 GB by targets + the bounded builds' slope after the load stage");
+  add('RAM: daily site build peak (warm cache), peak RSS extrapolated', 'ram', 'new', warmRss, "issue's 4.27 GB by targets + the bounded builds' slope after the load stage");
+  // What a build keeps: the issue's 4.27 GB peak at 42,000 × 30 (Pagefind's included) by targets, plus
+  // the loaded archive's growth per target-day (LIVE_HEAP, a forced GC's heap): the rest of a build's
+  // peak is transient (a page, a file at a time), which a V8 heap frees as it needs to.
+  const liveSlope = (LIVE_HEAP.mb[1] - LIVE_HEAP.mb[0]) / (LIVE_HEAP.targets * (LIVE_HEAP.days[1] - LIVE_HEAP.days[0]));
+  const heldRss = (T: number, g: Growth) => (ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets) + liveSlope * Math.max(0, targetDays(g, T) - ISSUE_SITE.targets * ISSUE_SITE.days)) * 1e6;
+  add('RAM: daily site build (what it holds)', 'ram', 'new', heldRss, `issue's 4.27 GB by targets + the loaded archive's ${(liveSlope * 1e6).toFixed(1)} B a target-day (bench/memory.ts)`);
   const coldRss = (T: number, g: Growth) => (ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets) + boundedPerTargetDay(BOUNDED_BUILDS.cold_load_rss_mb) * Math.max(0, targetDays(g, T) - ISSUE_SITE.targets * ISSUE_SITE.days)) * 1e6;
   add('RAM: a cold site build (a lost cache, a new cache format)', 'ram', 'new', coldRss, "the bounded builds' load-stage slope: the digest pass over every day");
   add('RAM: full verify', 'ram', 'today', (T, g) => verify('today', T, g, 'max_rss_mb') * 1e6, 'measured after each day, least-squares slope ∝ targets');
