@@ -157,8 +157,8 @@ browserSuite('the fixture site in Chromium', () => {
 
   it('cuts a very long description and links the raw artifact', async () => {
     const page = await open(`/servers/${slugFor(LONG_NAME)}/`);
-    await page.locator('details').first().evaluate((d) => ((d as HTMLDetailsElement).open = true));
-    const note = page.locator('.tool-description .truncated');
+    // Current tools: one line a tool, its description cut (CurrentTools.astro).
+    const note = page.locator('[data-testid=current-tools] ul.tools .truncated').first();
     await expect(note.textContent()).resolves.toMatch(/shortened: [\d,]+ characters/);
     const raw = await note.locator('a').getAttribute('href');
     const res = await page.request.get(site.origin + raw!);
