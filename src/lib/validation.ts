@@ -206,15 +206,20 @@ export const WorksheetEntry = z
   .strict();
 export type WorksheetEntry = z.infer<typeof WorksheetEntry>;
 
-export const Worksheet = z
-  .object({
-    format: z.literal(WORKSHEET_FORMAT),
+/** What a worksheet and its record both say of the draw. */
+const DRAWN = {
     run_id: z.string().min(1),
     run_day: day,
     prober_version: z.string().min(1),
     seed: z.number().int().nonnegative(),
     n: z.number().int().positive(),
     rule: z.string(),
+};
+
+export const Worksheet = z
+  .object({
+    format: z.literal(WORKSHEET_FORMAT),
+    ...DRAWN,
     vocabulary: z.array(z.string()),
     population: z.record(z.string(), z.number().int().nonnegative()),
     allocation: z.record(z.string(), z.number().int().nonnegative()),
@@ -231,13 +236,8 @@ export const ValidationRecord = z
     /** When it was scored (the record's date) and the day of it. */
     scored_at: z.string().datetime({ offset: true }),
     day,
-    run_id: z.string().min(1),
-    run_day: day,
-    /** The classifier validated: the prober version of the run's rows. */
-    prober_version: z.string().min(1),
-    seed: z.number().int().nonnegative(),
-    n: z.number().int().positive(),
-    rule: z.string(),
+    /** The run drawn from, its day, the classifier validated (the prober version of its rows), the seed, n and the rule. */
+    ...DRAWN,
     worksheet_sha256: sha256,
     threshold: z.number(),
     agreement: z.object({ count: z.number().int().nonnegative(), n: z.number().int().positive(), share: z.number(), lower: z.number(), upper: z.number() }).strict(),

@@ -1,7 +1,6 @@
 // npm run store -- push|check|offload|pull, run as the operator runs it (tsx, the environment, exit codes) against
 // a real S3-compatible server on 127.0.0.1: push uploads what the bucket lacks and never a corrupt
 // object, check names local keys the bucket lacks (and remote keys not cached).
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -10,9 +9,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsObjectStore } from '../../src/archive/object-store.ts';
 import { S3ObjectStore } from '../../src/archive/s3-store.ts';
+import { runCli } from '../helpers/cli.ts';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
 
-const ROOT = path.join(import.meta.dirname, '..', '..');
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const objectKey = (bytes: Uint8Array) => `objects/${sha(bytes).slice(0, 2)}/${sha(bytes)}`;
 const pageKey = (seed: string) => `pages/${sha(Buffer.from(seed)).slice(0, 2)}/${sha(Buffer.from(seed))}.json`;
@@ -22,24 +21,8 @@ const dirs: string[] = [];
 const remotes: S3ObjectStore[] = [];
 let n = 0;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The CLI with only the variables given (never the machine's own AWS_*). */
-function store(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'collector/ops/store-cli.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const store = (args: string[], env: Record<string, string>) => runCli('collector/ops/store-cli.ts', args, env);
 
 function setup() {
   const prefix = `cli${++n}`;

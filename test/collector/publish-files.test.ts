@@ -3,7 +3,6 @@
 // its type and caching; a second run sends nothing; a changed file alone is sent again; a file no
 // longer built is kept (a published URL keeps answering); a failed upload leaves the manifest as it
 // was, so the next run sends what is missing.
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,26 +11,17 @@ import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/clie
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../src/archive/s3-store.ts';
 import { cacheControlOf, contentTypeOf, MANIFEST_KEY } from '../../collector/ops/publish-files.ts';
+import { runCli } from '../helpers/cli.ts';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
 
-const ROOT = path.join(import.meta.dirname, '..', '..');
 const BODY = 'ab'.repeat(32);
 let server: S3TestServer;
 let client: S3Client;
 const dirs: string[] = [];
 let n = 0;
 
-function publish(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'collector/ops/publish-files-cli.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** The CLI with only the variables given (never the machine's own AWS_*). */
+const publish = (args: string[], env: Record<string, string>) => runCli('collector/ops/publish-files-cli.ts', args, env);
 
 function folder(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'mcps-files-'));

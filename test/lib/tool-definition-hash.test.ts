@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   instructionsHash,
+  mulberry32,
   rfc8785Json,
   toolDefinitionHash,
   ToolDefinitionHashError,
@@ -203,17 +204,8 @@ const definition = fc
   .map(([name, rest]) => ({ ...rest, name }) as Record<string, unknown>);
 const wellFormed = json(fc.string({ unit: 'binary', maxLength: 8 }));
 
-/** A deterministic generator of choices for one property run (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic generator of choices for one property run (src/lib's mulberry32). */
+const prng = (seed: number) => mulberry32(seed >>> 0);
 
 /** JSON text of `v` with members shuffled, whitespace everywhere, numbers and strings spelled differently. */
 function respell(v: unknown, r: () => number): string {
