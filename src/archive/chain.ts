@@ -109,11 +109,14 @@ export async function archiveDigests(dir: string): Promise<Map<string, RunDigest
   for (const day of byDay.keys()) if (!days.has(day)) days.set(day, []);
   const out = new Map<string, RunDigest>();
   for (const day of [...days.keys()].sort()) {
-    const partial = await digestDay(dir, days.get(day)!, new Set(byDay.get(day) ?? []), runs);
+    const finish = new Set(byDay.get(day) ?? []);
+    const partial = await digestDay(dir, days.get(day)!, finish, runs);
     for (const [id, d] of partial) {
       const seen = out.get(id);
-      if (seen) seen.rows.push(...d.rows);
-      else out.set(id, d);
+      if (!seen) out.set(id, d);
+      // A run's roster and objects are read on its own day; rows of it in an earlier day's file came first.
+      else if (finish.has(id)) out.set(id, { ...d, rows: [...seen.rows, ...d.rows] });
+      else seen.rows.push(...d.rows);
     }
   }
   for (const d of out.values()) d.rows.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));

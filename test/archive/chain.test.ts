@@ -220,6 +220,21 @@ describe('the digests of a run', () => {
     expect((await runDigest(dir, r0!))!.rows).toEqual(clean.get(r0!)!.rows);
   });
 
+  it('a row of a run in a day file before its own day: the run keeps its roster and objects (read on its own day)', async () => {
+    const dir = await copy(false);
+    const [r0, r1] = runIds;
+    const d0 = `observations/${r0!.slice(0, 10)}.jsonl`;
+    const stray = text(dir, `observations/${r1!.slice(0, 10)}.jsonl`).split('\n')[0]!;
+    writeFileSync(join(dir, d0), text(dir, d0) + stray + '\n');
+    const all = await archiveDigests(dir);
+    const clean = await archiveDigests(base);
+    expect(all.get(r0!)).toEqual(clean.get(r0!));
+    const d = all.get(r1!)!;
+    expect(d.roster).not.toBeNull();
+    expect({ runs: d.runs, roster: d.roster, objects: d.objects }).toEqual({ runs: clean.get(r1!)!.runs, roster: clean.get(r1!)!.roster, objects: clean.get(r1!)!.objects });
+    expect(d.rows).toEqual([...clean.get(r1!)!.rows, { file: d0, lines: 1, sha256: sha(`${stray}\n`) }].sort((a, b) => (a.file < b.file ? -1 : 1)));
+  });
+
   it('a run\'s rows over days and series folders are listed by file name, whatever order they were read in', async () => {
     const dir = await copy(false);
     const [r0, r1] = runIds;
