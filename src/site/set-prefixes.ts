@@ -3,8 +3,16 @@
 // make about a hundred per page).
 import type { SetView } from '../loader/views.ts';
 
-/** Servers listed per set hash on an index page; the set's file lists them all. */
-export const SERVERS_SHOWN = 20;
+/** The first and last day any server served a set (UTC days, from its servers' first and last seen). */
+export function setSpan(set: Pick<SetView, 'servers'>): { first: string; last: string } {
+  let first = '';
+  let last = '';
+  for (const s of set.servers) {
+    if (first === '' || s.firstSeen < first) first = s.firstSeen;
+    if (s.lastSeen > last) last = s.lastSeen;
+  }
+  return { first: first.slice(0, 10), last: last.slice(0, 10) };
+}
 
 export function setPrefixes(sets: readonly SetView[]): { prefix: string; count: number }[] {
   const counts = new Map<string, number>();

@@ -147,7 +147,13 @@ describe('npm run build on the fixture archive', () => {
     expect(setHashes.size).toBeGreaterThan(0);
     for (const h of setHashes) {
       expect(existsSync(path.join(site.out, 'api', 'sets', `${h}.json`)), h).toBe(true);
-      expect(await read(site, `lookup/${h.slice(0, 2)}/index.html`)).toContain(h);
+      // Its row on the index without JavaScript: the file, how many servers, the first and last day of any.
+      const set = JSON.parse(await read(site, `api/sets/${h}.json`)) as { servers_total: number; servers: { first_seen: string; last_seen: string }[] };
+      const row = (await read(site, `lookup/${h.slice(0, 2)}/index.html`)).match(new RegExp(`<tr>(<td><a href="[^"]*/api/sets/${h}\\.json">.*?)</tr>`))?.[1];
+      expect(row, h).toBeDefined();
+      const first = set.servers.map((x) => x.first_seen).sort()[0]!.slice(0, 10);
+      const last = set.servers.map((x) => x.last_seen).sort().at(-1)!.slice(0, 10);
+      expect(row).toBe(`<td><a href="/api/sets/${h}.json"><code>${h}</code></a></td><td>${set.servers_total}</td><td>${first}</td><td>${last}</td>`);
     }
     // The lookup form works without inline script (the CSP), and says what to do without JavaScript.
     const lookup = await read(site, 'lookup/index.html');
