@@ -37,12 +37,14 @@ export const FULL_CHANGES = 3;
 /**
  * Of those, the newest shown in full on the server page itself (issue 26: a busy server's page was
  * 910 KB); the others are one line each there, their diff on their own page (plain HTML, no script).
+ * One (issue 23): the servers that change are a tenth of the pages and nearly all of the changes'
+ * bytes on them — three drawn diffs were ~12 KB of a busy server's page, on the site's 1 GB.
  */
-export const INLINE_CHANGES = 3;
+export const INLINE_CHANGES = 1;
 /**
  * Diff lines the server page shows over all its inline changes; past it a tool's diff is on the change's
- * own page. A drawn line is about 200 bytes of HTML: 240 lines, ~50 KB (the demo's github-mcp-server
- * page was 353 KB with 600, 214 KB with 240).
+ * own page. A drawn line is about 200 bytes of HTML, an unchanged one about 60: 240 lines, ~50 KB (the
+ * demo's github-mcp-server page was 353 KB with 600, 214 KB with 240).
  */
 export const SERVER_PAGE_DIFF_LINES = 180;
 /** Findings about tools a change does not draw, listed on the server page per change (the rest: counted, on its own page). */
@@ -66,8 +68,11 @@ export function changePagePath(c: { slug: string; id: string }): string {
 }
 /** Contract versions a server page lists (the newest); the rest are in the downloads. */
 export const RECENT_VERSIONS = 10;
-/** Changes a server page lists (the newest FULL_CHANGES in full, the rest one line each); older ones keep only their anchor. */
-export const RECENT_CHANGES = 25;
+/**
+ * Changes a server page lists (the newest INLINE_CHANGES drawn, the rest one line each, ~770 bytes with
+ * their four links); older ones keep only their anchor. 12: a busy server's page was 17 KB of lines at 25.
+ */
+export const RECENT_CHANGES = 12;
 /** Older changes whose anchor (#change-<id>, with its day) the server page keeps; past it they are counted, each in the downloads. */
 export const ANCHORED_CHANGES = 300;
 
