@@ -164,6 +164,46 @@ export function sizeByKind(dir: string): Record<string, { mb: number; files: num
   return Object.fromEntries([...kinds].sort((a, b) => b[1].bytes - a[1].bytes).map(([k, v]) => [k, { mb: +(v.bytes / 1e6).toFixed(2), files: v.files }]));
 }
 
+/**
+ * The site split by what drives its size (issue 23's projection, bench/years-project.ts FILE_HOST_SITE):
+ * what grows with servers — every file under servers/, the rows of the lookup's prefix pages (their
+ * <tbody>), Pagefind's fragments and index — and what does not: a prefix page's frame (256 pages at
+ * most), Pagefind's scripts, and the rest of the site. Files: servers/ grows with servers; Pagefind's
+ * files are capped (MAX_SEARCH_FRAGMENTS) and the lookup has at most 257, so both count as constant.
+ */
+export function siteShares(dir: string): { per_server: { bytes: number; files: number }; constant: { bytes: number; files: number }; parts: Record<string, number> } {
+  const parts = { server_pages: 0, change_pages: 0, server_other: 0, lookup_rows: 0, lookup_frame: 0, search_per_server: 0, search_assets: 0, rest: 0 };
+  let serverFiles = 0;
+  let otherFiles = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    const full = path.join(e.parentPath, e.name);
+    const p = path.relative(dir, full).split(path.sep);
+    const size = statSync(full).size;
+    if (p[0] === 'servers') {
+      serverFiles++;
+      if (p.length === 3 && p[2] === 'index.html') parts.server_pages += size;
+      else if (p[2] === 'changes' && p.at(-1) === 'index.html') parts.change_pages += size;
+      else parts.server_other += size;
+      continue;
+    }
+    otherFiles++;
+    if (p[0] === 'lookup' && p.length === 3 && p[2] === 'index.html') {
+      const bytes = readFileSync(full);
+      const i = bytes.indexOf('<tbody>');
+      const j = bytes.indexOf('</tbody>');
+      const rows = i >= 0 && j > i ? j - (i + '<tbody>'.length) : 0;
+      parts.lookup_rows += rows;
+      parts.lookup_frame += size - rows;
+    } else if (p[0] === 'pagefind' && (p[1] === 'fragment' || p[1] === 'index' || p[1]!.endsWith('.pf_meta'))) parts.search_per_server += size;
+    else if (p[0] === 'pagefind') parts.search_assets += size;
+    else if (p[0] === 'lookup') parts.lookup_frame += size;
+    else parts.rest += size;
+  }
+  const perServer = parts.server_pages + parts.change_pages + parts.server_other + parts.lookup_rows + parts.search_per_server;
+  return { per_server: { bytes: perServer, files: serverFiles }, constant: { bytes: parts.lookup_frame + parts.search_assets + parts.rest, files: otherFiles }, parts };
+}
+
 /** Run `work` with the newest day file(s) and its run row moved aside; always restores them. */
 /** Every file under a folder: its SHA-256 and size, by relative path. */
 function hashTree(dir: string): Map<string, { sha: string; bytes: number }> {
@@ -282,7 +322,7 @@ MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
     site_mb: runs.at(-1)!.site_mb,
     site_files: runs.at(-1)!.site_files,
     largest: runs.at(-1)!.largest,
-    ...(args.includes('--kinds') ? { kinds: sizeByKind(out) } : {}),
+    ...(args.includes('--kinds') ? { kinds: sizeByKind(out), shares: siteShares(out) } : {}),
     release_mb: +(rel.bytes / 1e6).toFixed(1),
     release_files: rel.files,
     ...(files ? { file_host_mb: +(treeSize(files).bytes / 1e6).toFixed(1), file_host_files: treeSize(files).files, ...(args.includes('--kinds') ? { file_host_kinds: sizeByKind(files) } : {}), ...(upload ? { file_host_daily_upload: upload } : {}) } : {}),
