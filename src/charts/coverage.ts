@@ -3,6 +3,7 @@
 // loader's RunPoint rows (src/loader/timelines.ts); this module draws.
 import * as Plot from '@observablehq/plot';
 import { plotSvg, utcDay, type ChartSize, type ChartText } from './plot-svg.ts';
+import { weekly } from './time-buckets.ts';
 
 export interface CoveragePoint {
   day: string;
@@ -27,7 +28,8 @@ export function coverageChart(rows: readonly CoveragePoint[], options: ChartSize
         Plot.ruleY([options.degradedBelow], { stroke: '#9a6700', strokeDasharray: '4,3' }),
         Plot.text([{ y: options.degradedBelow }], { y: 'y', frameAnchor: 'left', text: () => `degraded below ${Math.round(options.degradedBelow * 100)}%`, dy: 9, dx: 4, fill: '#7a5200', fontSize: 11 }),
         Plot.line(data, { x: 'date', y: 'coverage', stroke: '#0b5cad', strokeWidth: 1.5 }),
-        Plot.dot(data.filter((r) => !r.degraded), { x: 'date', y: 'coverage', r: 2.5, fill: '#0b5cad', className: 'coverage-ok' }),
+        // A dot a run while they can be told apart; past MAX_DAILY_MARKS days the line alone (the degraded runs keep theirs).
+        ...(weekly(rows) ? [] : [Plot.dot(data.filter((r) => !r.degraded), { x: 'date', y: 'coverage', r: 2.5, fill: '#0b5cad', className: 'coverage-ok' })]),
         Plot.dot(data.filter((r) => r.degraded), { x: 'date', y: 'coverage', r: 4.5, symbol: 'triangle', fill: '#b42318', className: 'coverage-degraded' }),
       ],
     },

@@ -8,6 +8,7 @@
 //     overstates change.
 import * as Plot from '@observablehq/plot';
 import { plotSvg, type ChartSize, type ChartText } from './plot-svg.ts';
+import { changePoints, thin } from './time-buckets.ts';
 
 /** The fields of an EverChangedRow (src/lib everChangedShare) the chart reads. */
 export interface EverChangedPoint {
@@ -26,11 +27,15 @@ export function everChangedChart(rows: readonly EverChangedPoint[], options: Cha
   const last = rows.at(-1)!;
   const lastLinear = linear.at(-1);
   const narrow = options.width < 480;
+  // A row a day observed: the steps are drawn where they move (the same curve), the dots and the
+  // straight line thinned to MAX_DAILY_MARKS (five years of days were 1,800 dots at two sizes).
+  const band = changePoints(rows, ['lower', 'upper']);
+  const steps = changePoints(rows, ['share']);
   const marks: Plot.Markish[] = [
-    Plot.areaY(rows, { x: 'days', y1: 'lower', y2: 'upper', curve: 'step-after', fill: '#0b5cad', fillOpacity: 0.16 }),
-    Plot.dot(rows, { x: 'days', y: 'observed_share', r: 1.6, fill: '#57606a', className: 'ever-observed' }),
-    Plot.line(rows, { x: 'days', y: 'share', curve: 'step-after', stroke: '#0b5cad', strokeWidth: 2, className: 'ever-share' }),
-    Plot.line(linear, { x: 'days', y: 'linear', stroke: '#b42318', strokeWidth: 2, strokeDasharray: '6,4', className: 'ever-linear' }),
+    Plot.areaY(band, { x: 'days', y1: 'lower', y2: 'upper', curve: 'step-after', fill: '#0b5cad', fillOpacity: 0.16 }),
+    Plot.dot(thin(rows), { x: 'days', y: 'observed_share', r: 1.6, fill: '#57606a', className: 'ever-observed' }),
+    Plot.line(steps, { x: 'days', y: 'share', curve: 'step-after', stroke: '#0b5cad', strokeWidth: 2, className: 'ever-share' }),
+    Plot.line(thin(linear), { x: 'days', y: 'linear', stroke: '#b42318', strokeWidth: 2, strokeDasharray: '6,4', className: 'ever-linear' }),
     Plot.text([last], { x: 'days', y: 'share', text: () => 'observed', textAnchor: 'end', dy: -10, fill: '#0b5cad', fontSize: 12, fontWeight: 600 }),
   ];
   if (lastLinear) {

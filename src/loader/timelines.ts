@@ -124,7 +124,7 @@ function roster(raw: Pick<RawArchive, 'runs' | 'days' | 'fold'>): RosterPoint[] 
 const DAY = 86_400_000;
 
 /** The Monday of a day's ISO week. */
-function monday(day: string): string {
+export function monday(day: string): string {
   const t = Date.parse(`${day}T00:00:00Z`);
   const dow = (new Date(t).getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
   return new Date(t - dow * DAY).toISOString().slice(0, 10);
