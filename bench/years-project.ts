@@ -262,14 +262,21 @@ export interface Projections {
 
 /** Least squares of y = c + a·N + b·N·days over the build points (null when there are fewer than 3). */
 function fitSite(points: BuildPoint[], y: (p: BuildPoint) => number): { a: number; b: number } | null {
+  return fitBuilds(points.map((p) => ({ targets: p.targets, days: p.days, y: y(p) })));
+}
+
+/** Least squares of y = c + a·targets + b·targets·days, with each point's residual (null with fewer than 3 points). */
+export function fitBuilds(points: readonly { targets: number; days: number; y: number }[]): { c: number; a: number; b: number; residuals: number[] } | null {
   if (points.length < 3) return null;
   // Normal equations for [c, a, b].
   const X = points.map((p) => [1, p.targets, p.targets * p.days]);
-  const Y = points.map(y);
+  const Y = points.map((p) => p.y);
   const XtX = [0, 1, 2].map((i) => [0, 1, 2].map((j) => X.reduce((s, r) => s + r[i]! * r[j]!, 0)));
   const XtY = [0, 1, 2].map((i) => X.reduce((s, r, k) => s + r[i]! * Y[k]!, 0));
   const sol = solve3(XtX, XtY);
-  return sol ? { a: sol[1]!, b: sol[2]! } : null;
+  if (!sol) return null;
+  const [c, a, b] = sol as [number, number, number];
+  return { c, a, b, residuals: points.map((p) => p.y - (c + a * p.targets + b * p.targets * p.days)) };
 }
 
 /** Negative slopes (noise between builds on a shared machine) count as flat. */
