@@ -32,7 +32,28 @@ export interface BuildFigures {
   site_mb: number;
   site_files: number;
   largest: Record<string, { mb: number; files: number }>;
+  /**
+   * With --trace-gc (NODE_OPTIONS=--trace-gc in the build): the largest heap any isolate kept after a
+   * mark-compact (MB) — what the build holds at its fullest, the V8 heap's garbage apart — and that
+   * isolate's largest heap before one (how far V8 let it grow).
+   */
+  live_heap_mb?: { after_gc: number; before_gc: number; collections: number };
   ok: boolean;
+}
+
+/** The largest heap after (and before) a mark-compact in a --trace-gc log, over every isolate. */
+export function liveHeap(log: string): { after_gc: number; before_gc: number; collections: number } | null {
+  // e.g. "[123:0x5bd1c40]     4210 ms: Mark-Compact 612.3 (640.1) -> 401.9 (650.2) MB, ..."
+  const re = /Mark-Compact(?: \(reduce\))? ([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB/g;
+  let after = 0;
+  let before = 0;
+  let n = 0;
+  for (const m of log.matchAll(re)) {
+    n++;
+    after = Math.max(after, Number(m[3]));
+    before = Math.max(before, Number(m[1]));
+  }
+  return n === 0 ? null : { after_gc: after, before_gc: before, collections: n };
 }
 
 export async function benchBuild(archive: string, out: string, env: Record<string, string> = {}): Promise<BuildFigures> {
@@ -85,7 +106,8 @@ export async function benchBuild(archive: string, out: string, env: Record<strin
   const largest = Object.fromEntries(
     [...byTop.entries()].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 8).map(([k, v]) => [k, { mb: +(v.bytes / 1e6).toFixed(1), files: v.files }]),
   );
-  return { wall_s: +wall.toFixed(1), cpu_s: +cpu.toFixed(1), peak_rss_mb: Math.round(peak / 1024), peak_rss_mb_by_stage: stagePeak, stages, site_mb: +(bytes / 1e6).toFixed(1), site_files: files, largest, ok: true };
+  const heap = liveHeap(log);
+  return { wall_s: +wall.toFixed(1), cpu_s: +cpu.toFixed(1), peak_rss_mb: Math.round(peak / 1024), peak_rss_mb_by_stage: stagePeak, stages, site_mb: +(bytes / 1e6).toFixed(1), site_files: files, largest, ...(heap ? { live_heap_mb: heap } : {}), ok: true };
 }
 
 /** CPU seconds of this process's waited-for children (cutime + cstime of /proc/self/stat). */
@@ -246,7 +268,7 @@ function median(xs: number[]): number {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(`usage: npm run bench:build -- --archive DIR [--repeat N] [--cold] [--daily] [--kinds] [--files] [--keep] [--out DIR] [--cache DIR]
+    process.stdout.write(`usage: npm run bench:build -- --archive DIR [--repeat N] [--cold] [--daily] [--kinds] [--files] [--trace-gc] [--keep] [--out DIR] [--cache DIR]
   --archive DIR  the archive to build (default: data/, which holds real observations: pass a bench archive)
   --repeat N     build N times; prints each run and the medians
   --cold         empty the build cache first (the first build of an archive)
@@ -257,6 +279,8 @@ async function main(): Promise<void> {
   --files        build with a file host (MCP_SCHEMA_FILES_DIR <out>-files, MCP_SCHEMA_FILES_URL
                  https://files.example.org/mcp-schema/), as deploy.yml does with a bucket: the site is
                  then what Pages holds; the file host's folder is measured apart (file_host_mb, _files)
+  --trace-gc     run the build with NODE_OPTIONS=--trace-gc and report live_heap_mb: the largest heap
+                 an isolate kept after a mark-compact (what the build holds), and before one
 The build's own settings pass through the environment: e.g. MCP_SCHEMA_RELEASE=parts and
 MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
 `);
@@ -271,13 +295,13 @@ MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
   const cold = args.includes('--cold');
   const out = path.resolve(get('--out') ?? mkdtempSync(path.join(os.tmpdir(), 'mcp-schema-bench-site-')));
   const cache = path.resolve(get('--cache') ?? path.join(ROOT, '.cache', 'bench-build'));
-  const cmd = `npm run bench:build -- --archive ${path.relative(process.cwd(), archive) || archive}${repeat > 1 ? ` --repeat ${repeat}` : ''}${cold ? ' --cold' : ''}${args.includes('--kinds') ? ' --kinds' : ''}${args.includes('--files') ? ' --files' : ''}`;
+  const cmd = `npm run bench:build -- --archive ${path.relative(process.cwd(), archive) || archive}${repeat > 1 ? ` --repeat ${repeat}` : ''}${cold ? ' --cold' : ''}${args.includes('--kinds') ? ' --kinds' : ''}${args.includes('--files') ? ' --files' : ''}${args.includes('--trace-gc') ? ' --trace-gc' : ''}`;
   console.error(`$ ${cmd}`);
   console.error(`  = MCP_SCHEMA_DATA=${archive} MCP_SCHEMA_OUT=${out} MCP_SCHEMA_CACHE=${cache} npx astro build`);
   console.error(`  machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   const release = `${out}-release`;
   const files = args.includes('--files') ? `${out}-files` : null;
-  const env: Record<string, string> = { MCP_SCHEMA_CACHE: cache, MCP_SCHEMA_RELEASE_DIR: release, MCP_SCHEMA_RELEASE_URL: 'https://github.com/OWNER/mcp-schema/releases/download/data-latest/', ...(files ? { MCP_SCHEMA_FILES_DIR: files, MCP_SCHEMA_FILES_URL: 'https://files.example.org/mcp-schema/' } : {}) };
+  const env: Record<string, string> = { MCP_SCHEMA_CACHE: cache, MCP_SCHEMA_RELEASE_DIR: release, MCP_SCHEMA_RELEASE_URL: 'https://github.com/OWNER/mcp-schema/releases/download/data-latest/', ...(files ? { MCP_SCHEMA_FILES_DIR: files, MCP_SCHEMA_FILES_URL: 'https://files.example.org/mcp-schema/' } : {}), ...(args.includes('--trace-gc') ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --trace-gc`.trim() } : {}) };
   // The file host's folder must be empty for each build (the build refuses a stale one).
   const build = () => {
     if (files) rmSync(files, { recursive: true, force: true });
@@ -318,6 +342,7 @@ MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
     cpu_s_median: +median(runs.map((r) => r.cpu_s)).toFixed(1),
     peak_rss_mb_median: Math.round(median(runs.map((r) => r.peak_rss_mb))),
     peak_rss_mb_by_stage: runs.at(-1)!.peak_rss_mb_by_stage,
+    ...(runs.at(-1)!.live_heap_mb ? { live_heap_mb: runs.at(-1)!.live_heap_mb } : {}),
     stages_median: stages,
     site_mb: runs.at(-1)!.site_mb,
     site_files: runs.at(-1)!.site_files,
