@@ -33,7 +33,7 @@ export interface BuildFigures {
   site_files: number;
   largest: Record<string, { mb: number; files: number }>;
   /**
-   * With --trace-gc (NODE_OPTIONS=--trace-gc in the build): the largest heap any isolate kept after a
+   * With --trace-gc (the build run under node --trace-gc): the largest heap any isolate kept after a
    * mark-compact (MB) — what the build holds at its fullest, the V8 heap's garbage apart — and that
    * isolate's largest heap before one (how far V8 let it grow).
    */
@@ -56,12 +56,14 @@ export function liveHeap(log: string): { after_gc: number; before_gc: number; co
   return n === 0 ? null : { after_gc: after, before_gc: before, collections: n };
 }
 
-export async function benchBuild(archive: string, out: string, env: Record<string, string> = {}): Promise<BuildFigures> {
+export async function benchBuild(archive: string, out: string, env: Record<string, string> = {}, opts: { traceGc?: boolean } = {}): Promise<BuildFigures> {
   const timings = path.join(os.tmpdir(), `mcp-schema-timings-${process.pid}-${Date.now()}.jsonl`);
   rmSync(out, { recursive: true, force: true });
   const t0 = Date.now();
   const cpu0 = childCpu();
-  const child = spawn('npx', ['astro', 'build'], {
+  // --trace-gc is a V8 flag Node refuses in NODE_OPTIONS: run Astro's CLI under this Node with it instead.
+  const [cmd, argv] = opts.traceGc ? [process.execPath, ['--trace-gc', path.join(ROOT, 'node_modules', 'astro', 'bin', 'astro.mjs'), 'build']] : ['npx', ['astro', 'build']];
+  const child = spawn(cmd, argv, {
     cwd: ROOT,
     env: { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_OUT: out, MCP_SCHEMA_TIMINGS: timings, ASTRO_TELEMETRY_DISABLED: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -279,7 +281,7 @@ async function main(): Promise<void> {
   --files        build with a file host (MCP_SCHEMA_FILES_DIR <out>-files, MCP_SCHEMA_FILES_URL
                  https://files.example.org/mcp-schema/), as deploy.yml does with a bucket: the site is
                  then what Pages holds; the file host's folder is measured apart (file_host_mb, _files)
-  --trace-gc     run the build with NODE_OPTIONS=--trace-gc and report live_heap_mb: the largest heap
+  --trace-gc     run the build under node --trace-gc and report live_heap_mb: the largest heap
                  an isolate kept after a mark-compact (what the build holds), and before one
 The build's own settings pass through the environment: e.g. MCP_SCHEMA_RELEASE=parts and
 MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
@@ -301,11 +303,11 @@ MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
   console.error(`  machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   const release = `${out}-release`;
   const files = args.includes('--files') ? `${out}-files` : null;
-  const env: Record<string, string> = { MCP_SCHEMA_CACHE: cache, MCP_SCHEMA_RELEASE_DIR: release, MCP_SCHEMA_RELEASE_URL: 'https://github.com/OWNER/mcp-schema/releases/download/data-latest/', ...(files ? { MCP_SCHEMA_FILES_DIR: files, MCP_SCHEMA_FILES_URL: 'https://files.example.org/mcp-schema/' } : {}), ...(args.includes('--trace-gc') ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --trace-gc`.trim() } : {}) };
+  const env: Record<string, string> = { MCP_SCHEMA_CACHE: cache, MCP_SCHEMA_RELEASE_DIR: release, MCP_SCHEMA_RELEASE_URL: 'https://github.com/OWNER/mcp-schema/releases/download/data-latest/', ...(files ? { MCP_SCHEMA_FILES_DIR: files, MCP_SCHEMA_FILES_URL: 'https://files.example.org/mcp-schema/' } : {}) };
   // The file host's folder must be empty for each build (the build refuses a stale one).
   const build = () => {
     if (files) rmSync(files, { recursive: true, force: true });
-    return benchBuild(archive, out, env);
+    return benchBuild(archive, out, env, { traceGc: args.includes('--trace-gc') });
   };
   const runs: BuildFigures[] = [];
   let yesterday: BuildFigures | null = null;

@@ -155,28 +155,50 @@ export const BOUNDED_BUILDS = {
 } as const;
 /**
  * The Pages site with a file host (MCP_SCHEMA_FILES_URL; bench:build --files --kinds, DESIGN "The file
- * host"), measured at three ages: bench:archive 5,000 × 60 and × 360 (warm builds), and 1,000 × 1,825 —
- * five years of days, so every cap a server page has is reached by the servers that reach it, not
- * extrapolated. Per server: server pages and their change pages, the search index, the lookup pages
- * (they grow with servers); the rest of the site (drift lists: capped; trends, charts, methodology,
- * /data/'s small files) does not grow with servers and is taken as measured. Between two ages a
- * server's share is interpolated linearly in days. Not this run (bench/README.md, "Years").
+ * host"), measured on the current code at four sizes (bench/README.md, "Results, fourth run"; not this
+ * run): bench:archive 20,000 × 30, 5,000 × 60 and × 360, and 1,000 × 1,824 — five years of days, so every
+ * cap a server page has is reached by the servers that reach it, not extrapolated. Split by
+ * bench/build.ts siteShares: per server, what grows with servers (server pages with their change pages
+ * and list pages, the lookup's rows, Pagefind's fragments and index); the rest (the lookup's page
+ * frames, Pagefind's scripts, drift lists: capped; trends, charts, methodology, /data/'s small files)
+ * does not, and is taken as measured. Between two ages a server's share is interpolated linearly in days.
  */
+const build = (targets: number, days: number, per: { bytes: number; files: number }, rest: { bytes: number; files: number }) => ({ targets, days, per_server_kb: per.bytes / targets / 1e3, per_server_files: per.files / targets, other_mb: rest.bytes / 1e6, other_files: rest.files });
 export const FILE_HOST_SITE = [
-  { targets: 5_000, days: 60, per_server_kb: (41.14 + 4.64 + 2.6 + 1.81) / 5, per_server_files: (5_009 + 465 + 572 + 256) / 5_000, other_mb: 54.0 - (41.14 + 4.64 + 2.6 + 1.81), other_files: 6_385 - (5_009 + 465 + 572 + 256) },
-  { targets: 5_000, days: 360, per_server_kb: (46.78 + 5.13 + 2.62 + 2.77) / 5, per_server_files: (5_009 + 518 + 574 + 257) / 5_000, other_mb: 64.9 - (46.78 + 5.13 + 2.62 + 2.77), other_files: 6_475 - (5_009 + 518 + 574 + 257) },
-  // bench:archive --targets 1000 --days 1825 (1,824 days kept), bench:build --files --kinds: five years measured.
-  { targets: 1_000, days: 1_824, per_server_kb: (9.8 + 1.29 + 1.3 + 2.39) / 1, per_server_files: (1_001 + 124 + 529 + 257) / 1_000, other_mb: 28.9 - (9.8 + 1.29 + 1.3 + 2.39), other_files: 2_031 - (1_001 + 124 + 529 + 257) },
+  build(20_000, 30, { bytes: 168_941_473, files: 21_627 }, { bytes: 6_617_243, files: 1_027 }),
+  build(5_000, 60, { bytes: 44_218_656, files: 5_475 }, { bytes: 5_126_280, files: 911 }),
+  build(5_000, 360, { bytes: 48_112_485, files: 5_528 }, { bytes: 8_760_150, files: 948 }),
+  build(1_000, 1_824, { bytes: 11_227_838, files: 1_126 }, { bytes: 10_310_655, files: 905 }),
 ] as const;
-/** The file host beside it (the same builds): its size per server, and what a day's publish-files uploads (bench:build --daily --files, 5,000 × 360). */
-export const FILE_HOST_STORE = { per_server_kb: [92.4 / 5, 113.3 / 5, 32.9], days: [60, 360, 1_824], daily_upload: { targets: 5_000, files: 10_935, mb: 62.4 }, source: 'bench:build --files of bench:archive 5,000 × 60 and × 360 (bench/README.md, Years), not this run' } as const;
+/** The file host beside it (the same builds): its size per server, and what a day's publish-files uploads (bench:build --daily --files, 20,000 × 30). */
+export const FILE_HOST_STORE = { per_server_kb: [305.3 / 20, 92.4 / 5, 113.3 / 5, 32.9], days: [30, 60, 360, 1_824], daily_upload: { targets: 20_000, files: 35_033, mb: 241.3 }, source: 'bench:build --files of bench:archive 20,000 × 30, 5,000 × 60 and × 360, 1,000 × 1,824 (bench/README.md, fourth run), not this run' } as const;
 /**
- * What the loaded archive holds after the load stage (bench/memory.ts: the heap after a forced GC): it is
- * what a build keeps for its whole length; the rest of its peak is transient (one page, one file at a
- * time) and Pagefind's. 5,000 × 60 and × 360, not this run.
+ * Peak RSS of the build's process tree (bench:build: the Astro build, its digest workers, Pagefind),
+ * warm (the carried cache: what the daily deploy runs) and cold (--cold: every day's digest computed in
+ * 30-day worker chunks), on the current code (bench/README.md, fourth run; not this run). Fitted as
+ * c + a·targets + b·targets·days by least squares (fitBuilds), each point's residual printed.
  */
-export const LIVE_HEAP = { targets: 5_000, days: [60, 360], mb: [34.2, 65.2], source: 'node --expose-gc bench/memory.ts on bench:archive 5,000 × 60 and × 360 (bench/README.md, Years), not this run' } as const;
-
+export const BUILD_RSS = {
+  warm: [
+    { targets: 20_000, days: 30, y: 2_553 },
+    { targets: 5_000, days: 60, y: 1_252 },
+    { targets: 5_000, days: 360, y: 1_285 },
+    { targets: 1_000, days: 1_824, y: 1_084 },
+  ],
+  cold: [
+    { targets: 20_000, days: 30, y: 2_418 },
+    { targets: 5_000, days: 60, y: 1_594 },
+    { targets: 1_000, days: 1_824, y: 9_999 },
+  ],
+  /** Wall seconds of the warm builds (the same runs; a shared 2-core machine, other work beside them: an upper bound). */
+  warm_wall_s: [
+    { targets: 20_000, days: 30, y: 276.9 },
+    { targets: 5_000, days: 60, y: 91.6 },
+    { targets: 5_000, days: 360, y: 136.5 },
+    { targets: 1_000, days: 1_824, y: 43.3 },
+  ],
+  source: 'bench:build --files --kinds [--cold] of bench:archive 20,000 × 30, 5,000 × 60 and × 360, 1,000 × 1,824 (bench/README.md, fourth run), not this run',
+} as const;
 /** A server's share of the file-host site (KB) after `days`, interpolated between the measured ages (the last slope past the oldest). */
 export function fileHostShare(days: number, key: 'per_server_kb' | 'per_server_files' | 'other_mb' | 'other_files'): number {
   const pts = [...FILE_HOST_SITE].sort((a, b) => a.days - b.days);
@@ -492,18 +514,18 @@ export function project(m: Measured): Projections {
   add("release asset: a closed month's part (before splitting)", 'asset', 'new', (T, g) => 30 * (oneDay('new', 'worktree', T, g) + oneDay('new', 'store', T, g)) + storeFirst * ratio(g, 'L', T - 1, D), "30 days of git files and store keys + a listing's entries; split into < 2 GB pieces when larger");
   const buildRss = (T: number, g: Growth) => (fitRss ? siteAt(at(g, 'N', T), targetDays(g, T), fitRss, ISSUE_SITE.peak_rss_gb * 1000) : ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets)) * 1e6;
   add('RAM: site build peak (cold)', 'ram', 'today', buildRss, "issue's 4.27 GB + slopes");
-  // The daily build reads digests from the carried cache: it peaks after the load stage, in work the
-  // bounded builds measured growing by this much a target-day.
-  const warmRss = (T: number, g: Growth) => (ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets) + boundedPerTargetDay(BOUNDED_BUILDS.warm_peak_rss_mb) * Math.max(0, targetDays(g, T) - ISSUE_SITE.targets * ISSUE_SITE.days)) * 1e6;
-  add('RAM: daily site build peak (warm cache), peak RSS extrapolated', 'ram', 'new', warmRss, "issue's 4.27 GB by targets + the bounded builds' slope after the load stage");
-  // What a build keeps: the issue's 4.27 GB peak at 42,000 × 30 (Pagefind's included) by targets, plus
-  // the loaded archive's growth per target-day (LIVE_HEAP, a forced GC's heap): the rest of a build's
-  // peak is transient (a page, a file at a time), which a V8 heap frees as it needs to.
-  const liveSlope = (LIVE_HEAP.mb[1] - LIVE_HEAP.mb[0]) / (LIVE_HEAP.targets * (LIVE_HEAP.days[1] - LIVE_HEAP.days[0]));
-  const heldRss = (T: number, g: Growth) => (ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets) + liveSlope * Math.max(0, targetDays(g, T) - ISSUE_SITE.targets * ISSUE_SITE.days)) * 1e6;
-  add('RAM: daily site build (what it holds)', 'ram', 'new', heldRss, `issue's 4.27 GB by targets + the loaded archive's ${(liveSlope * 1e6).toFixed(1)} B a target-day (bench/memory.ts)`);
-  const coldRss = (T: number, g: Growth) => (ISSUE_SITE.peak_rss_gb * 1000 * (at(g, 'N', T) / ISSUE_SITE.targets) + boundedPerTargetDay(BOUNDED_BUILDS.cold_load_rss_mb) * Math.max(0, targetDays(g, T) - ISSUE_SITE.targets * ISSUE_SITE.days)) * 1e6;
-  add('RAM: a cold site build (a lost cache, a new cache format)', 'ram', 'new', coldRss, "the bounded builds' load-stage slope: the digest pass over every day");
+  // The daily build (warm: the carried cache) and a cold one (a lost cache, a new cache format: every
+  // day's digest computed again, in 30-day worker chunks), each fitted to the current code's builds
+  // (BUILD_RSS: c + a·targets + b·targets·days, least squares). Their peak is Pagefind's, in the search
+  // stage, on top of what the loaded archive holds.
+  const rssFit = (pts: readonly { targets: number; days: number; y: number }[]) => fitBuilds(pts);
+  const warmFit = rssFit(BUILD_RSS.warm);
+  const coldFit = rssFit(BUILD_RSS.cold);
+  const fitted = (f: ReturnType<typeof fitBuilds>) => (T: number, g: Growth) => (f ? f.c + f.a * at(g, 'N', T) + f.b * targetDays(g, T) : NaN) * 1e6;
+  const fitNote = (f: ReturnType<typeof fitBuilds>, pts: readonly { targets: number; days: number; y: number }[]) =>
+    f ? `${Math.round(f.c)} MB + ${(f.a * 1e3).toFixed(1)} kB a target + ${(f.b * 1e6).toFixed(1)} B a target-day, through ${pts.map((p, i) => `${p.targets.toLocaleString('en')} × ${p.days} (${p.y} MB, residual ${f.residuals[i]! >= 0 ? '+' : ''}${Math.round(f.residuals[i]!)})`).join(', ')}` : 'fewer than 3 builds';
+  add('RAM: daily site build peak (warm cache)', 'ram', 'new', fitted(warmFit), `fitted to the current code's warm builds: ${fitNote(warmFit, BUILD_RSS.warm)}`);
+  add('RAM: a cold site build (a lost cache, a new cache format)', 'ram', 'new', fitted(coldFit), `fitted to the current code's cold builds: ${fitNote(coldFit, BUILD_RSS.cold)}`);
   add('RAM: full verify', 'ram', 'today', (T, g) => verify('today', T, g, 'max_rss_mb') * 1e6, 'measured after each day, least-squares slope ∝ targets');
   add('RAM: full verify', 'ram', 'new', (T, g) => verify('new', T, g, 'max_rss_mb') * 1e6, `first day + entry cache (${ENTRY_CACHE_MB} MB) + ${VERIFY_KEY_BYTES} B a stored key`);
   if (m.verifyHasIncremental) for (const k of ['today', 'new'] as const) add('RAM: daily verify', 'ram', k, (T, g) => perDay[k].verify_incremental_rss_mb! * ratio(g, 'L', T - 1, D) * 1e6, 'measured steady days ∝ listing rows');
@@ -537,12 +559,26 @@ export function project(m: Measured): Projections {
     }, m.verifyHasIncremental ? 'incremental verify' : 'full verify');
   }
   const buildWall = (T: number, g: Growth) => (fitS ? siteAt(at(g, 'N', T), targetDays(g, T), fitS, ISSUE_SITE.wall_s) : ISSUE_SITE.wall_s * (at(g, 'N', T) / ISSUE_SITE.targets));
-  for (const k of ['today', 'new'] as const) add('deploy job (daily verify + cold build)', 'job', k, (T, g) => daily(k, T, g) + buildWall(T, g), 'deploy.yml verifies, then builds without a cache');
+  add('deploy job (daily verify + cold build)', 'job', 'today', (T, g) => daily('today', T, g) + buildWall(T, g), 'deploy.yml verified, then built without a cache');
+  // The new design's deploy restores its build cache (deploy.yml), so it builds warm: fitted to the warm builds' wall time.
+  const wallFit = fitBuilds(BUILD_RSS.warm_wall_s);
+  const warmWall = (T: number, g: Growth) => (wallFit ? wallFit.c + wallFit.a * at(g, 'N', T) + wallFit.b * targetDays(g, T) : NaN);
+  add('deploy job (daily verify + warm build)', 'job', 'new', (T, g) => daily('new', T, g) + warmWall(T, g), `deploy.yml verifies, then builds on the carried cache; the build ${wallFit ? `${Math.round(wallFit.c)} s + ${(wallFit.a * 1e3).toFixed(1)} ms a target + ${(wallFit.b * 1e6).toFixed(2)} µs a target-day (the warm builds' wall time, a shared machine)` : 'not fitted'}; publish-files' upload is not measured (no network here)`);
   // Not GitHub limits, shown for the new design: the object store and its upload.
   const info = (metric: string, f: (T: number, g: Growth) => number, note: string) =>
     rows.push({ metric, limit: '—', design: 'new', values: Ts.map((T) => f(T, gGrow)), flat5: f(T5, gFlat), reaches: { growth: null, flat: null }, unit: 'bytes', limitValue: null, note });
   info('object store (objects/ + pages/)', (T, g) => total('new', 'store', T, g), 'entries, manifests, bodies');
   info("a day's upload to the object store", (T, g) => oneDay('new', 'store', T, g), 'new keys');
+  // The file host (a bucket beside Pages, DESIGN "The file host"): a server's share measured at four ages, interpolated in days; a day's publish-files ∝ targets.
+  const fileHostKb = (days: number) => {
+    const d = FILE_HOST_STORE.days;
+    let i = 0;
+    while (i < d.length - 2 && days > d[i + 1]!) i++;
+    const [ka, kb] = [FILE_HOST_STORE.per_server_kb[i]!, FILE_HOST_STORE.per_server_kb[i + 1]!];
+    return Math.max(0, ka + ((kb - ka) * (days - d[i]!)) / (d[i + 1]! - d[i]!));
+  };
+  info('file host (the site\'s moved files)', (T, g) => at(g, 'N', T) * fileHostKb(T) * 1e3, 'per server as measured at 30, 60, 360 and 1,824 days × targets');
+  info("a day's publish-files upload", (T, g) => (FILE_HOST_STORE.daily_upload.mb * 1e6 * at(g, 'N', T)) / FILE_HOST_STORE.daily_upload.targets, `${FILE_HOST_STORE.daily_upload.files.toLocaleString('en')} files, ${FILE_HOST_STORE.daily_upload.mb} MB at ${FILE_HOST_STORE.daily_upload.targets.toLocaleString('en')} targets (bench:build --daily --files), ∝ targets`);
 
   const assumptions = [
     `Registry: ${m.shape.rows.toLocaleString('en')} rows, ${m.shape.names.toLocaleString('en')} names, ${m.shape.endpoints.toLocaleString('en')} endpoints, cloned from the real 2025-12-12 listing (real entry sizes and shapes).`,
@@ -553,7 +589,7 @@ export function project(m: Measured): Projections {
     'Verify: a full verify (--full) after every measured day, the least-squares slope per day of its own time (plus the command\'s start-up) projected ∝ listing rows (the new design\'s never below today\'s: the same rows and rosters), of its max RSS ∝ targets (the new design\'s: its first day, the entry cache full, and 132 B per stored key); the daily verify is the CLI\'s incremental mode (--record, head in verify-state.json) measured on the steady days ∝ listing rows (time and the whole RSS: an upper bound), plus its scrub (1/28 of every stored key a day) bounded by a 28th of the projected full verify.',
     `Job time: probe stage ${PROBE_STAGE.minutes} min at ${PROBE_STAGE.endpoints.toLocaleString('en')} endpoints (${PROBE_STAGE.source}) ∝ endpoints; roster paging at ${ROSTER_PACE_PER_MIN} pages/min; this run's write and commit seconds ∝ listing rows; verify as measured.`,
     `Site: today's design ${siteModel.source}, unbounded. The new design's site is bounded (server pages, drift lists, feeds capped; raw bodies beyond those pages in the store): the issue's month at 42,000 servers ∝ targets, plus the slope per target-day between two bounded cold builds (${BOUNDED_BUILDS.source}: ${(boundedPerTargetDay(BOUNDED_BUILDS.site_mb) * 1e6).toFixed(1)} B of site and ${(boundedPerTargetDay(BOUNDED_BUILDS.files) * 1000).toFixed(2)} files per 1,000 target-days), linearly: an upper bound, as the caps bite more with time. Its per-server baseline (server page 11.6 KB, descriptor 4.8 KB, tools file 10.4 KB for a server that answers, badge 1.1 KB: ≈ 26 KB a server at 5,000 × 60) is most of it and does not shrink with time.`,
-    `Build memory: the daily build reads every day's digest from the carried cache; a loader pass over a warm cache of 5,000 × 360 held 48 MB of heap (26 MB at × 60), and the build peaks after it, in rendering and the outputs (the derived changes with their diffs grow with history: ${(boundedPerTargetDay(BOUNDED_BUILDS.warm_peak_rss_mb) * 1e6).toFixed(0)} B a target-day); a cold build's digest pass peaks far higher (${(boundedPerTargetDay(BOUNDED_BUILDS.cold_load_rss_mb) * 1e6).toFixed(0)} B a target-day).`,
+    `Build memory and time: the current code's builds (${BUILD_RSS.source}), fitted as c + a·targets + b·targets·days; a build's peak is Pagefind's (the search stage), on top of what the loaded archive holds; a cold build computes every day's digest in 30-day worker chunks, a fresh worker each. The Pages site: ${FILE_HOST_SITE.map((b) => `${b.targets.toLocaleString('en')} × ${b.days}: ${b.per_server_kb.toFixed(2)} kB and ${b.per_server_files.toFixed(2)} files a server + ${b.other_mb.toFixed(1)} MB, ${b.other_files} files`).join('; ')} (bench/build.ts siteShares), interpolated in days. The file host: ${FILE_HOST_STORE.per_server_kb.map((k, i) => `${k.toFixed(1)} kB a server at ${FILE_HOST_STORE.days[i]} days`).join(', ')}; a day's publish-files ${FILE_HOST_STORE.daily_upload.files.toLocaleString('en')} files, ${FILE_HOST_STORE.daily_upload.mb} MB at ${FILE_HOST_STORE.daily_upload.targets.toLocaleString('en')} targets, ∝ targets.`,
     `The new design's jobs: collect.yml pulls the last 8 days of closed files back from the store; deploy.yml the site's three months (92 days) and builds with MCP_SCHEMA_RELEASE=parts (no whole-archive file, no release folder of bundles); verify-full.yml runs ${VERIFY_PARTS} parts side by side.`,
     'Pages deploy time (10 min) is not measured (no network here): what it must upload is the site row.',
   ];
