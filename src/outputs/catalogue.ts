@@ -529,7 +529,7 @@ export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publi
           ...(csv && (f.resource === 'observations' || f.resource === 'observations-v2') ? { dialect: { delimiter: ',', lineTerminator: '\r\n', header: true } } : {}),
         };
       }),
-    notes: (a.v2?.dayFiles.length ?? 0) > 0 ? `${CSV_NOTE} ${LIST_NOTE}` : CSV_NOTE,
+    notes: CSV_NOTE,
   };
 }
 

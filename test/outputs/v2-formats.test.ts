@@ -158,7 +158,6 @@ describe('methodology v2 rows as CSV and Parquet', () => {
       }
     }
     expect(new Set(pkg.resources.map((r) => r.name)).size).toBe(pkg.resources.length);
-    expect(pkg.notes).toContain('In CSV a list is one cell holding its JSON text');
   });
 
   it('in the monthly parts mode (MCP_SCHEMA_RELEASE=parts): the months\' CSV and Parquet, no whole file; with a file host, named by its URL', async () => {
