@@ -1,4 +1,4 @@
-// `npm run bench:parquet -- --archive .bench/a-25k-365 [--repeat 2] [--out DIR]`
+// `npm run bench:parquet -- --archive .bench/a-25k-365 [--series v1|v2] [--repeat 2] [--out DIR]`
 //
 // The Parquet step alone, on a real archive's day files, without a site build around it: the
 // observations of every month written to `observations-<month>.parquet` by the same writer and SQL as
@@ -6,12 +6,14 @@
 // row groups), straight from the compacted day files (a closed, clean day is its own bundle member).
 // Reports rows, seconds, rows/s, the process's peak RSS (VmHWM, DuckDB's native memory included),
 // bytes of Parquet against the same days' JSONL.gz, and whether a second run wrote the same bytes.
+// `--series v2` does the same for methodology v2's rows (observations-v2-<month>.parquet, lists as lists).
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listDays } from '../src/archive/day-files.ts';
+import { SERIES_FOLDER } from '../src/archive/layout.ts';
 import { observationsParquetWriter, MEMORY_LIMIT, ROW_GROUP_SIZE, duckdbVersion } from '../src/outputs/parquet.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -21,7 +23,7 @@ function peakRssMb(): number {
   return m ? Math.round(Number(m[1]) / 1024) : 0;
 }
 
-const HELP = `usage: npm run bench:parquet -- [--archive <dir>] [--repeat <n>] [--out <dir>]
+const HELP = `usage: npm run bench:parquet -- [--archive <dir>] [--series v1|v2] [--repeat <n>] [--out <dir>]
 
 The Parquet step alone: every month's observations of an archive written to
 observations-<month>.parquet by the site's writer (src/outputs/parquet.ts), n times, comparing the bytes.
@@ -29,6 +31,7 @@ Prints rows, wall and CPU seconds, rows/s, peak RSS (DuckDB included), MB of Par
 files, and whether every run wrote the same bytes (JSON on stdout, progress on stderr).
 
   --archive <dir>  the archive to read (default: data/); a generated one: npm run bench:archive
+  --series v1|v2   which row series (default v1: observations/; v2: observations-v2/)
   --repeat <n>     runs (default 2)
   --out <dir>      where the temporary Parquet files go (default: the OS temp folder; removed after)
   -h, --help       this text`;
@@ -45,16 +48,19 @@ async function main(): Promise<void> {
   };
   const archive = path.resolve(get('--archive') ?? path.join(ROOT, 'data'));
   const repeat = Number(get('--repeat') ?? 2);
-  const days = listDays(archive);
+  const seriesArg = get('--series') ?? 'v1';
+  if (seriesArg !== 'v1' && seriesArg !== 'v2') throw new Error(`--series is v1 or v2, not ${seriesArg}`);
+  const series = seriesArg === 'v1' ? 'observations' : 'observations-v2';
+  const days = listDays(archive, SERIES_FOLDER[seriesArg]);
   const months = [...new Set(days.map((d) => d.day.slice(0, 7)))];
   const inputBytes = days.flatMap((d) => d.files).reduce((n, f) => n + statSync(path.join(archive, f)).size, 0);
-  console.error(`$ npm run bench:parquet -- --archive ${path.relative(process.cwd(), archive) || archive} --repeat ${repeat}`);
+  console.error(`$ npm run bench:parquet -- --archive ${path.relative(process.cwd(), archive) || archive} --series ${seriesArg} --repeat ${repeat}`);
   console.error(`  machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   console.error(`  DuckDB ${duckdbVersion()}, threads 1, memory_limit ${MEMORY_LIMIT}, ZSTD, row groups of ${ROW_GROUP_SIZE}; ${days.length} days in ${months.length} months, ${(inputBytes / 1e6).toFixed(0)} MB of day files`);
   const runs: { seconds: number; cpu: number; rows: number; bytes: number; hashes: string[] }[] = [];
   for (let i = 0; i < repeat; i++) {
     const out = mkdtempSync(path.join(get('--out') ?? os.tmpdir(), 'mcp-schema-bench-parquet-'));
-    const writer = await observationsParquetWriter(path.join(out, 'tmp'), { simulated: false });
+    const writer = await observationsParquetWriter(path.join(out, 'tmp'), { simulated: false }, series);
     const t0 = performance.now();
     const c0 = process.cpuUsage();
     let rows = 0;
@@ -62,7 +68,7 @@ async function main(): Promise<void> {
     const hashes: string[] = [];
     try {
       for (const month of months) {
-        const file = path.join(out, `observations-${month}.parquet`);
+        const file = path.join(out, `${series}-${month}.parquet`);
         const files = days.filter((d) => d.day.startsWith(month)).flatMap((d) => d.files.map((f) => path.join(archive, f)));
         rows += await writer.write(files, file);
         bytes += statSync(file).size;
@@ -84,6 +90,7 @@ async function main(): Promise<void> {
     JSON.stringify(
       {
         archive,
+        series: seriesArg,
         days: days.length,
         months: months.length,
         rows: runs[0]!.rows,

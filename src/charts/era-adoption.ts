@@ -2,10 +2,14 @@
 // endpoints spoke each era — modern (2026-07-28), legacy (initialize), or only the deprecated HTTP+SSE
 // transport — as lines of shares, with dual-era (advertised) as its own mark: modern servers whose
 // supportedVersions name a legacy revision, a lower bound (SDK v2 dual-era servers advertise only
-// 2026-07-28). Input is src/lib eraAdoption's points (the loader's v2 summary); this module draws.
+// 2026-07-28). Input is src/lib eraAdoption's points (the loader's v2 summary, a point per full run's
+// day); this module draws. Past MAX_DAILY_MARKS days (src/charts/time-buckets.ts), a mark a week: each
+// series' mean share over the week's runs, as the error shares are drawn. /statistics/ and /trends/
+// show it.
 import * as Plot from '@observablehq/plot';
 import type { EraAdoptionPoint } from '../lib/index.ts';
 import { plotSvg, utcDay, type ChartSize, type ChartText } from './plot-svg.ts';
+import { byWeek, weekly } from './time-buckets.ts';
 
 /** Each series, its colour and its mark; the page's legend reads this table. */
 export const ERA_SERIES = [
@@ -15,10 +19,19 @@ export const ERA_SERIES = [
   { key: 'dualEraAdvertised', label: 'dual-era (advertised, a lower bound)', colour: '#8250df', symbol: 'diamond' },
 ] as const;
 
+type EraSeries = (typeof ERA_SERIES)[number]['key'];
+
+/** Whether the chart draws a mark a week (its points span more than MAX_DAILY_MARKS days); pages say so. */
+export function eraWeekly(points: readonly EraAdoptionPoint[]): boolean {
+  return weekly(points.filter((p) => p.n > 0));
+}
+
 export function eraAdoptionChart(points: readonly EraAdoptionPoint[], options: ChartSize & ChartText): string | null {
   const drawn = points.filter((p) => p.n > 0);
   if (drawn.length === 0) return null;
-  const data = drawn.flatMap((p) => ERA_SERIES.map((s) => ({ date: utcDay(p.day), series: s.key, share: p.counts[s.key] / p.n })));
+  const shares = (p: EraAdoptionPoint) => Object.fromEntries(ERA_SERIES.map((s) => [s.key, p.counts[s.key] / p.n])) as Record<EraSeries, number>;
+  const marks = eraWeekly(drawn) ? byWeek(drawn, (day, g) => ({ day, share: Object.fromEntries(ERA_SERIES.map((s) => [s.key, g.reduce((n, p) => n + shares(p)[s.key], 0) / g.length])) as Record<EraSeries, number> })) : drawn.map((p) => ({ day: p.day, share: shares(p) }));
+  const data = marks.flatMap((p) => ERA_SERIES.map((s) => ({ date: utcDay(p.day), series: s.key, share: p.share[s.key] })));
   const lines = ERA_SERIES.filter((s) => s.key !== 'dualEraAdvertised');
   const dual = data.filter((d) => d.series === 'dualEraAdvertised');
   return plotSvg(

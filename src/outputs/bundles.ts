@@ -18,12 +18,12 @@ import { gzipSync } from 'node:zlib';
 import { observationLines, observationV2Lines } from '../archive/observations.ts';
 import type { Archive, DayInfo } from '../loader/views.ts';
 import type { V2DayInfo } from '../loader/v2-summary.ts';
-import { bundledAsIs, csvLine, csvOf, dayMembers, gzipMembers, memberPaths, OBS_COLUMNS, rosterMemberPath, writeMember, writeRosterMember } from './members.ts';
+import { bundledAsIs, csvLine, csvOf, csvOfV2, dayMembers, memberPaths, rosterMemberPath, SERIES_COLUMNS, writeRosterMember } from './members.ts';
 import { chainPath } from '../archive/layout.ts';
 import { storeFor } from '../archive/objects.ts';
 import { rosterFileOnDisk } from '../archive/rosters.ts';
 import { isLocal, materialize, readStoredIndex, storedRosterPath, type StoredIndex } from '../archive/stored-files.ts';
-import { INTERVAL_FIELDS, v2Months, chainHeadJson, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, bundledArchive, type BundleFile } from './catalogue.ts';
+import { INTERVAL_FIELDS, ROW_SERIES, v2Months, type RowSeries, chainHeadJson, datapackage, changeRecord, citationCff, licenceData, LICENCE_CODE, plannedBundles, bundleUrl, bundledArchive, type BundleFile } from './catalogue.ts';
 import { HashedFile } from './hashed-file.ts';
 import { writeParquetBundles } from './parquet.ts';
 import { SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
@@ -70,35 +70,42 @@ export async function writeBundles(
   // A simulated build's data files carry -SIMULATED in their names (publication.ts simulatedName).
   const nm = (name: string) => simulatedName(name, pub);
 
-  // Observations: per month (the days' members) and whole (the months' members), JSONL and CSV.
-  const header = gzipSync(csvLine(OBS_COLUMNS));
-  const wholeNames = { jsonl: nm('observations.jsonl.gz'), csv: nm('observations.csv.gz') };
-  // Without whole files (partsOnly) the copies go nowhere: a HashedFile(null) only hashes.
-  const whole = { jsonl: new HashedFile(wholeFiles ? path.join(dirOf(wholeNames.jsonl), wholeNames.jsonl) : null), csv: new HashedFile(wholeFiles ? path.join(dirOf(wholeNames.csv), wholeNames.csv) : null) };
-  await whole.csv.write(header);
-  await whole.jsonl.write(gzipSync('')); // an empty archive still downloads as valid gzip
-  let wholeRows = 0;
-  for (const month of a.months) {
-    const names = { jsonl: nm(`observations-${month}.jsonl.gz`), csv: nm(`observations-${month}.csv.gz`) };
-    const part = { jsonl: new HashedFile(path.join(dirOf(names.jsonl), names.jsonl)), csv: new HashedFile(path.join(dirOf(names.csv), names.csv)) };
-    await part.csv.write(header);
-    let monthRows = 0;
-    for (const day of a.dayFiles.filter((d) => d.day.startsWith(month))) {
-      const m = await members.of(day);
-      await part.jsonl.copy(m.jsonl);
-      await whole.jsonl.copy(m.jsonl);
-      await part.csv.copy(m.csv);
-      await whole.csv.copy(m.csv);
-      monthRows += day.rows;
+  // Each row series (catalogue.ts ROW_SERIES), per month (the days' members) and whole (the months'
+  // members), JSON Lines and CSV, one writer for both series; Parquet below, from the same members.
+  const seriesFiles = async (series: RowSeries, months: readonly string[], days: readonly { day: string; rows: number }[], member: (i: number) => Promise<{ jsonl: string; csv: string }>, opts2: { emptyWhole: boolean }) => {
+    const base = ROW_SERIES[series].base;
+    const header = gzipSync(csvLine(SERIES_COLUMNS[series]));
+    const wholeNames = { jsonl: nm(`${base}.jsonl.gz`), csv: nm(`${base}.csv.gz`) };
+    // Without whole files (partsOnly) the copies go nowhere: a HashedFile(null) only hashes.
+    const whole = { jsonl: new HashedFile(wholeFiles ? path.join(dirOf(wholeNames.jsonl), wholeNames.jsonl) : null), csv: new HashedFile(wholeFiles ? path.join(dirOf(wholeNames.csv), wholeNames.csv) : null) };
+    await whole.csv.write(header);
+    if (opts2.emptyWhole) await whole.jsonl.write(gzipSync('')); // an empty archive still downloads as valid gzip
+    let wholeRows = 0;
+    for (const month of months) {
+      const names = { jsonl: nm(`${base}-${month}.jsonl.gz`), csv: nm(`${base}-${month}.csv.gz`) };
+      const part = { jsonl: new HashedFile(path.join(dirOf(names.jsonl), names.jsonl)), csv: new HashedFile(path.join(dirOf(names.csv), names.csv)) };
+      await part.csv.write(header);
+      let monthRows = 0;
+      for (let i = 0; i < days.length; i++) {
+        const day = days[i]!;
+        if (!day.day.startsWith(month)) continue;
+        const m = await member(i);
+        await part.jsonl.copy(m.jsonl);
+        await whole.jsonl.copy(m.jsonl);
+        await part.csv.copy(m.csv);
+        await whole.csv.copy(m.csv);
+        monthRows += day.rows;
+      }
+      record({ name: names.jsonl, resource: series, rows: monthRows, ...(await part.jsonl.end()) });
+      record({ name: names.csv, resource: series, rows: monthRows, ...(await part.csv.end()) });
+      wholeRows += monthRows;
     }
-    record({ name: names.jsonl, resource: 'observations', rows: monthRows, ...(await part.jsonl.end()) });
-    record({ name: names.csv, resource: 'observations', rows: monthRows, ...(await part.csv.end()) });
-    wholeRows += monthRows;
-  }
-  if (wholeFiles) {
-    record({ name: wholeNames.jsonl, resource: 'observations', rows: wholeRows, ...(await whole.jsonl.end()) });
-    record({ name: wholeNames.csv, resource: 'observations', rows: wholeRows, ...(await whole.csv.end()) });
-  }
+    if (wholeFiles) {
+      record({ name: wholeNames.jsonl, resource: series, rows: wholeRows, ...(await whole.jsonl.end()) });
+      record({ name: wholeNames.csv, resource: series, rows: wholeRows, ...(await whole.csv.end()) });
+    }
+  };
+  await seriesFiles('observations', a.months, a.dayFiles, (i) => members.of(a.dayFiles[i]!), { emptyWhole: true });
 
   const small = async (name: string, resource: BundleFile['resource'], rows: number | null, bytes: string | Buffer) => {
     const file = new HashedFile(path.join(dirOf(name), name));
@@ -108,28 +115,12 @@ export async function writeBundles(
 
   await small(nm('runs.jsonl'), 'runs', a.runs.length, a.runs.map((r) => JSON.stringify(r) + '\n').join(''));
 
-  // Methodology v2 (observations-v2/), when the archive holds it: JSON Lines per month and whole, the
-  // days' members built as v1's are (verbatim lines; a closed clean day copied as it stands), and its
-  // run rows. No CSV: a v2 row holds arrays (every page, every scheme) that JSON keeps whole.
+  // Methodology v2 (observations-v2/), when the archive holds it: JSON Lines and CSV per month and
+  // whole, the days' members built as v1's are (verbatim lines; a closed clean day copied as it stands;
+  // CSV with each list as its JSON text), and its run rows.
   const v2 = a.v2;
   if (v2 && v2.dayFiles.length > 0) {
-    const wholeV2Name = nm('observations-v2.jsonl.gz');
-    const wholeV2 = new HashedFile(wholeFiles ? path.join(dirOf(wholeV2Name), wholeV2Name) : null);
-    let wholeV2Rows = 0;
-    for (const month of v2Months(a)) {
-      const name = nm(`observations-v2-${month}.jsonl.gz`);
-      const part = new HashedFile(path.join(dirOf(name), name));
-      let monthRows = 0;
-      for (const day of v2.dayFiles.filter((d) => d.day.startsWith(month))) {
-        const m = await members.ofV2(day);
-        await part.copy(m);
-        await wholeV2.copy(m);
-        monthRows += day.rows;
-      }
-      record({ name, resource: 'observations-v2', rows: monthRows, ...(await part.end()) });
-      wholeV2Rows += monthRows;
-    }
-    if (wholeFiles) record({ name: wholeV2Name, resource: 'observations-v2', rows: wholeV2Rows, ...(await wholeV2.end()) });
+    await seriesFiles('observations-v2', v2Months(a), v2.dayFiles, (i) => members.ofV2(v2.dayFiles[i]!), { emptyWhole: false });
     await small(nm('runs-v2.jsonl'), 'runs-v2', v2.runs.length, v2.runs.map((r) => JSON.stringify(r) + '\n').join(''));
   }
 
@@ -176,6 +167,11 @@ export async function writeBundles(
       dayMembers: async (month) => {
         const files: string[] = [];
         for (const day of a.dayFiles.filter((d) => d.day.startsWith(month))) files.push((await members.of(day)).jsonl);
+        return files;
+      },
+      v2DayMembers: async (month) => {
+        const files: string[] = [];
+        for (const day of (a.v2?.dayFiles ?? []).filter((d) => d.day.startsWith(month))) files.push((await members.ofV2(day)).jsonl);
         return files;
       },
       rosterMembers: async (month) => {
@@ -252,18 +248,22 @@ class Members {
     return { jsonl: direct ?? m.jsonl, csv: m.csv };
   }
 
-  /** A v2 day's JSON Lines member (its valid lines verbatim), or the day's own file when closed and clean. */
-  async ofV2(day: V2DayInfo): Promise<string> {
+  /** A v2 day's members: JSON Lines (its valid lines verbatim, or the day's own file when closed and clean) and CSV. */
+  async ofV2(day: V2DayInfo): Promise<{ jsonl: string; csv: string }> {
     const files = { day: day.day, files: day.files };
-    const member = path.join(this.cacheDir, 'members', `${day.key}.v2.jsonl.gz`);
-    const asIs = bundledAsIs(files, day.problems);
-    if (asIs || !existsSync(member)) await this.bring(day.files);
-    if (asIs) return path.join(this.a.dir, day.files[0]!);
-    if (existsSync(member)) return member;
+    const m = memberPaths(this.cacheDir, day.key, 'observations-v2');
+    const direct = bundledAsIs(files, day.problems) ? path.join(this.a.dir, day.files[0]!) : null;
+    if (direct || !existsSync(m.jsonl) || !existsSync(m.csv)) await this.bring(day.files);
+    if ((direct || existsSync(m.jsonl)) && existsSync(m.csv)) return { jsonl: direct ?? m.jsonl, csv: m.csv };
     const lines: string[] = [];
-    for await (const { text, row } of observationV2Lines(this.a.dir, files, { trusted: day.problems === 0 })) if (row?.ok) lines.push(text + '\n');
-    writeMember(member, gzipMembers(lines));
-    return member;
+    const rows: string[] = [];
+    for await (const { text, row } of observationV2Lines(this.a.dir, files, { trusted: day.problems === 0 })) {
+      if (!row?.ok) continue;
+      lines.push(text + '\n');
+      rows.push(csvOfV2(row.value));
+    }
+    dayMembers(files, lines, rows, day.problems, { jsonl: m.jsonl, csv: m.csv });
+    return { jsonl: direct ?? m.jsonl, csv: m.csv };
   }
 
   /** One roster file as a gzip member holding its validated JSON on one line, or null when invalid. */

@@ -5,6 +5,7 @@
 import { ChainManifest, chainHash, headlineMethodology, NOT_ATTEMPTED_REASONS, Observation, ObservationV2, OUTCOMES, OUTCOMES_V2, Roster, RosterPage, RosterTarget, Run, RunV2, V2_STATUSES, type Interval, type NotAttemptedReason } from '../lib/index.ts';
 import type { Archive, ChangeView } from '../loader/views.ts';
 import { DESCRIPTOR_BLOCKS } from './descriptor-schema.ts';
+import { flatColumnsOf, type FieldType } from './parquet-schema.ts';
 import { SIMULATED_MARK, SIMULATED_NOTE, simulatedName, SITE_NAME, type Publication } from './publication.ts';
 
 /**
@@ -37,7 +38,7 @@ export interface BundleFile {
 
 export interface Field {
   name: string;
-  type: 'string' | 'integer' | 'number' | 'boolean' | 'datetime' | 'date' | 'object' | 'array' | 'any';
+  type: FieldType;
   description: string;
 }
 
@@ -337,14 +338,48 @@ export interface PlannedBundle {
   where: 'site' | 'release';
 }
 
-/** The Parquet bundles' names (parquet.ts writes them): per month for the big tables, whole for the small ones. */
-export function parquetNames(months: readonly string[]): { name: string; resource: ResourceName; month: string | null }[] {
+/**
+ * The Parquet bundles' names (parquet.ts writes them, in this order): per month for the big tables,
+ * methodology v2's rows per month of its own, whole for the small ones.
+ */
+export function parquetNames(months: readonly string[], monthsV2: readonly string[] = []): { name: string; resource: ResourceName; month: string | null }[] {
   return [
     ...months.flatMap((m) => (['observations', 'roster-targets', 'changes', 'findings'] as const).map((r) => ({ name: `${r}-${m}.parquet`, resource: r, month: m }))),
+    ...monthsV2.map((m) => ({ name: `observations-v2-${m}.parquet`, resource: 'observations-v2' as const, month: m })),
     { name: 'runs.parquet', resource: 'runs' as const, month: null },
     { name: 'contract-intervals.parquet', resource: 'contract-intervals' as const, month: null },
   ];
 }
+
+/**
+ * The row series published in every format (JSON Lines, CSV, Parquet), one column spec each: the CSV
+ * columns and the Parquet columns are the contract's keys in its order. v1's rows are scalars; v2's
+ * lists (supported versions, capabilities, every page's hash and type, auth schemes) are JSON text in
+ * CSV and Parquet lists (flatColumnsOf: anything nested deeper would be JSON text).
+ */
+export const ROW_SERIES = {
+  observations: { base: 'observations', fields: OBSERVATION_FIELDS, parquet: () => flatColumnsOf(Observation) },
+  'observations-v2': { base: 'observations-v2', fields: OBSERVATION_V2_FIELDS, parquet: () => flatColumnsOf(ObservationV2) },
+} as const satisfies Record<string, { base: string; fields: Field[]; parquet: () => [string, string][] }>;
+export type RowSeries = keyof typeof ROW_SERIES;
+
+/**
+ * How a list or object field of a row series is written in CSV and in Parquet, in words: the field's
+ * description in datapackage.json (its CSV and Parquet resources) ends with it; the data page says it once.
+ */
+export function formatNote(series: RowSeries, field: Field, format: 'csv' | 'parquet'): string | null {
+  if (field.type !== 'array' && field.type !== 'object') return null;
+  if (format === 'csv') return `In CSV: JSON text (${field.type === 'array' ? 'a JSON array, [] when empty' : 'a JSON object'}), an empty cell when null.`;
+  const type = ROW_SERIES[series].parquet().find(([k]) => k === field.name)?.[1];
+  if (type === 'JSON' || !type) return 'In Parquet: JSON text (a JSON column), NULL when null.';
+  return `In Parquet: a list (${type}), empty when empty, NULL when null.`;
+}
+
+/** The CSV and Parquet rule for list fields, said once (the data page; formatNote says it per field). */
+export const LIST_NOTE =
+  'Methodology v2\'s rows hold lists (supported_versions, capabilities, tools_pages_sha256, tools_pages_content_types, auth_schemes). ' +
+  'In CSV a list is one cell holding its JSON text (a JSON array such as ["2025-06-18","2025-11-25"], [] when empty), and an empty cell is null; parse it with any JSON parser. ' +
+  'In Parquet a list of strings is a Parquet list (VARCHAR[] in DuckDB); anything nested deeper would be JSON text. datapackage.json says which, field by field.';
 
 /** The months of the methodology v2 series' days (none without it). */
 export function v2Months(a: Pick<Archive, 'v2'>): string[] {
@@ -398,11 +433,20 @@ export function plannedBundles(whole: Archive, pub: Publication): PlannedBundle[
   if (monthsV2.length > 0) {
     const recentV2 = new Set(monthsV2.slice(-SITE_MONTHS));
     if (wholeFiles) add({ name: 'observations-v2.jsonl.gz', resource: 'observations-v2', note: 'methodology v2, whole archive, JSON Lines, gzip' }, big);
-    for (const m of monthsV2) add({ name: `observations-v2-${m}.jsonl.gz`, resource: 'observations-v2', note: `methodology v2, ${m}, JSON Lines, gzip` }, rel && !recentV2.has(m) ? 'release' : 'site');
+    if (wholeFiles) add({ name: 'observations-v2.csv.gz', resource: 'observations-v2', note: 'methodology v2, whole archive, CSV (lists as JSON text), gzip' }, big);
+    for (const m of monthsV2) {
+      const where = rel && !recentV2.has(m) ? 'release' : 'site';
+      add({ name: `observations-v2-${m}.jsonl.gz`, resource: 'observations-v2', note: `methodology v2, ${m}, JSON Lines, gzip` }, where);
+      add({ name: `observations-v2-${m}.csv.gz`, resource: 'observations-v2', note: `methodology v2, ${m}, CSV (lists as JSON text), gzip` }, where);
+    }
     add({ name: 'runs-v2.jsonl', resource: 'runs-v2', note: 'methodology v2 run rows, JSON Lines' });
   }
   // Parquet: the same months on the site as the JSON Lines and CSV, older ones in the release folder.
-  for (const p of parquetNames(a.months)) add({ name: p.name, resource: p.resource, note: `${p.month ? `${p.month}, ` : ''}Parquet (zstd)` }, p.month && rel && !recent.has(p.month) ? 'release' : 'site');
+  const recentV2 = new Set(monthsV2.slice(-SITE_MONTHS));
+  for (const p of parquetNames(a.months, monthsV2)) {
+    const older = p.month !== null && !(p.resource === 'observations-v2' ? recentV2 : recent).has(p.month);
+    add({ name: p.name, resource: p.resource, note: `${p.resource === 'observations-v2' ? 'methodology v2, ' : ''}${p.month ? `${p.month}, ` : ''}Parquet (zstd)` }, rel && older ? 'release' : 'site');
+  }
   if (a.chain.head) {
     add({ name: 'chain.jsonl', resource: 'chain', note: 'the hash chain: one manifest per run (npm run verify checks it)' });
     add({ name: simulatedName('chain-head.json', pub), resource: null, note: 'its head: the last manifest, its SHA-256 and signature' });
@@ -481,12 +525,20 @@ export function datapackage(a: Archive, files: readonly BundleFile[], pub: Publi
           bytes: f.bytes,
           hash: `sha256:${f.sha256}`,
           rows: f.rows,
-          schema: { fields: pub.simulated && f.resource === 'survival' ? [{ name: 'simulated', type: 'string', description: SIMULATED_NOTE }, ...r.fields] : r.fields },
-          ...(csv && f.resource === 'observations' ? { dialect: { delimiter: ',', lineTerminator: '\r\n', header: true } } : {}),
+          schema: { fields: pub.simulated && f.resource === 'survival' ? [{ name: 'simulated', type: 'string', description: SIMULATED_NOTE }, ...r.fields] : f.resource === 'observations-v2' && (csv || parquet) ? withFormatNotes('observations-v2', r.fields, csv ? 'csv' : 'parquet') : r.fields },
+          ...(csv && (f.resource === 'observations' || f.resource === 'observations-v2') ? { dialect: { delimiter: ',', lineTerminator: '\r\n', header: true } } : {}),
         };
       }),
     notes: CSV_NOTE,
   };
+}
+
+/** A row series' fields with each list or object field's CSV or Parquet form at the end of its description. */
+function withFormatNotes(series: RowSeries, fields: readonly Field[], format: 'csv' | 'parquet'): Field[] {
+  return fields.map((f) => {
+    const note = formatNote(series, f, format);
+    return note ? { ...f, description: `${f.description} ${note}` } : f;
+  });
 }
 
 export function citationCff(a: Archive, pub: Publication): string {

@@ -11,15 +11,21 @@ import { gzipSync } from 'node:zlib';
 import { writeAtomic } from '../archive/atomic.ts';
 import type { DayFiles } from '../archive/day-files.ts';
 import { listRosterFiles, readRoster, rosterFileOnDisk } from '../archive/rosters.ts';
-import type { Observation } from '../lib/index.ts';
+import type { Observation, ObservationV2 } from '../lib/index.ts';
 import type { DayTap } from '../loader/digest.ts';
 import type { Prebuild, WorkerCall } from '../loader/workers.ts';
-import { OBSERVATION_FIELDS } from './catalogue.ts';
+import { ROW_SERIES, type RowSeries } from './catalogue.ts';
 
 /** This module, relative to the source root: what a digest worker imports to run the taps and jobs below. */
 const MEMBERS_MODULE = 'src/outputs/members.ts';
 
-export const OBS_COLUMNS = OBSERVATION_FIELDS.map((f) => f.name);
+/** The CSV columns of each row series: its contract's keys, in order (catalogue.ts ROW_SERIES). */
+export const SERIES_COLUMNS: Record<RowSeries, string[]> = {
+  observations: ROW_SERIES.observations.fields.map((f) => f.name),
+  'observations-v2': ROW_SERIES['observations-v2'].fields.map((f) => f.name),
+};
+export const OBS_COLUMNS = SERIES_COLUMNS.observations;
+export const OBS_V2_COLUMNS = SERIES_COLUMNS['observations-v2'];
 /** Rows per gzip member. */
 const PER_MEMBER = 2000;
 
@@ -55,8 +61,17 @@ function csvCell(v: unknown): string {
   return QUOTE.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/** A row as one CSV line of its series' columns: a list (v2) is its JSON text in one cell (csvCell). */
+export function csvOfColumns(columns: readonly string[], row: Record<string, unknown>): string {
+  return csvLine(columns.map((c) => row[c]));
+}
+
 export function csvOf(row: Observation): string {
-  return csvLine(OBS_COLUMNS.map((c) => row[c as keyof Observation]));
+  return csvOfColumns(OBS_COLUMNS, row);
+}
+
+export function csvOfV2(row: ObservationV2): string {
+  return csvOfColumns(OBS_V2_COLUMNS, row);
 }
 
 /** Lines (each ending in its newline) as consecutive gzip members of PER_MEMBER lines. */
@@ -67,8 +82,9 @@ export function gzipMembers(lines: readonly string[]): Buffer {
 }
 
 /** Where a day's members live in the cache, by the day's content key. */
-export function memberPaths(cacheDir: string, key: string): { jsonl: string; csv: string } {
-  return { jsonl: path.join(cacheDir, 'members', `${key}.jsonl.gz`), csv: path.join(cacheDir, 'members', `${key}.${CSV_RULES}.csv.gz`) };
+export function memberPaths(cacheDir: string, key: string, series: RowSeries = 'observations'): { jsonl: string; csv: string } {
+  const v = series === 'observations' ? '' : '.v2';
+  return { jsonl: path.join(cacheDir, 'members', `${key}${v}.jsonl.gz`), csv: path.join(cacheDir, 'members', `${key}${v}.${CSV_RULES}.csv.gz`) };
 }
 
 /** A member file, written whole (a temp file renamed into place: concurrent builds never read half of one). */

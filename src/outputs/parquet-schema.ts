@@ -6,8 +6,12 @@
 //   string → VARCHAR; an RFC 3339 instant (z.string().datetime()) → TIMESTAMPTZ (an instant, UTC);
 //   a YYYY-MM-DD day (the contracts' day regex) → DATE; integer → BIGINT; number → DOUBLE;
 //   boolean → BOOLEAN; enum and literal → VARCHAR; object → STRUCT; array → LIST; JSON values → JSON.
+// A flat table (flatColumnsOf: methodology v2's rows) keeps a list of scalars as a LIST and writes
+// anything nested deeper (an object, a list of objects or lists) as JSON text.
 import { z } from 'zod';
-import type { Field } from './catalogue.ts';
+
+/** The type of a catalogue field (catalogue.ts Field): Table Schema's names, plus `any` for JSON values. */
+export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'datetime' | 'date' | 'object' | 'array' | 'any';
 
 const DAY_REGEX = String.raw`^\d{4}-\d{2}-\d{2}$`;
 
@@ -36,9 +40,22 @@ export function columnsOf(schema: z.ZodTypeAny): [string, string][] {
   return Object.entries(s.shape as Record<string, z.ZodTypeAny>).map(([k, v]) => [k, duckType(v)]);
 }
 
+/**
+ * Column name → DuckDB type for a flat table: as columnsOf, but a column that would be a STRUCT, or a
+ * LIST of anything but scalars, is JSON text. Lists of strings stay lists (VARCHAR[]).
+ */
+export function flatColumnsOf(schema: z.ZodTypeAny): [string, string][] {
+  return columnsOf(schema).map(([k, t]) => [k, isFlat(t) ? t : 'JSON']);
+}
+
+/** A scalar type, or a list of one (a scalar type never holds a parenthesis or a bracket). */
+function isFlat(type: string): boolean {
+  return /^[A-Z ]+(\[\])?$/.test(type);
+}
+
 /** The DuckDB type of a catalogue field (the derived tables' one description of their columns). */
-export function fieldType(f: Field): string {
-  const map: Record<Field['type'], string> = { string: 'VARCHAR', integer: 'BIGINT', number: 'DOUBLE', boolean: 'BOOLEAN', datetime: 'TIMESTAMPTZ', date: 'DATE', object: 'JSON', array: 'JSON', any: 'JSON' };
+export function fieldType(f: { type: FieldType }): string {
+  const map: Record<FieldType, string> = { string: 'VARCHAR', integer: 'BIGINT', number: 'DOUBLE', boolean: 'BOOLEAN', datetime: 'TIMESTAMPTZ', date: 'DATE', object: 'JSON', array: 'JSON', any: 'JSON' };
   return map[f.type];
 }
 

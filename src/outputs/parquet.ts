@@ -1,9 +1,11 @@
 // The Parquet bundles (issue 15): observations, roster targets, changes and findings (one row per
-// finding, flattened out of the changes) per month, runs and contract intervals whole — for DuckDB,
+// finding, flattened out of the changes) per month, methodology v2's rows per month (issue 25: its
+// lists of strings as Parquet lists), runs and contract intervals whole — for DuckDB,
 // BigQuery or Spark without parsing gigabytes of JSON. Written by DuckDB (@duckdb/node-api, pinned)
 // from JSON Lines it reads itself, in bounded memory:
-//   - observations from the same day members the JSONL bundles are concatenated from (a compacted day
-//     file as it is, or the cached member of its valid lines), roster targets from the rosters'
+//   - observations of both series from the same day members the JSONL bundles are concatenated from (a
+//     compacted day file as it is, or the cached member of its valid lines), with the columns of
+//     catalogue.ts ROW_SERIES (the CSV's too), roster targets from the rosters'
 //     members, the derived tables from JSON Lines of their catalogue records written here;
 //   - the same input gives the same bytes: one thread, insertion order kept (the files' order), an
 //     explicit schema (parquet-schema.ts: from the zod contracts), ZSTD, a fixed row-group size, and
@@ -18,9 +20,9 @@ import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync 
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { Observation, Roster, RosterTarget, Run } from '../lib/index.ts';
+import { Roster, RosterTarget, Run } from '../lib/index.ts';
 import type { Archive } from '../loader/views.ts';
-import { CHANGE_FIELDS, changeRecord, FINDING_FIELDS, findingRecords, INTERVAL_FIELDS, type ResourceName } from './catalogue.ts';
+import { CHANGE_FIELDS, changeRecord, FINDING_FIELDS, findingRecords, INTERVAL_FIELDS, ROW_SERIES, v2Months, type ResourceName, type RowSeries } from './catalogue.ts';
 import { columnsLiteral, columnsOf, duckType, fieldType, quoteIdent, quoteString } from './parquet-schema.ts';
 import { SIMULATED_NOTE, type Publication } from './publication.ts';
 
@@ -39,9 +41,10 @@ export interface ParquetFile {
   rows: number;
 }
 
-/** Where the inputs are: the day members of a month (JSONL, gzip), the roster members of a month. */
+/** Where the inputs are: the day members of a month (JSONL, gzip) of each series, the roster members of a month. */
 export interface ParquetSources {
   dayMembers(month: string): Promise<string[]>;
+  v2DayMembers(month: string): Promise<string[]>;
   rosterMembers(month: string): Promise<string[]>;
 }
 
@@ -79,7 +82,7 @@ export async function writeParquetBundles(a: Archive, opts: { pub: Pick<Publicat
       return file;
     };
 
-    const obsCols = columnsOf(Observation);
+    const obsCols = ROW_SERIES.observations.parquet();
     const rosterCols: [string, string][] = (['day', 'run_id', 'fetched_at', 'complete'] as const).map((k) => [k, duckType(Roster.shape[k])]);
     const targetCols = columnsOf(RosterTarget);
     const changeCols = CHANGE_FIELDS.map((f) => [f.name, fieldType(f)] as [string, string]);
@@ -96,6 +99,13 @@ export async function writeParquetBundles(a: Archive, opts: { pub: Pick<Publicat
       await write(`changes-${month}.parquet`, 'changes', fromJson([jsonl(`changes-${month}`, changes.map((c) => JSON.stringify(changeRecord(c))))], changeCols), null);
       await write(`findings-${month}.parquet`, 'findings', fromJson([jsonl(`findings-${month}`, changes.flatMap((c) => findingRecords(c).map((r) => JSON.stringify(r))))], findingCols), null);
     }
+    // Methodology v2's rows, per month of its own (catalogue.ts parquetNames keeps this order).
+    const v2Cols = ROW_SERIES['observations-v2'].parquet();
+    for (const month of v2Months(a)) {
+      const days = await opts.sources.v2DayMembers(month);
+      const dayKeys = (a.v2?.dayFiles ?? []).filter((d) => d.day.startsWith(month)).map((d) => d.key);
+      await write(`observations-v2-${month}.parquet`, 'observations-v2', fromJson(days, v2Cols), key('observations-v2', dayKeys, v2Cols, kv));
+    }
     await write('runs.parquet', 'runs', fromJson([jsonl('runs', a.runs.map((r) => JSON.stringify(r)))], columnsOf(Run)), null);
     await write('contract-intervals.parquet', 'contract-intervals', fromJson([jsonl('intervals', a.intervals.map((i) => JSON.stringify(i)))], INTERVAL_FIELDS.map((f) => [f.name, fieldType(f)])), null);
   } finally {
@@ -108,17 +118,17 @@ export async function writeParquetBundles(a: Archive, opts: { pub: Pick<Publicat
 
 /**
  * The observations step alone (bench/parquet.ts): a writer that turns day files (JSONL, plain or gzip)
- * into one Parquet file each call, with the same SQL, settings and metadata as the bundles; returns
- * the rows written.
+ * of a row series (v1's by default) into one Parquet file each call, with the same SQL, columns,
+ * settings and metadata as the bundles; returns the rows written.
  */
-export async function observationsParquetWriter(tmp: string, pub: Pick<Publication, 'simulated'>): Promise<{ write(files: readonly string[], out: string): Promise<number>; close(): void }> {
+export async function observationsParquetWriter(tmp: string, pub: Pick<Publication, 'simulated'>, series: RowSeries = 'observations'): Promise<{ write(files: readonly string[], out: string): Promise<number>; close(): void }> {
   mkdirSync(tmp, { recursive: true });
   const db = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: MEMORY_LIMIT, preserve_insertion_order: 'true', temp_directory: path.join(tmp, 'spill') });
   const con = await db.connect();
   const kv = kvMetadata(pub);
   return {
     async write(files, out) {
-      await con.run(copySql(fromJson(files, columnsOf(Observation)), out, kv));
+      await con.run(copySql(fromJson(files, ROW_SERIES[series].parquet()), out, kv));
       return count(con, out);
     },
     close() {

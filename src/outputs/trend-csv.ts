@@ -1,13 +1,15 @@
-// The CSV beside each chart of issue 16 (the ever-changed share and the views over time): the rows the
-// chart draws, one per line, under the column names the page's table uses. Cells go through csvLine
+// The CSV beside each chart of issue 16 (the ever-changed share and the views over time) and the
+// era-adoption chart the views over time show too (issue 25; the same CSV as /statistics/'s): the rows
+// the chart draws, one per line, under the column names the page's table uses. Cells go through csvLine
 // (src/outputs/members.ts), the one CSV rule of the site.
 import { ATTEMPT_CLASSES, CHANGE_LEVELS } from '../loader/timelines.ts';
 import type { Archive } from '../loader/views.ts';
 import { csvLine } from './members.ts';
 import { SIMULATED_MARK } from './publication.ts';
+import { eraAdoptionCsv } from './v2-figures.ts';
 
-export type TrendName = 'coverage' | 'changes-per-week' | 'error-shares' | 'roster-flow';
-export const TREND_NAMES: readonly TrendName[] = ['coverage', 'changes-per-week', 'error-shares', 'roster-flow'];
+export type TrendName = 'coverage' | 'changes-per-week' | 'error-shares' | 'roster-flow' | 'era-adoption';
+export const TREND_NAMES: readonly TrendName[] = ['coverage', 'changes-per-week', 'error-shares', 'roster-flow', 'era-adoption'];
 
 export function everChangedCsv(a: Pick<Archive, 'everChanged'>, simulated = false): string {
   return csv(simulated,
@@ -17,7 +19,7 @@ export function everChangedCsv(a: Pick<Archive, 'everChanged'>, simulated = fals
   );
 }
 
-export function trendCsv(a: Pick<Archive, 'timelines'>, name: TrendName, simulated = false): string {
+export function trendCsv(a: Pick<Archive, 'timelines' | 'v2'>, name: TrendName, simulated = false): string {
   const t = a.timelines;
   switch (name) {
     case 'coverage':
@@ -31,6 +33,8 @@ export function trendCsv(a: Pick<Archive, 'timelines'>, name: TrendName, simulat
       );
     case 'roster-flow':
       return csv(simulated, ['day', 'listed', 'joined', 'left', 'archive_first_day'], t.roster.map((d) => [d.day, d.listed, d.joined, d.left, d.first]));
+    case 'era-adoption':
+      return eraAdoptionCsv(a.v2?.adoption ?? [], simulated);
     default: {
       const never: never = name;
       throw new RangeError(`unknown trend ${String(never)}`);

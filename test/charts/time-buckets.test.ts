@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { coverageChart } from '../../src/charts/coverage.ts';
 import { errorSharesChart } from '../../src/charts/error-shares.ts';
+import { eraAdoptionChart, eraWeekly } from '../../src/charts/era-adoption.ts';
 import { everChangedChart } from '../../src/charts/ever-changed.ts';
 import { WIDE } from '../../src/charts/plot-svg.ts';
 import { rosterFlowChart } from '../../src/charts/roster-flow.ts';
@@ -90,6 +91,28 @@ describe('the charts over a long series', () => {
     expect(svg).not.toContain('coverage-ok');
     expect(svg).toContain('coverage-degraded');
     expect(coverageChart(rows.slice(0, 60), { ...WIDE, ...text, degradedBelow: 0.9 })!).toContain('coverage-ok');
+  });
+
+  it('era adoption: a mark a week per era past the limit, each the mean of its runs\' shares; a mark a run before', () => {
+    const point = (day: string, i: number) => ({ run_id: `r${i}`, day, n: 10, counts: { modern: i % 2 ? 10 : 0, legacy: i % 2 ? 0 : 10, legacy_sse: 0, dualEraAdvertised: 0 }, modern: { count: i % 2 ? 10 : 0, n: 10, p: i % 2 ? 1 : 0, lower: 0, upper: 1 } });
+    const points = long.map(point);
+    const marks = (svg: string, cls: string) => {
+      const g = svg.split(`class="${cls}"`)[1]!.split('</g>')[0]!;
+      return count(g, 'circle') + count(g, 'path');
+    };
+    expect(eraWeekly(points)).toBe(true);
+    const svg = eraAdoptionChart(points, { ...WIDE, ...text })!;
+    expect(marks(svg, 'era-modern')).toBe(100);
+    expect(marks(svg, 'era-dual')).toBe(100);
+    expect(eraWeekly(points.slice(0, 70))).toBe(false);
+    expect(marks(eraAdoptionChart(points.slice(0, 70), { ...WIDE, ...text })!, 'era-modern')).toBe(70);
+    // Weeks of 7 runs alternating 0 and 1: each week's mean share, 3/7 or 4/7, never a run's 0 or 1.
+    const ys = (s2: string) => [...s2.split('class="era-modern"')[1]!.split('</g>')[0]!.matchAll(/(?:cy="|transform="translate\([\d.]+,)([\d.]+)/g)].map((m) => Number(m[1]));
+    const daily = new Set(ys(eraAdoptionChart(points.slice(0, 70), { ...WIDE, ...text })!));
+    expect(daily.size).toBe(2); // the shares 0 and 1
+    const weeklyYs = new Set(ys(svg));
+    expect(weeklyYs.size).toBe(2); // 3/7 and 4/7
+    for (const y of weeklyYs) expect(daily.has(y), String(y)).toBe(false);
   });
 
   it('ever changed: at most MAX_DAILY_MARKS + 1 dots however many days', () => {

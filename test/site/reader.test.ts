@@ -190,8 +190,12 @@ describe('the headline and the views over time', () => {
       expect(html).toContain(`href="/trends/${name}.csv"`);
     }
     expect((await read('trends/coverage.csv')).split('\r\n').filter(Boolean).length - 1).toBe(a.runs.length);
-    expect(html.match(/<figure class="chart-figure"/g)).toHaveLength(4);
-    expect(html.match(/<details class="chart-data"/g)).toHaveLength(4);
+    expect(html.match(/<figure class="chart-figure"/g)).toHaveLength(5);
+    expect(html.match(/<details class="chart-data"/g)).toHaveLength(5);
+    // The era-adoption chart (methodology v2's full runs), as on /statistics/: a row per full v2 run in its CSV.
+    expect(html).toContain('data-testid="trends-era-adoption-chart"');
+    expect((await read('trends/era-adoption.csv')).split('\r\n').filter(Boolean).length - 1).toBe(a.v2!.adoption.length);
+    expect(await read('trends/era-adoption.csv')).toBe(await read('statistics/era-adoption.csv'));
     const ever = (await read('charts/ever-changed.csv')).split('\r\n').filter(Boolean);
     // A simulated build (this one) says so in a first column on every row.
     expect(ever[0]).toBe('simulated,days,share_changed,lower_95,upper_95,at_risk,observed,observed_changed,observed_share,constant_rate');

@@ -151,7 +151,7 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     expect(gated).toBeGreaterThan(0);
   });
 
-  it('offers the v2 rows for download beside v1\'s: JSON Lines per month and whole, its run rows, each in datapackage.json with every field described and in SHA256SUMS', async () => {
+  it('offers the v2 rows for download beside v1\'s: JSON Lines, CSV and Parquet per month and whole (Parquet per month), its run rows, each in datapackage.json with every field described and in SHA256SUMS', async () => {
     const data = path.join(site.out, 'data');
     const whole = gunzipSync(await readFile(path.join(data, 'observations-v2-SIMULATED.jsonl.gz'))).toString('utf8').split('\n').filter(Boolean);
     expect(whole.length).toBe(v2.length);
@@ -163,9 +163,13 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     const runLines = (await readFile(path.join(data, 'runs-v2-SIMULATED.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Row);
     expect(runLines.map((r) => r.run_id)).toEqual(runs.filter((r) => r.methodology_version === 'v2').map((r) => r.run_id));
     const sums = new Map((await readFile(path.join(data, 'SHA256SUMS'), 'utf8')).trim().split('\n').map((l) => l.split('  ').reverse() as [string, string]));
-    for (const name of ['observations-v2-SIMULATED.jsonl.gz', 'runs-v2-SIMULATED.jsonl', ...months.map((m) => `observations-v2-${m}-SIMULATED.jsonl.gz`)]) {
+    const formats = months.flatMap((m) => [`observations-v2-${m}-SIMULATED.jsonl.gz`, `observations-v2-${m}-SIMULATED.csv.gz`, `observations-v2-${m}-SIMULATED.parquet`]);
+    for (const name of ['observations-v2-SIMULATED.jsonl.gz', 'observations-v2-SIMULATED.csv.gz', 'runs-v2-SIMULATED.jsonl', ...formats]) {
       expect(sums.get(name), name).toBe(createHash('sha256').update(await readFile(path.join(data, name))).digest('hex'));
     }
+    // The whole CSV starts with the contract's columns (its rows are checked value by value in test/outputs/v2-formats.test.ts).
+    const csv = gunzipSync(await readFile(path.join(data, 'observations-v2-SIMULATED.csv.gz'))).toString('utf8');
+    expect(csv.split('\r\n')[0]).toMatch(/^run_id,day,observed_at,target,/);
     const pkg = JSON.parse(await readFile(path.join(data, 'datapackage.json'), 'utf8')) as { resources: { path: string; rows: number; schema: { fields: { name: string; description: string }[] } }[] };
     const res = pkg.resources.find((r) => r.path === 'observations-v2-SIMULATED.jsonl.gz')!;
     expect(res.rows).toBe(v2.length);
@@ -174,6 +178,7 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     expect(new Set(names).size).toBe(names.length);
     for (const key of new Set(v2.flatMap((r) => Object.keys(r)))) expect(names, key).toContain(key);
     for (const f of res.schema.fields) expect(f.description.length, f.name).toBeGreaterThan(10);
+    for (const name of formats) expect(pkg.resources.find((r) => r.path === name)?.schema.fields.map((f) => f.name), name).toEqual(names);
     const runRes = pkg.resources.find((r) => r.path === 'runs-v2-SIMULATED.jsonl')!;
     for (const key of Object.keys(runLines[0]!)) expect(runRes.schema.fields.map((f) => f.name), key).toContain(key);
   });
