@@ -128,6 +128,7 @@ export const LIMITS = {
   push: { bytes: 2e9, label: 'push' },
   disk: { bytes: 14e9, label: 'runner disk' },
   ram: { bytes: 16e9, label: 'runner RAM' },
+  heap: { bytes: 4096 * 2 ** 20, label: "V8's heap limit (4 GB: Node's default on a 16 GB runner)" },
   job: { seconds: 6 * 3600, label: 'job' },
   site: { bytes: 1e9, label: 'Pages site' },
   files: { count: 100_000, label: 'files (Cloudflare Pages paid)' },
@@ -187,8 +188,8 @@ export const BUILD_RSS = {
   ],
   cold: [
     { targets: 20_000, days: 30, y: 2_418 },
-    { targets: 5_000, days: 60, y: 1_594 },
-    { targets: 1_000, days: 1_824, y: 9_999 },
+    { targets: 5_000, days: 60, y: 1_519 },
+    { targets: 1_000, days: 1_824, y: 1_298 },
   ],
   /** Wall seconds of the warm builds (the same runs; a shared 2-core machine, other work beside them: an upper bound). */
   warm_wall_s: [
@@ -199,6 +200,21 @@ export const BUILD_RSS = {
   ],
   source: 'bench:build --files --kinds [--cold] of bench:archive 20,000 × 30, 5,000 × 60 and × 360, 1,000 × 1,824 (bench/README.md, fourth run), not this run',
 } as const;
+/**
+ * What the warm builds hold (bench:build --trace-gc, the same four archives; bench/README.md, fourth
+ * run; not this run): the largest V8 heap after a mark-compact (live), the largest before one (how far
+ * V8 let the heap grow), the main process's peak RSS outside the search stage, and the search stage's
+ * peak (Pagefind, a child process, on top of the main process). MB.
+ */
+export const BUILD_HEAP = [
+  { targets: 20_000, days: 30, live: 246.0, before: 867.5, main_rss: 1_580, search_rss: 2_242 },
+  { targets: 5_000, days: 60, live: 154.3, before: 335.9, main_rss: 907, search_rss: 1_157 },
+  { targets: 5_000, days: 360, live: 187.6, before: 367.7, main_rss: 958, search_rss: 1_196 },
+  { targets: 1_000, days: 1_824, live: 170.3, before: 315.3, main_rss: 937, search_rss: 977 },
+] as const;
+/** Pagefind's memory a page indexed, the largest measured (20,000 × 30 in the third warm build: 1,067 MB over the main process). */
+export const PAGEFIND_MB_PER_PAGE = 1_067 / 20_000;
+
 /** A server's share of the file-host site (KB) after `days`, interpolated between the measured ages (the last slope past the oldest). */
 export function fileHostShare(days: number, key: 'per_server_kb' | 'per_server_files' | 'other_mb' | 'other_files'): number {
   const pts = [...FILE_HOST_SITE].sort((a, b) => a.days - b.days);
@@ -524,7 +540,15 @@ export function project(m: Measured): Projections {
   const fitted = (f: ReturnType<typeof fitBuilds>) => (T: number, g: Growth) => (f ? f.c + f.a * at(g, 'N', T) + f.b * targetDays(g, T) : NaN) * 1e6;
   const fitNote = (f: ReturnType<typeof fitBuilds>, pts: readonly { targets: number; days: number; y: number }[]) =>
     f ? `${Math.round(f.c)} MB + ${(f.a * 1e3).toFixed(1)} kB a target + ${(f.b * 1e6).toFixed(1)} B a target-day, through ${pts.map((p, i) => `${p.targets.toLocaleString('en')} × ${p.days} (${p.y} MB, residual ${f.residuals[i]! >= 0 ? '+' : ''}${Math.round(f.residuals[i]!)})`).join(', ')}` : 'fewer than 3 builds';
-  add('RAM: daily site build peak (warm cache)', 'ram', 'new', fitted(warmFit), `fitted to the current code's warm builds: ${fitNote(warmFit, BUILD_RSS.warm)}`);
+  // The daily build's memory, from what it holds (BUILD_HEAP): its live heap (fitted) must stay under
+  // V8's heap limit or the build fails; its peak RSS is at most the main process outside its heap (fitted),
+  // plus the heap at its cap, plus Pagefind's (per page, the largest measured): an upper bound.
+  const liveFit = fitBuilds(BUILD_HEAP.map((p) => ({ targets: p.targets, days: p.days, y: p.live })));
+  const nonHeapFit = fitBuilds(BUILD_HEAP.map((p) => ({ targets: p.targets, days: p.days, y: p.main_rss - p.before })));
+  add("RAM: the daily build's live heap (V8, after a mark-compact)", 'heap', 'new', fitted(liveFit), `fitted to --trace-gc builds: ${fitNote(liveFit, BUILD_HEAP.map((p) => ({ targets: p.targets, days: p.days, y: p.live })))}`);
+  const capMb = LIMITS.heap.bytes / 2 ** 20;
+  add('RAM: daily site build peak (warm cache), bounded', 'ram', 'new', (T, g) => fitted(nonHeapFit)(T, g) + (capMb + PAGEFIND_MB_PER_PAGE * at(g, 'N', T)) * 1e6, `outside the heap ${fitNote(nonHeapFit, BUILD_HEAP.map((p) => ({ targets: p.targets, days: p.days, y: p.main_rss - p.before })))}; + the heap at its cap (${capMb} MB) + Pagefind ${(PAGEFIND_MB_PER_PAGE * 1e3).toFixed(0)} kB a page`);
+  add('RAM: daily site build peak (warm cache), fitted to peak RSS', 'ram', 'new', fitted(warmFit), `fitted to the current code's warm builds (uncapped heap: V8's slack extrapolated): ${fitNote(warmFit, BUILD_RSS.warm)}`);
   add('RAM: a cold site build (a lost cache, a new cache format)', 'ram', 'new', fitted(coldFit), `fitted to the current code's cold builds: ${fitNote(coldFit, BUILD_RSS.cold)}`);
   add('RAM: full verify', 'ram', 'today', (T, g) => verify('today', T, g, 'max_rss_mb') * 1e6, 'measured after each day, least-squares slope ∝ targets');
   add('RAM: full verify', 'ram', 'new', (T, g) => verify('new', T, g, 'max_rss_mb') * 1e6, `first day + entry cache (${ENTRY_CACHE_MB} MB) + ${VERIFY_KEY_BYTES} B a stored key`);
@@ -623,6 +647,7 @@ function fmtLimit(k: keyof typeof LIMITS): string {
     push: 'push 2 GB',
     disk: 'runner disk 14 GB',
     ram: 'runner RAM 16 GB',
+    heap: "V8 heap limit 4 GB (Node's default at 16 GB)",
     job: 'job 6 h',
     site: 'Pages site 1 GB',
     files: 'files: 100,000 (Cloudflare Pages paid; aim)',
