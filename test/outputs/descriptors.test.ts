@@ -19,6 +19,7 @@ import { loadArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { Descriptor, DESCRIPTOR_BLOCKS } from '../../src/outputs/descriptor-schema.ts';
 import { writeBundles } from '../../src/outputs/bundles.ts';
 import { writeServerFiles, type WrittenServerFiles } from '../../src/outputs/server-files.ts';
+import { registryHygieneFigure } from '../../src/outputs/registry-schemas.ts';
 import { LIFECYCLE } from '../helpers/archive.ts';
 import { GOLDEN } from '../helpers/golden-archive.ts';
 import { expectGolden } from '../helpers/golden.ts';
@@ -300,6 +301,21 @@ describe('every descriptor validates', () => {
     (d._meta['org.mcp-schema/schema-history']!.registry_entry_schema as { status: string }).status = 'failed';
     expect(validate(d)).toBe(false);
     expect(Descriptor.safeParse(d).success).toBe(false);
+  });
+
+  it('registry hygiene counts the listed servers\' entries as their descriptors say them (retired ones out)', async () => {
+    for (const dir of [LIFECYCLE_ARCHIVE, GOLDEN]) {
+      const archive = await loadArchive(dir);
+      const h = await registryHygieneFigure(archive, TEST_REGISTRY_SCHEMAS);
+      const listed = all.filter((x) => x.archive === path.basename(dir) && x.d._meta['org.mcp-schema/schema-history']!.retired === false);
+      const statusOf = (x: { d: Json }) => (x.d._meta['org.mcp-schema/schema-history']!.registry_entry_schema as { status: string } | null)?.status ?? null;
+      expect(h.listed, dir).toBe(listed.length);
+      expect(h.unreadable, dir).toBe(listed.filter((x) => statusOf(x) === null).length);
+      expect([h.valid, h.invalid, h.unknownSchema], dir).toEqual(['valid', 'invalid', 'unknown_schema'].map((st) => listed.filter((x) => statusOf(x) === st).length));
+      expect(h.entries + h.unreadable).toBe(h.listed);
+    }
+    // The near miss: a retired server's entry is in its descriptor but not in the figure.
+    expect(all.some((x) => x.d._meta['org.mcp-schema/schema-history']!.retired === true && x.d._meta['org.mcp-schema/schema-history']!.registry_entry_schema !== null)).toBe(true);
   });
 
   it('the waivers are exactly the real registry\'s quirks: each happens in the real 2025-12-12 listing, and nothing else fails there', () => {
