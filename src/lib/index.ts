@@ -47,3 +47,4 @@ export * from './page-parts.ts';
 export * from './name-index.ts';
 export * from './file-host.ts';
 export * from './validation.ts';
+export * from './registry-schema.ts';

@@ -11,7 +11,7 @@
 // what methodology v1 does not observe is null with a note, never a guess.
 import { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
-import { ENDPOINT_INDEX_DIR, SHARD_RULE, TOOL_INDEX_DIR } from '../lib/index.ts';
+import { ENDPOINT_INDEX_DIR, REGISTRY_SCHEMA_STATUSES, SHARD_RULE, TOOL_INDEX_DIR } from '../lib/index.ts';
 import { META_NAMESPACE } from './publication.ts';
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -204,6 +204,29 @@ export const Contract = z
     retired_at: instant.nullable().describe('The retired row.'),
     reason: z.string().nullable().describe('Why the server is not probed (retired, opted out), else null.'),
     registry_entry_available: z.boolean().describe('The registry entry could be read; when false, server holds only the name.'),
+    registry_entry_schema: z
+      .object({
+        status: z.enum(REGISTRY_SCHEMA_STATUSES).describe('valid: the entry\'s server object holds to the server.json schema its $schema names; invalid: it breaks it (errors say where); unknown_schema: it names no $schema, the empty string, or a schema the archive does not hold (note says which) — said so, not counted as a failure.'),
+        schema: z.string().nullable().describe('$schema as the entry declares it (registry text, cut at 300); null when absent or not a string.'),
+        checked_against: z.string().nullable().describe('The official schema checked against, by its $id (with the definition a #/definitions/<name> fragment names); null when unknown.'),
+        note: z.string().nullable().describe('Why no schema was checked, when status is unknown_schema.'),
+        errors: z
+          .array(
+            z
+              .object({
+                keyword: z.string().describe('The JSON Schema keyword that failed (required, enum, format, pattern, not, anyOf, …).'),
+                instance_path: z.string().describe('RFC 6901 pointer into server where it failed (registry keys, cut at 300); empty for the server object itself.'),
+                schema_path: z.string().describe('Where in the schema (e.g. #/definitions/Repository/required).'),
+                message: z.string().describe('The validator\'s message (ajv 8), cut at 300: text, never markup.'),
+              })
+              .strict(),
+          )
+          .describe('The failing keywords and paths, in the validator\'s order, at most 20.'),
+        errors_total: z.number().int().nonnegative().describe('Every error the validator reported (more than listed when over 20).'),
+      })
+      .strict()
+      .nullable()
+      .describe('The registry entry checked against the official server.json schema its $schema names (ajv 8, draft-07, every error, formats checked; the schema files are the official ones, with provenance, in the source repository\'s fixtures/registry/spec/). The entry above is kept verbatim either way. Null when the entry could not be read.'),
     history_url: url.describe('The server\'s page: every contract version and change.'),
     feed_url: url.nullable().describe('RSS of its changes (null before a first contract).'),
     last_change: z
@@ -236,7 +259,7 @@ export const Contract = z
       .describe('How well the tools describe themselves (src/lib schemaHygiene); null without a readable answer.'),
   })
   .strict()
-  .describe('Contract (the schema-history block, kept under its first name): the v1 hashes and tiers, the interoperable set hash, the latest change with its findings, findings of the served body, schema hygiene, and why a server is not probed.');
+  .describe('Contract (the schema-history block, kept under its first name): the v1 hashes and tiers, the interoperable set hash, the latest change with its findings, findings of the served body, schema hygiene, the registry entry against the server.json schema it names, and why a server is not probed.');
 
 export const Identity = z
   .object({

@@ -6,7 +6,7 @@
 //
 // Everything here is read from the derived archive (src/loader) and computed by src/lib; registry
 // facts are derived defensively from the hostile entry (registry-facts.ts).
-import { clip, contractSha256, isObject, PARTIAL_LISTING, parseWwwAuthenticate, probedRemote, proseSha256, resourceMetadataHint, schemaHygiene, toolSurfaceHashes, type Finding, type ServedToolHashes, type Tool } from '../lib/index.ts';
+import { clip, contractSha256, isObject, PARTIAL_LISTING, parseWwwAuthenticate, probedRemote, proseSha256, resourceMetadataHint, schemaHygiene, toolSurfaceHashes, type Finding, type RegistrySchemaCheck, type RegistrySchemaChecker, type ServedToolHashes, type Tool } from '../lib/index.ts';
 import type { Archive, ServerView } from '../loader/views.ts';
 import type { V2Latest } from '../loader/v2-summary.ts';
 import {
@@ -83,11 +83,20 @@ export interface ServerFacts {
   hashes: ServedToolHashes | string | null;
   /** Site path of the latest successful answer's raw body (linked-objects.ts rawObjectPath); null before one. */
   rawBodyPath: string | null;
+  /** The entry's `server` against the server.json schema its `$schema` names (src/lib registrySchemaChecker); null without an entry. */
+  schemaCheck: RegistrySchemaCheck | null;
 }
 
-export async function serverFacts(a: Archive, s: ServerView): Promise<ServerFacts> {
+export async function serverFacts(a: Archive, s: ServerView, schemas: RegistrySchemaChecker): Promise<ServerFacts> {
   const body = s.current?.bodySha256 ?? null;
-  return { entry: await entryOf(a, s), tools: body ? await a.tools(body) : null, hashes: body ? await a.toolHashes(body) : null, rawBodyPath: body ? rawObjectPath(body, a.contentType(body)) : null };
+  const entry = await entryOf(a, s);
+  return {
+    entry,
+    tools: body ? await a.tools(body) : null,
+    hashes: body ? await a.toolHashes(body) : null,
+    rawBodyPath: body ? rawObjectPath(body, a.contentType(body)) : null,
+    schemaCheck: entry === null ? null : schemas.check(entry.server),
+  };
 }
 
 /** The descriptor of one server. */
@@ -101,7 +110,7 @@ export function serverDescriptor(a: Archive, s: ServerView, f: ServerFacts, repo
     [`${META_NAMESPACE}/health`]: health(s),
     [`${META_NAMESPACE}/connectability`]: connectability(s, base.server, a.v2?.latestByTarget.get(s.name) ?? null),
     [`${META_NAMESPACE}/tools`]: toolsBlock(s, tools, hashes, f, pub),
-    [`${META_NAMESPACE}/schema-history`]: contract(s, tools, f.entry !== null, pub),
+    [`${META_NAMESPACE}/schema-history`]: contract(s, tools, f, pub),
     [`${META_NAMESPACE}/identity`]: identity(s, base.server, repos, pub),
   };
   // Our keys last and in DESCRIPTOR_BLOCKS order: an entry's own _meta cannot shadow them.
@@ -249,7 +258,8 @@ function toolsBlock(s: ServerView, tools: Tool[] | null, hashes: ServedToolHashe
   };
 }
 
-function contract(s: ServerView, tools: Tool[] | null, entryAvailable: boolean, pub: Pick<Publication, 'permalink'>): Contract {
+function contract(s: ServerView, tools: Tool[] | null, f: ServerFacts, pub: Pick<Publication, 'permalink'>): Contract {
+  const check = f.schemaCheck;
   const last = s.changes[0] ?? null;
   const h = tools ? schemaHygiene([{ target: s.name, tools }]) : null;
   return {
@@ -268,7 +278,15 @@ function contract(s: ServerView, tools: Tool[] | null, entryAvailable: boolean, 
     retired: s.status === 'retired',
     retired_at: s.status === 'retired' ? s.latest.observed_at : null,
     reason: s.status === 'retired' ? RETIRED_REASON : s.status === 'excluded' ? EXCLUDED_REASON : s.status === 'not_attempted' ? notAttemptedReason(s) : null,
-    registry_entry_available: entryAvailable,
+    registry_entry_available: f.entry !== null,
+    registry_entry_schema: check && {
+      status: check.status,
+      schema: check.schema,
+      checked_against: check.checkedAgainst,
+      note: check.note,
+      errors: check.errors.map((e) => ({ keyword: e.keyword, instance_path: e.instancePath, schema_path: e.schemaPath, message: e.message })),
+      errors_total: check.errorsTotal,
+    },
     history_url: pub.permalink(`/servers/${s.slug}/`),
     feed_url: s.head ? pub.permalink(`/servers/${s.slug}/feed.xml`) : null,
     last_change: last && {

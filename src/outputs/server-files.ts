@@ -27,7 +27,7 @@
 // its gzipped twin, /data/servers.jsonl.gz (about a tenth of that).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { toolsPatch } from '../lib/index.ts';
+import { toolsPatch, type RegistrySchemaChecker } from '../lib/index.ts';
 import type { Archive, BodyFindingView, ChangeView, ServerView, SetView } from '../loader/views.ts';
 import { bodyUrl } from './linked-objects.ts';
 import { badgeText, serverBadge } from './server-badge.ts';
@@ -40,8 +40,8 @@ import { NameIndexes } from './name-index.ts';
 import { SIMULATED_MARK, SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 
 /** The /api/servers/<slug>.json body. */
-export async function serverApiJson(a: Archive, s: ServerView, pub: Publication): Promise<string> {
-  return JSON.stringify(serverDescriptor(a, s, await serverFacts(a, s), await repositoryIndex(a), pub));
+export async function serverApiJson(a: Archive, s: ServerView, pub: Publication, schemas: RegistrySchemaChecker): Promise<string> {
+  return JSON.stringify(serverDescriptor(a, s, await serverFacts(a, s, schemas), await repositoryIndex(a), pub));
 }
 
 
@@ -83,8 +83,12 @@ export interface WrittenServerFiles {
   bundles: { file: BundleFile; where: 'data' | 'release' | 'api' }[];
 }
 
-/** Write every server's descriptor, tools file and feeds, the bulk descriptors, the set files and the schema. */
-export async function writeServerFiles(a: Archive, outDir: string, pub: Publication): Promise<WrittenServerFiles> {
+/**
+ * Write every server's descriptor, tools file and feeds, the bulk descriptors, the set files and the
+ * schema. `schemas`: the official server.json schemas each registry entry is checked against
+ * (registry-schemas.ts registrySchemas).
+ */
+export async function writeServerFiles(a: Archive, outDir: string, pub: Publication, schemas: RegistrySchemaChecker): Promise<WrittenServerFiles> {
   let files = 0;
   const api = path.join(outDir, 'api');
   await mkdir(path.join(api, 'servers'), { recursive: true });
@@ -104,7 +108,7 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
   let pending: string[] = [];
   let pendingSize = 0;
   for (const [i, s] of a.servers.entries()) {
-    const facts = await serverFacts(a, s);
+    const facts = await serverFacts(a, s, schemas);
     const d = serverDescriptor(a, s, facts, repos, pub);
     indexes.add(s, facts.tools, facts.hashes);
     const line = JSON.stringify(d);

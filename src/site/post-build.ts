@@ -14,7 +14,7 @@ import { writeServerFiles } from '../outputs/server-files.ts';
 import { checkFileHostDir, FILE_HOST_INDEX_PATH, fileHostIndex, moveToFileHost } from '../outputs/file-host.ts';
 import { writeChartZip } from './chart-files.ts';
 import { cacheDir, publication } from './settings.ts';
-import { siteArchive } from './site-archive.ts';
+import { siteArchive, siteRegistrySchemas } from './site-archive.ts';
 import { mark, markSince, timed } from './timings.ts';
 
 /** GitHub Pages publishes sites up to 1 GB; we warn well before. */
@@ -25,7 +25,7 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   const a = await siteArchive();
   const pub = publication();
   if (pub.fileHost) await checkFileHostDir(pub.fileHost.dir);
-  const perServer = await timed('server-files', () => writeServerFiles(a, outDir, pub));
+  const perServer = await timed('server-files', () => writeServerFiles(a, outDir, pub, siteRegistrySchemas()));
   // 'bundles' includes its two parts, marked as they end: 'bundles-jsonl' (JSON Lines, CSV) and 'parquet'.
   const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), written: perServer.bundles, onStage: mark }));
   await timed('chart-zip', () => writeChartZip(a, outDir, pub));

@@ -22,7 +22,8 @@
 //                           the S3-compatible store objects are read from (src/archive/store-config.ts; unset: data/ alone)
 //   MCP_SCHEMA_BRIDGE_DAYS  the bridge's length the headline waits for (default 14, BRIDGE_DAYS; only local worlds and demos, like the collector's --bridge-days)
 //   MCP_SCHEMA_SERVERS_PER_PAGE  servers one page of /servers/ lists (default 500, SERVERS_PER_PAGE; a small fixture sets fewer to build several pages)
-// The build runs from the repository root (npm run build): sourceRoot() is that folder.
+// The build runs from the repository root (npm run build): sourceRoot() is that folder (the keys, the
+// server.json schemas registry entries are checked against, the digest workers' sources).
 import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -52,6 +53,11 @@ export function workers(): number {
 /** The repository root: digest workers import the loader from source there, and src/lib is fingerprinted there. */
 export function sourceRoot(): string {
   return process.cwd();
+}
+
+/** The official server.json schemas registry entries are checked against (fixtures/registry/spec/, with their PROVENANCE.md; src/outputs/registry-schemas.ts). */
+export function registrySchemaDir(): string {
+  return path.join(sourceRoot(), 'fixtures', 'registry', 'spec');
 }
 
 /** Servers a page of /servers/ lists (MCP_SCHEMA_SERVERS_PER_PAGE, a positive integer), or undefined for the default. */

@@ -4,7 +4,9 @@
 // build (loadArchive caches it process-wide).
 import { loadArchive, type Archive } from '../loader/load-archive.ts';
 import { membersPrebuild } from '../outputs/members.ts';
-import { bridgeDays, cacheDir, dataDir, sourceRoot, storeEnv, workers } from './settings.ts';
+import { bridgeDays, cacheDir, dataDir, registrySchemaDir, sourceRoot, storeEnv, workers } from './settings.ts';
+import { registrySchemas } from '../outputs/registry-schemas.ts';
+import type { RegistrySchemaChecker } from '../lib/index.ts';
 import { useObjectStore } from '../archive/objects.ts';
 import { openObjectStore, readStoreConfig } from '../archive/store-config.ts';
 import { buildTimings } from './timings.ts';
@@ -20,4 +22,9 @@ export function siteArchive(): Promise<Archive> {
     timings: buildTimings,
     bridgeDays: bridgeDays(),
   });
+}
+
+/** The official server.json schemas, compiled once per process: what descriptors and /statistics/ check registry entries against. */
+export function siteRegistrySchemas(): RegistrySchemaChecker {
+  return registrySchemas(registrySchemaDir());
 }

@@ -17,6 +17,7 @@ import { loadArchive } from '../../src/loader/load-archive.ts';
 import { copyLinkedObjects } from '../../src/outputs/linked-objects.ts';
 import type { Publication } from '../../src/outputs/publication.ts';
 import { writeServerFiles } from '../../src/outputs/server-files.ts';
+import { TEST_REGISTRY_SCHEMAS } from '../helpers/publication.ts';
 import { startMcpHost, type McpHost, type ToolDef } from '../../sandbox/mcp-host.ts';
 import { OFFICIAL_META, startRegistry, type RegistryEntry } from '../../sandbox/registry-server.ts';
 
@@ -95,7 +96,7 @@ export async function startCheckWorld(dirs: { archive: string; site: string }): 
   const files = await serveFolder(dirs.site);
   const pub: Publication = { permalink: (p) => `${files.url}/${p.replace(/^\/+/, '')}`, releaseDir: null, releaseUrl: `${files.url}/data/release/`, simulated: false, objectsUrl: null };
   const a = await loadArchive(dirs.archive);
-  await writeServerFiles(a, dirs.site, pub);
+  await writeServerFiles(a, dirs.site, pub, TEST_REGISTRY_SCHEMAS);
   await copyLinkedObjects(a, dirs.site, null);
 
   return {

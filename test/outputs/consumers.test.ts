@@ -18,7 +18,7 @@ import { FINDING_FIELDS, findingRecords, resourceName } from '../../src/outputs/
 import { writeServerFiles } from '../../src/outputs/server-files.ts';
 import type { Publication } from '../../src/outputs/publication.ts';
 import { collectArchive } from '../helpers/archive.ts';
-import { SIMULATED_PUBLICATION, TEST_PUBLICATION } from '../helpers/publication.ts';
+import { SIMULATED_PUBLICATION, TEST_PUBLICATION, TEST_REGISTRY_SCHEMAS } from '../helpers/publication.ts';
 import { scratchDirs } from '../helpers/scratch.ts';
 
 const tmp = scratchDirs();
@@ -32,7 +32,7 @@ const builds: Record<'real' | 'simulated', { out: string; pkg: Package }> = {} a
 async function bundle(pub: Publication): Promise<{ out: string; pkg: Package }> {
   const out = tmp('mcp-schema-consumers-out-');
   await mkdir(out, { recursive: true });
-  const written = await writeServerFiles(a, out, pub);
+  const written = await writeServerFiles(a, out, pub, TEST_REGISTRY_SCHEMAS);
   await writeBundles(a, out, { pub, cacheDir: path.join(out, 'cache'), written: written.bundles });
   return { out, pkg: JSON.parse(readFileSync(path.join(out, 'data', 'datapackage.json'), 'utf8')) as Package };
 }

@@ -19,10 +19,11 @@ import { loadArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { Descriptor, DESCRIPTOR_BLOCKS } from '../../src/outputs/descriptor-schema.ts';
 import { writeBundles } from '../../src/outputs/bundles.ts';
 import { writeServerFiles, type WrittenServerFiles } from '../../src/outputs/server-files.ts';
+import { registryHygieneFigure } from '../../src/outputs/registry-schemas.ts';
 import { LIFECYCLE } from '../helpers/archive.ts';
 import { GOLDEN } from '../helpers/golden-archive.ts';
 import { expectGolden } from '../helpers/golden.ts';
-import { TEST_PUBLICATION as pub } from '../helpers/publication.ts';
+import { TEST_PUBLICATION as pub, TEST_REGISTRY_SCHEMAS } from '../helpers/publication.ts';
 import { parseRss } from '../helpers/strict-rss.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '..', '..', 'fixtures');
@@ -69,7 +70,7 @@ const descriptorOf = async (name: string) => JSON.parse(await read(`api/servers/
 beforeAll(async () => {
   a = await loadArchive(LIFECYCLE_ARCHIVE);
   out = await mkdtemp(path.join(os.tmpdir(), 'mcp-schema-descriptors-'));
-  written = await writeServerFiles(a, out, pub);
+  written = await writeServerFiles(a, out, pub, TEST_REGISTRY_SCHEMAS);
 }, 120_000);
 afterAll(async () => {
   if (out) await rm(out, { recursive: true, force: true });
@@ -174,7 +175,7 @@ describe('the files beside the descriptors', () => {
     const to = await mkdtemp(path.join(os.tmpdir(), 'mcp-schema-descriptors-release-'));
     try {
       const release = { ...pub, releaseDir: path.join(to, 'release') };
-      const w = await writeServerFiles(a, path.join(to, 'site'), release);
+      const w = await writeServerFiles(a, path.join(to, 'site'), release, TEST_REGISTRY_SCHEMAS);
       await writeBundles(a, path.join(to, 'site'), { pub: release, cacheDir: path.join(to, 'cache'), written: w.bundles });
       expect(existsSync(path.join(to, 'site', 'api', 'servers.json'))).toBe(false);
       const bytes = await readFile(path.join(to, 'release', 'servers.json'));
@@ -217,7 +218,7 @@ describe('every descriptor validates', () => {
     for (const dir of [LIFECYCLE_ARCHIVE, GOLDEN]) {
       const archive = await loadArchive(dir);
       const to = await mkdtemp(path.join(os.tmpdir(), 'mcp-schema-descriptors-all-'));
-      await writeServerFiles(archive, to, pub);
+      await writeServerFiles(archive, to, pub, TEST_REGISTRY_SCHEMAS);
       for (const s of archive.servers) all.push({ archive: path.basename(dir), d: JSON.parse(await readFile(path.join(to, 'api', 'servers', `${s.slug}.json`), 'utf8')) as Json });
       await rm(to, { recursive: true, force: true });
     }
@@ -256,6 +257,65 @@ describe('every descriptor validates', () => {
     expect(unexplained).toEqual([]);
     expect(used).toContain('hostile-fixture-name');
     expect(all.filter(({ d }) => serverJsonErrors(d.server).length === 0).length).toBeGreaterThan(all.length / 2);
+  });
+
+  it('says in each descriptor how its `server` fares against the schema it names, as plain ajv over the same files finds (issue 25, item 3)', async () => {
+    const statuses = new Set<string>();
+    for (const { archive, d } of all) {
+      const block = d._meta['org.mcp-schema/schema-history']!;
+      const check = block.registry_entry_schema as { status: string; schema: string | null; checked_against: string | null; note: string | null; errors: { keyword: string; instance_path: string; message: string }[]; errors_total: number } | null;
+      const who = `${archive} ${String(d.server.name)}`;
+      if (block.registry_entry_available === false) {
+        expect(check, who).toBeNull();
+        continue;
+      }
+      statuses.add(check!.status);
+      const named = typeof d.server.$schema === 'string' ? d.server.$schema.replace(/#.*$/, '') : '';
+      if (named === '' || !ajv.getSchema(named)) {
+        expect(check, who).toMatchObject({ status: 'unknown_schema', checked_against: null, errors: [], errors_total: 0 });
+        expect(check!.note, who).toMatch(/\$schema/);
+        continue;
+      }
+      const errors = serverJsonErrors(d.server);
+      expect(check!.status, who).toBe(errors.length === 0 ? 'valid' : 'invalid');
+      expect(check!.checked_against, who).toBe(named);
+      expect(check!.errors.map((e) => [e.keyword, e.instance_path]), who).toEqual(errors.slice(0, 20).map((e) => [e.keyword, e.instancePath]));
+      expect(check!.errors_total, who).toBe(errors.length);
+    }
+    // Both archives: real entries pass or fail as the registry's do, the lifecycle world's entries name no $schema.
+    expect([...statuses].sort()).toEqual(['invalid', 'unknown_schema', 'valid']);
+    type Check = { status: string; errors: { keyword: string; instance_path: string }[] } | null;
+    const checkOf = (d: Json) => d._meta['org.mcp-schema/schema-history']!.registry_entry_schema as Check;
+    // A real quirk: entries of the golden archive (real listings) with an empty repository; the hostile
+    // names the site fixture invented name no $schema, so they are unknown, not failed.
+    const hostile = all.find(({ d }) => checkOf(d)?.errors.some((e) => e.keyword === 'required' && e.instance_path === '/repository'))?.d;
+    expect(hostile, 'an entry with an empty repository').toBeDefined();
+    expect(checkOf(hostile!)!.status).toBe('invalid');
+    expect(all.find(({ d }) => String(d.server.name).includes('<script>'))!.d._meta['org.mcp-schema/schema-history']!.registry_entry_schema).toMatchObject({ status: 'unknown_schema', note: 'the entry names no $schema' });
+    // The near miss for the published schema: a status it does not name is refused.
+    const schema = JSON.parse(await read('api/schema/descriptor.json')) as object;
+    const published = new Ajv({ allErrors: true, strict: false });
+    addFormats(published);
+    const validate = published.compile(schema);
+    const d = structuredClone(hostile!);
+    (d._meta['org.mcp-schema/schema-history']!.registry_entry_schema as { status: string }).status = 'failed';
+    expect(validate(d)).toBe(false);
+    expect(Descriptor.safeParse(d).success).toBe(false);
+  });
+
+  it('registry hygiene counts the listed servers\' entries as their descriptors say them (retired ones out)', async () => {
+    for (const dir of [LIFECYCLE_ARCHIVE, GOLDEN]) {
+      const archive = await loadArchive(dir);
+      const h = await registryHygieneFigure(archive, TEST_REGISTRY_SCHEMAS);
+      const listed = all.filter((x) => x.archive === path.basename(dir) && x.d._meta['org.mcp-schema/schema-history']!.retired === false);
+      const statusOf = (x: { d: Json }) => (x.d._meta['org.mcp-schema/schema-history']!.registry_entry_schema as { status: string } | null)?.status ?? null;
+      expect(h.listed, dir).toBe(listed.length);
+      expect(h.unreadable, dir).toBe(listed.filter((x) => statusOf(x) === null).length);
+      expect([h.valid, h.invalid, h.unknownSchema], dir).toEqual(['valid', 'invalid', 'unknown_schema'].map((st) => listed.filter((x) => statusOf(x) === st).length));
+      expect(h.entries + h.unreadable).toBe(h.listed);
+    }
+    // The near miss: a retired server's entry is in its descriptor but not in the figure.
+    expect(all.some((x) => x.d._meta['org.mcp-schema/schema-history']!.retired === true && x.d._meta['org.mcp-schema/schema-history']!.registry_entry_schema !== null)).toBe(true);
   });
 
   it('the waivers are exactly the real registry\'s quirks: each happens in the real 2025-12-12 listing, and nothing else fails there', () => {

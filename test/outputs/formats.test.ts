@@ -17,7 +17,7 @@ import { serverApiJson, writeServerFiles } from '../../src/outputs/server-files.
 import { HOSTILE_NAME } from '../helpers/archive.ts';
 import { GOLDEN } from '../helpers/golden-archive.ts';
 import { expectGolden } from '../helpers/golden.ts';
-import { TEST_PUBLICATION as pub } from '../helpers/publication.ts';
+import { TEST_PUBLICATION as pub, TEST_REGISTRY_SCHEMAS } from '../helpers/publication.ts';
 
 const ARCHIVE = GOLDEN;
 
@@ -26,7 +26,7 @@ let out: string;
 beforeAll(async () => {
   a = await loadArchive(ARCHIVE);
   out = await mkdtemp(path.join(os.tmpdir(), 'mcp-schema-formats-'));
-  const written = await writeServerFiles(a, out, pub);
+  const written = await writeServerFiles(a, out, pub, TEST_REGISTRY_SCHEMAS);
   await writeBundles(a, out, { pub, cacheDir: path.join(out, 'cache'), written: written.bundles });
 }, 120_000);
 afterAll(async () => {
@@ -101,7 +101,7 @@ describe('the public formats, against their goldens', () => {
     const failing = a.servers.find((s) => s.status === 'error')!;
     // Compact JSON on the site; indented here, to review.
     const pretty = (json: string) => `${JSON.stringify(JSON.parse(json), null, 2)}\n`;
-    await expectGolden('api-server-with-changes.json', pretty(await serverApiJson(a, hostile, pub)));
-    await expectGolden('api-server-failing.json', pretty(await serverApiJson(a, failing, pub)));
+    await expectGolden('api-server-with-changes.json', pretty(await serverApiJson(a, hostile, pub, TEST_REGISTRY_SCHEMAS)));
+    await expectGolden('api-server-failing.json', pretty(await serverApiJson(a, failing, pub, TEST_REGISTRY_SCHEMAS)));
   });
 });

@@ -205,6 +205,19 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     expect(foot.at(-1)).toBe(pairs.length.toLocaleString('en'));
     expect(table).toContain('>auth</th>');
   });
+  it('registry hygiene: the latest entries against the schema they name, the three counts adding up to the denominator shown', async () => {
+    const html = await readFile(path.join(site.out, 'statistics/index.html'), 'utf8');
+    expect(html).toContain('data-testid="registry-hygiene"');
+    // Rows of its own (data-entries, not data-measure): a count of every entry, not a v2 figure awaiting the gate.
+    const [valid, invalid, unknown] = ['valid', 'invalid', 'unknown_schema'].map((m) => rowCells(html.replace(/data-entries=/g, 'data-measure='), m));
+    expect(html).not.toMatch(/data-measure="(valid|invalid|unknown_schema)"/);
+    const n = Number(valid![2]!.replace(/,/g, ''));
+    expect(n).toBeGreaterThan(0);
+    for (const r of [invalid!, unknown!]) expect(r[2]).toBe(valid![2]);
+    expect([valid!, invalid!, unknown!].reduce((k, r) => k + Number(r[1]!.replace(/,/g, '')), 0)).toBe(n);
+    expect(valid![3]).toBe(pct(Number(valid![1]!.replace(/,/g, '')) / n));
+    expect(text(html)).toContain(`Of the ${n.toLocaleString('en')} latest entries`);
+  });
 });
 
 describe('/statistics/ and the bridge note on an empty archive', () => {
@@ -217,6 +230,8 @@ describe('/statistics/ and the bridge note on an empty archive', () => {
     const html = await readFile(path.join(site.out, 'statistics/index.html'), 'utf8');
     expect(text(html)).toContain('Methodology v2 has not run yet');
     expect(html).not.toContain('data-testid="figures-RQ1"');
+    // No listed server, no registry hygiene figure (a share of nothing is not shown).
+    expect(html).not.toContain('data-testid="registry-hygiene"');
     expect(text(await readFile(path.join(site.out, 'methodology/changelog/index.html'), 'utf8'))).toContain('No bridge day yet');
     // The CSVs exist, with their header only.
     expect((await readFile(path.join(site.out, 'statistics/figures.csv'), 'utf8')).trim().split('\r\n')).toHaveLength(1);

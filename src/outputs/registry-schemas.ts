@@ -1,0 +1,58 @@
+// The official server.json schemas a registry entry is checked against (issue 25, item 3): data
+// files (fixtures/registry/spec/, their provenance beside them), read here, once per folder, and handed
+// to src/lib registrySchemaChecker, which compiles each once. The site passes the folder its settings
+// name (src/site/settings.ts registrySchemaDir); tests pass the fixtures folder.
+//
+// Registry hygiene on /statistics/: every server the latest complete roster lists (retired ones are
+// out), its latest registry entry checked against the schema it names; entries that could not be read
+// back are counted apart, never as a failure.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { registryHygiene, registrySchemaChecker, type RegistryHygiene, type RegistrySchemaCheck, type RegistrySchemaChecker } from '../lib/index.ts';
+import type { Archive } from '../loader/views.ts';
+import { entryOf } from './descriptor.ts';
+
+/** The file names read as server.json schemas: `server.schema.<date or draft>.json`. */
+export const REGISTRY_SCHEMA_FILE = /^server\.schema\.[A-Za-z0-9-]+\.json$/;
+
+const checkers = new Map<string, RegistrySchemaChecker>();
+
+/** A checker over every server.json schema in `dir` (by name order), read and compiled once per folder and process. */
+export function registrySchemas(dir: string): RegistrySchemaChecker {
+  const key = path.resolve(dir);
+  let c = checkers.get(key);
+  if (!c) {
+    const files = readdirSync(key).filter((n) => REGISTRY_SCHEMA_FILE.test(n)).sort();
+    if (files.length === 0) throw new Error(`no server.json schema (server.schema.*.json) in ${key}`);
+    c = registrySchemaChecker(files.map((n) => JSON.parse(readFileSync(path.join(key, n), 'utf8')) as unknown));
+    checkers.set(key, c);
+  }
+  return c;
+}
+
+/** The latest entry of a server (its `server` object as stored) against its schema; null when the entry could not be read. */
+export function checkEntry(entry: Record<string, unknown> | null, checker: RegistrySchemaChecker): RegistrySchemaCheck | null {
+  return entry === null ? null : checker.check(entry.server);
+}
+
+export interface RegistryHygieneFigure extends RegistryHygiene {
+  /** Servers the latest roster lists (not retired): the entries checked plus those unreadable. */
+  listed: number;
+  /** Listed servers whose entry could not be read back (its roster page missing or damaged). */
+  unreadable: number;
+  /** The schemas the checker knows, by `$id`. */
+  known: readonly string[];
+}
+
+/** Registry hygiene over every listed server's latest entry (src/lib registryHygiene), read one page at a time in name order. */
+export async function registryHygieneFigure(a: Archive, checker: RegistrySchemaChecker, top = 10): Promise<RegistryHygieneFigure> {
+  const checks: RegistrySchemaCheck[] = [];
+  let listed = 0;
+  for (const s of a.servers) {
+    if (s.status === 'retired') continue;
+    listed++;
+    const c = checkEntry(await entryOf(a, s), checker);
+    if (c) checks.push(c);
+  }
+  return { ...registryHygiene(checks, top), listed, unreadable: listed - checks.length, known: checker.ids };
+}
