@@ -141,17 +141,13 @@ const KIND_DRIVER: Record<string, Driver> = { page: 'L', manifest: 'L', entry: '
 /**
  * Two cold builds of the bounded site (bench:archive --targets 5000 --days 60 and --days 360, then
  * MCP_SCHEMA_RELEASE=parts MCP_SCHEMA_OBJECTS_URL=... bench:build --cold --kinds; bench/README.md
- * "Years": not this run): the site without data/, its files, and the build's peak RSS after the load
- * stage (what a daily build with a warm cache peaks at: its later stages are the same work) and at it
- * (a cold build's digest pass).
+ * "Years": not this run): the site without data/ and its files, for the "bounded, no file host" rows.
  */
 export const BOUNDED_BUILDS = {
   targets: 5_000,
   days: [60, 360],
   site_mb: [160.2 - 30.7, 198.1 - 44.7],
   files: [23_854 - 31, 27_744 - 31],
-  warm_peak_rss_mb: [1_052, 1_165],
-  cold_load_rss_mb: [1_594, 3_891],
   source: 'bench:build --cold of bench:archive 5,000 x 60 and x 360 with the site bounds (bench/README.md, Years), not this run',
 } as const;
 /**
@@ -534,9 +530,8 @@ export function project(m: Measured): Projections {
   // day's digest computed again, in 30-day worker chunks), each fitted to the current code's builds
   // (BUILD_RSS: c + a·targets + b·targets·days, least squares). Their peak is Pagefind's, in the search
   // stage, on top of what the loaded archive holds.
-  const rssFit = (pts: readonly { targets: number; days: number; y: number }[]) => fitBuilds(pts);
-  const warmFit = rssFit(BUILD_RSS.warm);
-  const coldFit = rssFit(BUILD_RSS.cold);
+  const warmFit = fitBuilds(BUILD_RSS.warm);
+  const coldFit = fitBuilds(BUILD_RSS.cold);
   const fitted = (f: ReturnType<typeof fitBuilds>) => (T: number, g: Growth) => (f ? f.c + f.a * at(g, 'N', T) + f.b * targetDays(g, T) : NaN) * 1e6;
   const fitNote = (f: ReturnType<typeof fitBuilds>, pts: readonly { targets: number; days: number; y: number }[]) =>
     f ? `${Math.round(f.c)} MB + ${(f.a * 1e3).toFixed(1)} kB a target + ${(f.b * 1e6).toFixed(1)} B a target-day, through ${pts.map((p, i) => `${p.targets.toLocaleString('en')} × ${p.days} (${p.y} MB, residual ${f.residuals[i]! >= 0 ? '+' : ''}${Math.round(f.residuals[i]!)})`).join(', ')}` : 'fewer than 3 builds';

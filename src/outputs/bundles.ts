@@ -229,40 +229,36 @@ class Members {
     for (const f of files) if (!isLocal(this.a.dir, f)) await materialize(this.a.dir, f, (this.index ??= readStoredIndex(this.a.dir)), storeFor(this.a.dir));
   }
 
-  async of(day: DayInfo): Promise<{ jsonl: string; csv: string }> {
-    const m = memberPaths(this.cacheDir, day.key);
+  /** A v1 day's members: JSON Lines (its valid lines verbatim, or the day's own file when closed and clean) and CSV. */
+  of(day: DayInfo): Promise<{ jsonl: string; csv: string }> {
+    return this.members(day, memberPaths(this.cacheDir, day.key), (files, trusted) => observationLines(this.a.dir, files, { trusted }), csvOf);
+  }
+
+  /** The same for a v2 day (observations-v2/). */
+  ofV2(day: V2DayInfo): Promise<{ jsonl: string; csv: string }> {
+    return this.members(day, memberPaths(this.cacheDir, day.key, 'observations-v2'), (files, trusted) => observationV2Lines(this.a.dir, files, { trusted }), csvOfV2);
+  }
+
+  private async members<R>(
+    day: { day: string; files: string[]; problems: number },
+    m: { jsonl: string; csv: string },
+    lines: (files: { day: string; files: string[] }, trusted: boolean) => AsyncIterable<{ text: string; row: { ok: true; value: R } | { ok: false } | null }>,
+    csv: (row: R) => string,
+  ): Promise<{ jsonl: string; csv: string }> {
     const files = { day: day.day, files: day.files };
     const direct = bundledAsIs(files, day.problems) ? path.join(this.a.dir, day.files[0]!) : null;
     if (direct || !existsSync(m.jsonl) || !existsSync(m.csv)) await this.bring(day.files);
     if ((direct || existsSync(m.jsonl)) && existsSync(m.csv)) return { jsonl: direct ?? m.jsonl, csv: m.csv };
     // The loader validated every line of this day (its digest has the same key): a day without
     // problems needs no second validation; one with problems is filtered line by line again.
-    const lines: string[] = [];
+    const kept: string[] = [];
     const rows: string[] = [];
-    for await (const { text, row } of observationLines(this.a.dir, files, { trusted: day.problems === 0 })) {
+    for await (const { text, row } of lines(files, day.problems === 0)) {
       if (!row?.ok) continue;
-      lines.push(text + '\n');
-      rows.push(csvOf(row.value));
+      kept.push(text + '\n');
+      rows.push(csv(row.value));
     }
-    dayMembers(files, lines, rows, day.problems, { jsonl: m.jsonl, csv: m.csv });
-    return { jsonl: direct ?? m.jsonl, csv: m.csv };
-  }
-
-  /** A v2 day's members: JSON Lines (its valid lines verbatim, or the day's own file when closed and clean) and CSV. */
-  async ofV2(day: V2DayInfo): Promise<{ jsonl: string; csv: string }> {
-    const files = { day: day.day, files: day.files };
-    const m = memberPaths(this.cacheDir, day.key, 'observations-v2');
-    const direct = bundledAsIs(files, day.problems) ? path.join(this.a.dir, day.files[0]!) : null;
-    if (direct || !existsSync(m.jsonl) || !existsSync(m.csv)) await this.bring(day.files);
-    if ((direct || existsSync(m.jsonl)) && existsSync(m.csv)) return { jsonl: direct ?? m.jsonl, csv: m.csv };
-    const lines: string[] = [];
-    const rows: string[] = [];
-    for await (const { text, row } of observationV2Lines(this.a.dir, files, { trusted: day.problems === 0 })) {
-      if (!row?.ok) continue;
-      lines.push(text + '\n');
-      rows.push(csvOfV2(row.value));
-    }
-    dayMembers(files, lines, rows, day.problems, { jsonl: m.jsonl, csv: m.csv });
+    dayMembers(files, kept, rows, day.problems, m);
     return { jsonl: direct ?? m.jsonl, csv: m.csv };
   }
 
