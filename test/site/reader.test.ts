@@ -196,6 +196,9 @@ describe('the headline and the views over time', () => {
     expect(html).toContain('data-testid="trends-era-adoption-chart"');
     expect((await read('trends/era-adoption.csv')).split('\r\n').filter(Boolean).length - 1).toBe(a.v2!.adoption.length);
     expect(await read('trends/era-adoption.csv')).toBe(await read('statistics/era-adoption.csv'));
+    // Its caption, from the one EraAdoptionFigure: the gate's mark, then a space, then the page's own words.
+    expect(html).toMatch(/<figcaption[^>]*><strong>Not yet validated\.<\/strong> For each full /);
+    expect(await read('statistics/index.html')).toMatch(/<figcaption[^>]*><strong>Not yet validated\.<\/strong> For each full v2 run/);
     const ever = (await read('charts/ever-changed.csv')).split('\r\n').filter(Boolean);
     // A simulated build (this one) says so in a first column on every row.
     expect(ever[0]).toBe('simulated,days,share_changed,lower_95,upper_95,at_risk,observed,observed_changed,observed_share,constant_rate');
