@@ -15,7 +15,7 @@ import { slugFor } from '../lib/slug.ts';
 import { cachedBodyFacts, type BodyFacts } from './bodies.ts';
 import { cachedChanges, ToolsCache } from './changes.ts';
 import { ATTEMPT, CODES, OK } from './digest.ts';
-import { bridgeV1Rows, leanRows, okV2At, type Fold, type RowRef, type TargetState } from './fold.ts';
+import { bridgeV1Rows, eraOf, leanRows, runIso, SEG, type Fold, type RowRef, type TargetState } from './fold.ts';
 import { cachedRowsAt } from './rows.ts';
 import { timelines } from './timelines.ts';
 import type { Archive, BodyFindingView, ChangeView, InstructionsChangeView, CurrentBodyView, RawArchive, ServerView, SetView, StripSegment, Tiles, VersionView } from './views.ts';
@@ -208,26 +208,25 @@ function targetTimeline(raw: RawArchive, s: TargetState, name: string, lean: Ret
  * target's, oldest first, and are updated in place.
  */
 function instructionsDrift(fold: Fold, s: TargetState, slug: string, changes: ChangeView[]): InstructionsChangeView[] {
-  if (!s.okV2) return [];
   const out: InstructionsChangeView[] = [];
-  // Run-length triples [okIndex, eraId, instrId]: a new triple where era or instructions moved.
-  for (let k = 3; k < s.okV2.length; k += 3) {
-    const before = s.okV2[k - 1]!;
-    const after = s.okV2[k + 2]!;
-    if (before === after) continue;
-    const i = s.okV2[k]!;
-    const hash = (id: number) => (id >= 0 ? fold.hashes[id]! : null);
-    const findings = serverInstructionsChanged.checkInstructions(hash(before), hash(after));
-    const runId = fold.runIds[s.okRun[i]!]!;
+  const hash = (id: number) => (id >= 0 ? fold.hashes[id]! : null);
+  // Between successive v2 ok rows: runs split where the instructions move, so compare each v2 run with the one before.
+  let before: number | null = null;
+  for (const r of s.ok) {
+    if (r.era < 0) continue;
+    const prior = before;
+    before = r.instr;
+    if (prior === null || prior === r.instr) continue;
+    const findings = serverInstructionsChanged.checkInstructions(hash(prior), hash(r.instr));
+    const runId = fold.runIds[r.firstRun]!;
     const change = changes.find((c) => c.runId === runId);
     if (change) {
       change.findings = [...change.findings, ...findings];
       if (change.security === null) change.security = 'WARN';
       continue;
     }
-    const day = fold.dayIds[s.okDay[i]!]!;
-    const observedAt = s.okIso?.get(i) ?? new Date(s.okMs[i]!).toISOString();
-    out.push({ id: `${day}-instructions-${hash(after)?.slice(0, 12) ?? 'none'}`, target: s.name, slug, day, observedAt, runId, before: hash(before), after: hash(after), findings });
+    const day = fold.dayIds[r.firstDay]!;
+    out.push({ id: `${day}-instructions-${hash(r.instr)?.slice(0, 12) ?? 'none'}`, target: s.name, slug, day, observedAt: runIso(r, 'first'), runId, before: hash(prior), after: hash(r.instr), findings });
   }
   return out;
 }
@@ -239,13 +238,15 @@ function timelineRuns(raw: RawArchive): AnyRun[] {
   return [...raw.runs.filter((r) => r.day < seam), ...raw.headlineRuns.filter((r) => r.day >= seam)];
 }
 
-/** A target's v2 ok rows as src/lib protocolMigration reads them (none on a v1 headline). */
+/** A target's v2 ok rows as src/lib protocolMigration reads them (none on a v1 headline): each v2 run's first and last row. */
 function migrationRows(fold: Fold, s: TargetState): MigrationRow[] {
-  if (!s.okV2) return [];
   const out: MigrationRow[] = [];
-  for (let i = s.okV2[0]!; i < s.okMs.length; i++) {
-    const v = okV2At(fold, s, i)!;
-    out.push({ run_id: fold.runIds[s.okRun[i]!]!, target: s.name, outcome: 'ok', era: v.era as MigrationRow['era'], protocol_version: v.protocolVersion, methodology_version: 'v2' });
+  for (const r of s.ok) {
+    const v = eraOf(fold, r);
+    if (!v) continue;
+    const row = (run: number): MigrationRow => ({ run_id: fold.runIds[run]!, target: s.name, outcome: 'ok', era: v.era as MigrationRow['era'], protocol_version: v.protocolVersion, methodology_version: 'v2' });
+    out.push(row(r.firstRun));
+    if (r.n > 1) out.push(row(r.lastRun));
   }
   return out;
 }
@@ -266,50 +267,50 @@ async function bodiesOf(
   bodyFindings: BodyFindingView[],
 ): Promise<CurrentBodyView | null> {
   const { fold } = raw;
-  if (s.okBody.length === 0) return null;
-  const ids = [...new Set(s.okBody)];
+  if (s.ok.length === 0) return null;
+  const ids = [...new Set(s.ok.map((r) => r.body))];
   // Bodies that are the first page of a listing v2 read over several pages: their set hash is of all pages.
   const listings = new Map<string, { pages: string[]; types: (string | null)[] }>();
-  for (let i = 0; i < s.okBody.length; i++) {
-    const l = fold.contractPages.get(s.okTools[i]!);
-    if (l && l.pages[0] === fold.hashes[s.okBody[i]!]) listings.set(l.pages[0]!, l);
+  for (const r of s.ok) {
+    const l = fold.contractPages.get(r.tools);
+    if (l && l.pages[0] === fold.hashes[r.body]) listings.set(l.pages[0]!, l);
   }
   const facts = await cachedBodyFacts(raw.cache, lib, ids.map((id) => fold.hashes[id]!), contentTypes, raw.dir, stats, listings);
   const factOf = new Map<number, BodyFacts>(ids.map((id, k) => [id, facts[k]!]));
-  const iso = (i: number) => s.okIso?.get(i) ?? new Date(s.okMs[i]!).toISOString();
   const mine = new Map<string, SetView['servers'][number]>();
   let before = new Set<string>();
-  for (let i = 0; i < s.okBody.length; i++) {
-    const body = fold.hashes[s.okBody[i]!]!;
-    const f = factOf.get(s.okBody[i]!)!;
+  // Runs in row order; a run's rows share one body, so what a row would add is its run's first row's, n times.
+  for (const r of s.ok) {
+    const body = fold.hashes[r.body]!;
+    const f = factOf.get(r.body)!;
     if (f.setHash !== null) {
       let set = sets.get(f.setHash);
       if (!set) sets.set(f.setHash, (set = { setHash: f.setHash, bodySha256: body, servers: [] }));
       let seen = mine.get(f.setHash);
       if (!seen) {
-        mine.set(f.setHash, (seen = { target: s.name, slug, firstSeen: iso(i), lastSeen: iso(i), observations: 0 }));
+        mine.set(f.setHash, (seen = { target: s.name, slug, firstSeen: runIso(r, 'first'), lastSeen: runIso(r, 'first'), observations: 0 }));
         set.servers.push(seen);
       }
-      seen.lastSeen = iso(i);
-      seen.observations++;
+      seen.lastSeen = runIso(r, 'last');
+      seen.observations += r.n;
     }
     const prints = new Set(f.findings.map((x) => x.fingerprint));
     const fresh = f.findings.filter((x) => !before.has(x.fingerprint));
     if (fresh.length > 0) {
-      const day = fold.dayIds[s.okDay[i]!]!;
-      bodyFindings.push({ id: `${day}-${body.slice(0, 12)}`, target: s.name, slug, day, observedAt: iso(i), runId: fold.runIds[s.okRun[i]!]!, bodySha256: body, findings: fresh });
+      const day = fold.dayIds[r.firstDay]!;
+      bodyFindings.push({ id: `${day}-${body.slice(0, 12)}`, target: s.name, slug, day, observedAt: runIso(r, 'first'), runId: fold.runIds[r.firstRun]!, bodySha256: body, findings: fresh });
     }
     before = prints;
   }
-  const last = s.okBody.length - 1;
-  const f = factOf.get(s.okBody[last]!)!;
-  return { bodySha256: fold.hashes[s.okBody[last]!]!, observedAt: iso(last), setHash: f.setHash, setHashProblem: f.problem, findings: f.findings };
+  const last = s.ok.at(-1)!;
+  const f = factOf.get(last.body)!;
+  return { bodySha256: fold.hashes[last.body]!, observedAt: runIso(last, 'last'), setHash: f.setHash, setHashProblem: f.problem, findings: f.findings };
 }
 
 /** A target's probes: the latest, failures since the last ok one (from its strip), and its health. */
 function probes(s: TargetState, asOfDay: string | null): Pick<ServerView, 'lastProbe' | 'consecutiveFailures' | 'health'> {
   let failures = 0;
-  for (let k = s.seg.length - 6; k >= 0; k -= 6) {
+  for (let k = s.seg.length - SEG; k >= 0; k -= SEG) {
     const code = s.seg[k]!;
     if (code === OK) break;
     if (ATTEMPT[code]) failures += s.seg[k + 2]!;
@@ -369,8 +370,8 @@ class PageCache {
 function strip(fold: Fold, s: TargetState, changes: ChangeView[]): StripSegment[] {
   const changeDays = new Set(changes.map((c) => `${c.day}|${c.afterSha256}`));
   const out: StripSegment[] = [];
-  for (let k = 0; k < s.seg.length; k += 6) {
-    const [code, http, count, first, last, tools] = s.seg.slice(k, k + 6) as [number, number, number, number, number, number];
+  for (let k = 0; k < s.seg.length; k += SEG) {
+    const [code, http, count, first, last, tools, second] = s.seg.slice(k, k + SEG) as [number, number, number, number, number, number, number];
     const c = CODES[code]!;
     const firstDay = fold.dayIds[first]!;
     const lastDay = fold.dayIds[last]!;
@@ -381,26 +382,20 @@ function strip(fold: Fold, s: TargetState, changes: ChangeView[]): StripSegment[
     if (code === OK && tools >= 0 && changeDays.has(`${firstDay}|${fold.hashes[tools]}`)) {
       out.push({ kind: 'changed', errorClass, http, count: 1, firstDay, lastDay: firstDay });
       // The rest of the run starts at its second observation, not on the change day (issue 16: hover
-      // dates were a day early). Ok rows are kept in order, so it is the ok row after the change's.
-      if (count > 1) out.push({ kind, errorClass, http, count: count - 1, firstDay: secondDay(fold, s, first, tools) ?? firstDay, lastDay });
+      // dates were a day early): the segment's second row's day, kept with the segment.
+      if (count > 1) out.push({ kind, errorClass, http, count: count - 1, firstDay: fold.dayIds[second] ?? firstDay, lastDay });
     } else out.push({ kind, errorClass, http, count, firstDay, lastDay });
   }
   return out;
 }
 
-/** The day of the ok row after the first ok row on `day` with contract `tools`. */
-function secondDay(fold: Fold, s: TargetState, day: number, tools: number): string | null {
-  for (let i = 0; i < s.okDay.length - 1; i++) if (s.okDay[i] === day && s.okTools[i] === tools) return fold.dayIds[s.okDay[i + 1]!] ?? null;
-  return null;
-}
-
-
 function serverView(fold: Fold, s: TargetState, slug: string, latest: Observation, registryRow: Observation | null, endpointRow: Observation | null, drift: Drift, changes: ChangeView[]): Omit<ServerView, 'lastProbe' | 'consecutiveFailures' | 'health' | 'current' | 'instructionChanges'> {
-  const lastOk = s.okMs.length > 0 ? (s.okIso?.get(s.okMs.length - 1) ?? new Date(s.okMs.at(-1)!).toISOString()) : null;
+  const lastRun = s.ok.at(-1);
+  const lastOk = lastRun ? runIso(lastRun, 'last') : null;
   const versions: VersionView[] = drift.versions.map((v) => {
     const id = fold.hashId.get(v.tools_sha256) ?? -1;
-    const i = s.okTools.indexOf(id);
-    return { toolsSha256: v.tools_sha256, bodySha256: v.body_sha256, firstSeen: v.first_seen, lastSeen: v.last_seen, toolCount: i >= 0 && s.okCount[i]! >= 0 ? s.okCount[i]! : null };
+    const first = s.ok.find((r) => r.tools === id);
+    return { toolsSha256: v.tools_sha256, bodySha256: v.body_sha256, firstSeen: v.first_seen, lastSeen: v.last_seen, toolCount: first && first.toolCount >= 0 ? first.toolCount : null };
   });
   return {
     name: s.name,
@@ -411,7 +406,7 @@ function serverView(fold: Fold, s: TargetState, slug: string, latest: Observatio
     errorClass: latest.error_class,
     notAttemptedReason: latest.not_attempted_reason ?? null,
     endpoint: latest.endpoint ?? endpointRow?.endpoint ?? null,
-    toolCount: s.okCount.length > 0 && s.okCount.at(-1)! >= 0 ? s.okCount.at(-1)! : null,
+    toolCount: lastRun && lastRun.toolCount >= 0 ? lastRun.toolCount : null,
     firstObserved: s.firstIso ?? new Date(s.firstMs).toISOString(),
     lastObserved: s.latestIso ?? new Date(s.latestMs).toISOString(),
     lastOk,

@@ -1,8 +1,8 @@
 // Pass 2 of the loader: the days' digests folded, in time order, into a compact state per target —
-// its status strip as runs of equal outcome, its ok rows as a few numbers each (hash ids, instant, run,
-// day), its retired rows, where its latest rows sit (day, line), and its probes of the last month
+// its status strip as runs of equal outcome, its ok rows as runs of rows that agree on everything
+// drift reads (OkRun: the first and last row of each, and how many), its retired rows, where its latest rows sit (day, line), and its probes of the last month
 // (instant, ok, latency: at most RECENT_MAX of them, for the descriptor's health block) — never
-// Observation objects, so memory grows with targets, not with rows.
+// Observation objects, so memory grows with targets and what they change, not with rows or days.
 //
 // The headline series (load-archive.ts): v1 days, or once the bridge is complete the stitched timeline
 // — v1 days before the seam, v2 days from it on — fold into the same state; v2 ok rows add what v2
@@ -18,6 +18,38 @@ export interface RowRef {
   line: number;
 }
 
+/**
+ * A run of a target's consecutive ok rows that agree on everything drift, lifetimes, sets and findings
+ * read: contract hash, raw body, tool count, v2 era and instructions, and which side of the series seam
+ * they fall on. Only its first and last rows are kept (with the run's row count): detectDrift,
+ * contractIntervals and stitchSeries read a contract's first and last observation and the rows where
+ * something changed, never the rows in between, so a server that answers the same for five years is
+ * one run, not 1,825 rows (issue 23: the loaded archive grew 22 B a target-day).
+ */
+export interface OkRun {
+  tools: number;
+  body: number;
+  /** tool_count of the run's rows (-1: none). */
+  toolCount: number;
+  /** v2 rows: index into Fold.eras; -1: v1 rows. */
+  era: number;
+  /** v2 rows: instructions hash id into Fold.hashes; -1: none (or v1). */
+  instr: number;
+  /** Rows in the run. */
+  n: number;
+  firstMs: number;
+  lastMs: number;
+  firstDay: number;
+  lastDay: number;
+  firstRun: number;
+  lastRun: number;
+  /** observed_at text of the first/last row when it is not the ISO form of its instant. */
+  firstIso: string | null;
+  lastIso: string | null;
+  /** Rows kept whole (a bridge day's, or a fold in exact mode): never extended. */
+  whole: boolean;
+}
+
 /** One target's compact state. Arrays are parallel; ids point into the Fold's tables. */
 export interface TargetState {
   name: string;
@@ -30,24 +62,14 @@ export interface TargetState {
   latestIso: string | null;
   endpointRef: RowRef | null;
   pageRef: RowRef | null;
-  /** Status strip as runs: [code, http, count, firstDayId, lastDayId, toolsId] per segment. */
-  seg: number[];
-  okMs: number[];
-  okTools: number[];
-  okBody: number[];
-  okDay: number[];
-  okRun: number[];
-  okCount: number[];
-  /** observed_at of ok rows whose text is not the ISO form of their instant, by ok index. */
-  okIso: Map<number, string> | null;
-  retired: { ms: number; day: number; run: number }[] | null;
   /**
-   * v2 ok rows' era, protocol version and instructions, run-length: flat triples [okIndex, eraId,
-   * instrId] (eraId into Fold.eras, instrId into Fold.hashes or -1 for none), one where the target's
-   * first v2 ok row sits and one wherever either changes. Ok rows before the first triple are v1's.
-   * null: no v2 ok row.
+   * Status strip as runs: [code, http, count, firstDayId, lastDayId, toolsId, secondDayId] per
+   * segment (SEG fields; secondDayId: the day of the segment's second row, -1 while it has one row).
    */
-  okV2: number[] | null;
+  seg: number[];
+  /** Ok rows as runs (OkRun), in the order they were folded (time order; see Fold.disordered). */
+  ok: OkRun[];
+  retired: { ms: number; day: number; run: number }[] | null;
   /** Instant of the latest probe (ok or error row); -1: never probed. */
   probeMs: number;
   /**
@@ -56,6 +78,9 @@ export interface TargetState {
    */
   recent: number[];
 }
+
+/** Fields per status-strip segment in TargetState.seg. */
+export const SEG = 7;
 
 /** Probes kept per target: two a day over the health window's month (a collector running more often keeps its latest 62). */
 export const RECENT_MAX = 62;
@@ -81,6 +106,24 @@ export interface Fold {
   contractPages: Map<number, { pages: string[]; types: (string | null)[] }>;
   /** Per target, its v1 ok rows from the seam on (stitched headline only): flat [ms, toolsId, bodyId, dayId, runId]. */
   bridgeV1: Map<string, number[]>;
+  /** Every ok row its own run (OkRun.whole): how the fold re-reads a disordered target. */
+  exact: boolean;
+  /** The series seam day (stitched headline), or null: ok runs never span it. */
+  seamDay: string | null;
+  /**
+   * Days whose ok rows are kept whole: v2 days that also have v1 rows (the bridge), where stitchSeries
+   * pairs a v2 row with the v1 row of the same run, whichever row of a run that is.
+   */
+  wholeDays: ReadonlySet<string>;
+  /**
+   * Targets an ok row reached out of time order (earlier than the target's latest ok row, by instant
+   * then run id): their runs may not be what sorting the rows would give, so the loader folds them
+   * again in exact mode (load-archive.ts). A collector writes rows in time order; this is for archives
+   * that were not.
+   */
+  disordered: Set<string>;
+  /** Fold only these targets (exact mode's second pass); null: all. */
+  only: ReadonlySet<string> | null;
 }
 
 /** The fold's string tables by value (the inverse of Fold's arrays). */
@@ -91,9 +134,28 @@ export interface FoldTables {
   era: Map<string, number>;
 }
 
-export function emptyFold(): { fold: Fold; tables: FoldTables } {
+export function emptyFold(opts: { seamDay?: string | null; wholeDays?: ReadonlySet<string>; exact?: boolean } = {}): { fold: Fold; tables: FoldTables } {
   const tables: FoldTables = { hash: new Map(), run: new Map(), day: new Map(), era: new Map() };
-  return { fold: { targets: new Map(), hashes: [], hashId: tables.hash, runIds: [], dayIds: [], bodyType: new Map(), eras: [], contractPages: new Map(), bridgeV1: new Map() }, tables };
+  return {
+    fold: {
+      targets: new Map(), hashes: [], hashId: tables.hash, runIds: [], dayIds: [], bodyType: new Map(), eras: [], contractPages: new Map(), bridgeV1: new Map(),
+      exact: opts.exact ?? false, seamDay: opts.seamDay ?? null, wholeDays: opts.wholeDays ?? new Set(), disordered: new Set(), only: null,
+    },
+    tables,
+  };
+}
+
+/**
+ * The same fold for a second pass over `names` only, every ok row kept whole, sharing the string
+ * tables (ids stay valid); its targets replace theirs in `fold` (adoptExact).
+ */
+export function exactFold(fold: Fold, names: ReadonlySet<string>): Fold {
+  return { ...fold, targets: new Map(), exact: true, disordered: new Set(), only: names };
+}
+
+/** Put an exact pass's targets in place of the main fold's. */
+export function adoptExact(fold: Fold, exact: Fold): void {
+  for (const [name, s] of exact.targets) fold.targets.set(name, s);
 }
 
 /** Fold one day's digest (rows in time order) into the per-target state. */
@@ -108,17 +170,16 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
     const tools = g.tools[i]! >= 0 ? hashId[g.tools[i]!]! : -1;
     if (tools >= 0 && !fold.contractPages.has(tools)) fold.contractPages.set(tools, { pages, types });
   }
+  const wholeFile = fold.exact || fold.wholeDays.has(g.day);
   for (let i = 0; i < g.n; i++) {
     const name = g.names[i]!;
+    if (fold.only !== null && !fold.only.has(name)) continue;
     const ms = g.ms[i]!;
     const iso = isoOverride.get(i) ?? null;
     const ref: RowRef = { d, line: g.line[i]! };
     let s = fold.targets.get(name);
     if (!s) {
-      s = {
-        name, rows: 0, firstMs: ms, firstIso: iso, latest: ref, latestMs: ms, latestIso: iso, endpointRef: null, pageRef: null, seg: [],
-        okMs: [], okTools: [], okBody: [], okDay: [], okRun: [], okCount: [], okIso: null, okV2: null, retired: null, probeMs: -1, recent: [],
-      };
+      s = { name, rows: 0, firstMs: ms, firstIso: iso, latest: ref, latestMs: ms, latestIso: iso, endpointRef: null, pageRef: null, seg: [], ok: [], retired: null, probeMs: -1, recent: [] };
       fold.targets.set(name, s);
     }
     s.rows++;
@@ -140,26 +201,32 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
       if (drop > 0) r.splice(0, drop);
     }
     const seg = s.seg;
-    const k = seg.length - 6;
+    const k = seg.length - SEG;
     if (k >= 0 && seg[k] === code && seg[k + 1] === http && seg[k + 5] === tools) {
-      seg[k + 2]!++;
+      if (seg[k + 2]!++ === 1) seg[k + 6] = day;
       seg[k + 4] = day;
-    } else seg.push(code, http, 1, day, day, tools);
+    } else seg.push(code, http, 1, day, day, tools, -1);
     if (code === OK && tools >= 0 && g.body[i]! >= 0) {
       const body = hashId[g.body[i]!]!;
-      if (iso !== null) (s.okIso ??= new Map()).set(s.okMs.length, iso);
-      if (g.era[i]! >= 0) {
-        const era = eraId[g.era[i]!]!;
-        const instr = g.instr[i]! >= 0 ? hashId[g.instr[i]!]! : -1;
-        const v = (s.okV2 ??= []);
-        if (v.length === 0 || v[v.length - 2] !== era || v[v.length - 1] !== instr) v.push(s.okMs.length, era, instr);
+      const era = g.era[i]! >= 0 ? eraId[g.era[i]!]! : -1;
+      const instr = era >= 0 && g.instr[i]! >= 0 ? hashId[g.instr[i]!]! : -1;
+      const run = runId[g.run[i]!]!;
+      const count = g.toolCount[i]!;
+      const dayText = fold.dayIds[day]!;
+      const last = s.ok.at(-1);
+      // Out of time order (instant, then run id, as inTimeOrder sorts): this target is folded again, exactly.
+      if (last && !fold.exact && (ms < last.lastMs || (ms === last.lastMs && run !== last.lastRun && fold.runIds[run]! < fold.runIds[last.lastRun]!))) fold.disordered.add(name);
+      const whole = wholeFile || (day !== fileDay && fold.wholeDays.has(dayText));
+      const seamSide = (d: number) => fold.seamDay !== null && fold.dayIds[d]! >= fold.seamDay;
+      if (last && !whole && !last.whole && last.tools === tools && last.body === body && last.toolCount === count && last.era === era && last.instr === instr && seamSide(last.lastDay) === seamSide(day)) {
+        last.n++;
+        last.lastMs = ms;
+        last.lastDay = day;
+        last.lastRun = run;
+        last.lastIso = iso;
+      } else {
+        s.ok.push({ tools, body, toolCount: count, era, instr, n: 1, firstMs: ms, lastMs: ms, firstDay: day, lastDay: day, firstRun: run, lastRun: run, firstIso: iso, lastIso: iso, whole });
       }
-      s.okMs.push(ms);
-      s.okTools.push(tools);
-      s.okBody.push(body);
-      s.okDay.push(day);
-      s.okRun.push(runId[g.run[i]!]!);
-      s.okCount.push(g.toolCount[i]!);
       if (!fold.bodyType.has(body)) fold.bodyType.set(body, g.ctypes[g.ctype[i]!] ?? null);
     } else if (code === RETIRED) {
       (s.retired ??= []).push({ ms, day, run: runId[g.run[i]!]! });
@@ -192,31 +259,38 @@ export function bridgeV1Rows(fold: Fold, name: string): DriftRow[] {
   return out;
 }
 
-/** What a target's v2 ok row `i` negotiated and answered: era, protocol version, instructions hash; null for a v1 row. */
-export function okV2At(fold: Fold, s: TargetState, i: number): { era: string; protocolVersion: string | null; instructions: string | null } | null {
-  const v = s.okV2;
-  if (!v || i < v[0]!) return null;
-  let k = 0;
-  while (k + 3 < v.length && v[k + 3]! <= i) k += 3;
-  const label = fold.eras[v[k + 1]!]!;
+/** What a v2 run negotiated and answered: era, protocol version, instructions hash; null for a v1 run. */
+export function eraOf(fold: Fold, r: OkRun): { era: string; protocolVersion: string | null; instructions: string | null } | null {
+  if (r.era < 0) return null;
+  const label = fold.eras[r.era]!;
   const bar = label.indexOf('|');
   const pv = label.slice(bar + 1);
-  return { era: label.slice(0, bar), protocolVersion: pv === '' ? null : pv.slice(1), instructions: v[k + 2]! >= 0 ? fold.hashes[v[k + 2]!]! : null };
+  return { era: label.slice(0, bar), protocolVersion: pv === '' ? null : pv.slice(1), instructions: r.instr >= 0 ? fold.hashes[r.instr]! : null };
 }
 
-/** A target's lean rows for src/lib: its ok rows and its retired rows, drift fields only. */
+/** observed_at of a run's first or last row. */
+export function runIso(r: OkRun, end: 'first' | 'last'): string {
+  return end === 'first' ? (r.firstIso ?? new Date(r.firstMs).toISOString()) : (r.lastIso ?? new Date(r.lastMs).toISOString());
+}
+
+/**
+ * A target's lean rows for src/lib: each ok run's first row and, when it has more, its last (what
+ * drift, lifetimes and the stitch read; see OkRun), then its retired rows; drift fields only.
+ */
 export function leanRows(fold: Fold, s: TargetState): DriftRow[] {
   const out: DriftRow[] = [];
-  for (let i = 0; i < s.okMs.length; i++) {
-    out.push({
-      target: s.name,
-      outcome: 'ok',
-      observed_at: s.okIso?.get(i) ?? new Date(s.okMs[i]!).toISOString(),
-      day: fold.dayIds[s.okDay[i]!]!,
-      run_id: fold.runIds[s.okRun[i]!]!,
-      tools_sha256: fold.hashes[s.okTools[i]!]!,
-      body_sha256: fold.hashes[s.okBody[i]!]!,
-    });
+  const row = (r: OkRun, end: 'first' | 'last'): DriftRow => ({
+    target: s.name,
+    outcome: 'ok',
+    observed_at: runIso(r, end),
+    day: fold.dayIds[end === 'first' ? r.firstDay : r.lastDay]!,
+    run_id: fold.runIds[end === 'first' ? r.firstRun : r.lastRun]!,
+    tools_sha256: fold.hashes[r.tools]!,
+    body_sha256: fold.hashes[r.body]!,
+  });
+  for (const r of s.ok) {
+    out.push(row(r, 'first'));
+    if (r.n > 1) out.push(row(r, 'last'));
   }
   for (const r of s.retired ?? []) {
     out.push({ target: s.name, outcome: 'retired', observed_at: new Date(r.ms).toISOString(), day: fold.dayIds[r.day]!, run_id: fold.runIds[r.run]!, tools_sha256: null, body_sha256: null });

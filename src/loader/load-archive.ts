@@ -4,7 +4,8 @@
 //   1. every day file is read once and reduced to a columnar digest (digest.ts), cached between
 //      builds by the content hash of the day's files (cache.ts) — a daily rebuild validates one new
 //      day, not a year; a first build digests days in worker threads (workers.ts);
-//   2. the digests are folded, in time order, into a compact state per target (fold.ts);
+//   2. the digests are folded, in time order, into a compact state per target (fold.ts): its ok rows as
+//      runs of rows that agree on what drift reads, so a target costs what it changed, not its days;
 //   3. each target and then the population are derived through src/lib (derive.ts, changes.ts);
 //   4. the few full rows pages show are read back from their day files by line number (rows.ts).
 // The loader reads no environment and no working directory: the caller names the archive, the
@@ -27,7 +28,7 @@ import type { Problem } from '../archive/problems.ts';
 import { BRIDGE_DAYS, bridgeDays, SERIES, type AnyRun, type RunSeries } from '../lib/index.ts';
 import { DigestCache, type CacheOptions, type DigestSource } from './cache.ts';
 import { deriveArchive } from './derive.ts';
-import { emptyFold, foldBridgeV1, foldDay } from './fold.ts';
+import { adoptExact, emptyFold, exactFold, foldBridgeV1, foldDay } from './fold.ts';
 import { prebuildDigests, type Prebuild } from './workers.ts';
 import { readV2Summary } from './v2-summary.ts';
 import { NO_TIMINGS, type Archive, type DayInfo, type HeadlineView, type RawArchive, type RestatementView, type Timings } from './views.ts';
@@ -43,6 +44,11 @@ export interface ReadOptions {
   timings?: Timings;
   /** The bridge's length in days (default BRIDGE_DAYS, the published archive's); only local worlds and demos set another. */
   bridgeDays?: number;
+  /**
+   * Keep every ok row in the fold (fold.ts OkRun.whole) instead of runs of equal rows: the reference
+   * the runs are tested against (test/loader/fold-runs.test.ts); memory then grows with rows.
+   */
+  exact?: boolean;
 }
 
 /** Which series the headline uses, from the archive's runs (the bridge rule of src/lib/bridge.ts). */
@@ -80,7 +86,10 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
       process.stderr.write(`[archive] digest workers unavailable (${String(error).slice(0, 200)}); reading in one thread\n`);
     }
   }
-  const { fold, tables } = emptyFold();
+  // v2 days that also have v1 rows (the bridge): their ok rows are kept whole for the stitch (fold.ts wholeDays).
+  const v1DaySet = new Set(days.map((d) => d.day));
+  const wholeDays = new Set(v2Days.map((d) => d.day).filter((d) => v1DaySet.has(d)));
+  const { fold, tables } = emptyFold({ seamDay: headline.seamDay, wholeDays, exact: opts.exact ?? false });
   const dayFiles: DayInfo[] = [];
   // The days the headline folds (RowRef.d indexes this list): v1's days, or the stitched timeline.
   const foldDays: DayInfo[] = [];
@@ -91,10 +100,13 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   // on, the day's v2 file folds into it and the v1 file is kept aside for the seam (foldBridgeV1).
   const order: { src: DigestSource; series: RunSeries }[] = [...sources.map((src) => ({ src, series: 'v1' as const })), ...v2Sources.map((src) => ({ src, series: 'v2' as const }))]
     .sort((a, b) => (a.src.day.day < b.src.day.day ? -1 : a.src.day.day > b.src.day.day ? 1 : a.series === 'v2' ? -1 : 1));
+  // Per day of `order`, its index in foldDays (RowRef.d), or -1 for a v1 day kept aside for the seam.
+  const foldIndex: number[] = [];
   for (const { src, series } of order) {
     const digest = await cache.digest(dir, src);
     const f0 = performance.now();
     const headlineDay = headline.seamDay === null || (series === 'v1' ? src.day.day < headline.seamDay : true);
+    foldIndex.push(headlineDay ? foldDays.length : -1);
     if (headlineDay) {
       foldDay(fold, tables, digest, foldDays.length);
       foldDays.push(info(src, digest.n, digest.problems.length));
@@ -106,9 +118,18 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
       dayFiles.push(info(src, digest.n, digest.problems.length));
     }
   }
+  // Targets whose rows were not in time order: folded again with every ok row kept (fold.ts disordered).
+  if (fold.disordered.size > 0) {
+    const f0 = performance.now();
+    const exact = exactFold(fold, fold.disordered);
+    for (let k = 0; k < order.length; k++) if (foldIndex[k]! >= 0) foldDay(exact, tables, await cache.digest(dir, order[k]!.src), foldIndex[k]!);
+    adoptExact(fold, exact);
+    foldMs += performance.now() - f0;
+    process.stderr.write(`[archive] ${fold.disordered.size} target(s) with rows out of time order: folded again row by row\n`);
+  }
   cache.save();
   timings.mark('load', performance.now() - t0 - foldMs, { days: days.length, rows: rowCount, cache_hits: cache.hits, cache_misses: cache.misses });
-  timings.mark('fold', foldMs, { targets: fold.targets.size });
+  timings.mark('fold', foldMs, { targets: fold.targets.size, disordered: fold.disordered.size });
 
   // `runs` are v1's (the runs bundle, coverage by run, editions); the headline's own runs (tiles, the
   // latest full run) are v2's once the headline is stitched (derive.ts).

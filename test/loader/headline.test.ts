@@ -15,6 +15,7 @@ import { deriveArchive, forgetArchive, loadArchive, readRawArchive, type Archive
 import { toolsSha256 } from '../../src/lib/index.ts';
 import { slugFor } from '../../src/lib/slug.ts';
 import { collectArchive } from '../helpers/archive.ts';
+import { compareFolds } from '../helpers/fold-agree.ts';
 
 const SEED = 'headline-34';
 const SIZE = 60;
@@ -202,6 +203,23 @@ describe('the headline series', () => {
     const steady = a.servers.find((s) => s.name === INSTRUCTIONS)!;
     expect(steady.changes).toEqual([]);
     expect(a.intervals.filter((i) => i.target === INSTRUCTIONS)).toHaveLength(1);
+  });
+
+  it('publishes from runs of equal ok rows what the row-by-row fold publishes: seams, migrations, instructions drift, the bridge kept whole', async () => {
+    const c = await compareFolds(dir, { bridgeDays: 3 });
+    expect(c.disordered).toEqual([]);
+    expect(c.okRuns).toBeLessThan(c.okRows);
+    expect(c.runs).toEqual(c.rows);
+    // Not vacuous: what the comparison covers is present on this archive.
+    const p = c.runs as { seams: unknown[]; instructionChanges: unknown[]; changes: { protocolMigration: boolean }[] };
+    expect(p.seams.length).toBeGreaterThan(0);
+    expect(p.changes.some((x) => x.protocolMigration)).toBe(true);
+    // The bridge's v2 days are kept row by row (stitchSeries pairs a v2 row with its run's v1 row).
+    const raw = await readRawArchive(dir, { bridgeDays: 3 });
+    expect([...raw.fold.wholeDays].sort()).toEqual([day(FIRST + 3), day(FIRST + 4), day(FIRST + 5)]);
+    const runs = [...raw.fold.targets.values()].flatMap((t) => t.ok);
+    expect(runs.filter((r) => r.whole).every((r) => r.n === 1 && raw.fold.wholeDays.has(raw.fold.dayIds[r.firstDay]!))).toBe(true);
+    expect(runs.some((r) => !r.whole && r.n > 1 && r.era >= 0)).toBe(true);
   });
 
   it('builds the same headline from the build cache (v2 digests cached by series) as from the files', async () => {
