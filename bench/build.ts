@@ -1,6 +1,6 @@
 // `npm run bench:build -- --archive .bench/a-25k-365 [--repeat 3] [--cold] [--keep] [--out DIR]`
 //
-// Runs the real site build (`npx astro build`) against an archive and reports: wall time, peak RSS of
+// Runs the real site build as `npm run build` does (`astro build`, then src/site/search-step.ts) against an archive and reports: wall time, peak RSS of
 // the whole process tree (npx → node → workers, polled from /proc every 100 ms), time per stage (the
 // loader and the post-build outputs append marks to $MCP_SCHEMA_TIMINGS, see src/site/timings.ts),
 // and the published site's size and file count, with the largest folders. `--cold` empties the build
@@ -61,41 +61,48 @@ export async function benchBuild(archive: string, out: string, env: Record<strin
   rmSync(out, { recursive: true, force: true });
   const t0 = Date.now();
   const cpu0 = childCpu();
+  // As npm run build: the Astro build (the search left to the next step, MCP_SCHEMA_SEARCH=after), then
+  // src/site/search-step.ts in a process of its own, so the peak is the larger of the two, not their sum.
   // --trace-gc is a V8 flag Node refuses in NODE_OPTIONS: run Astro's CLI under this Node with it instead.
-  const [cmd, argv] = opts.traceGc ? [process.execPath, ['--trace-gc', path.join(ROOT, 'node_modules', 'astro', 'bin', 'astro.mjs'), 'build']] : ['npx', ['astro', 'build']];
-  const child = spawn(cmd, argv, {
-    cwd: ROOT,
-    env: { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_OUT: out, MCP_SCHEMA_TIMINGS: timings, ASTRO_TELEMETRY_DISABLED: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const steps: [string, string[]][] = [
+    opts.traceGc ? [process.execPath, ['--trace-gc', path.join(ROOT, 'node_modules', 'astro', 'bin', 'astro.mjs'), 'build']] : ['npx', ['astro', 'build']],
+    ['npx', ['tsx', path.join(ROOT, 'src', 'site', 'search-step.ts')]],
+  ];
   let log = '';
-  child.stdout.on('data', (b: Buffer) => (log += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (log += b.toString()));
   let peak = 0;
   // Peak RSS per stage: a sample belongs to the stage after the last one that has ended.
   const stagePeak: Record<string, number> = {};
   // In the order their marks arrive: 'bundles-jsonl' and 'parquet' are the two parts of 'bundles', marked as they end.
   const ORDER = ['startup', 'load', 'fold', 'rows', 'derive', 'render', 'server-files', 'bundles-jsonl', 'parquet', 'bundles', 'chart-zip', 'objects', 'search'];
-  const poll = setInterval(() => {
-    const rss = treeRss(child.pid!);
-    peak = Math.max(peak, rss);
-    let done = 0;
-    try {
-      done = readFileSync(timings, 'utf8').split('\n').filter(Boolean).length;
-    } catch {
-      /* not yet */
+  for (const [cmd, argv] of steps) {
+    const child = spawn(cmd, argv, {
+      cwd: ROOT,
+      env: { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_OUT: out, MCP_SCHEMA_TIMINGS: timings, MCP_SCHEMA_SEARCH: 'after', ASTRO_TELEMETRY_DISABLED: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (b: Buffer) => (log += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (log += b.toString()));
+    const poll = setInterval(() => {
+      const rss = treeRss(child.pid!);
+      peak = Math.max(peak, rss);
+      let done = 0;
+      try {
+        done = readFileSync(timings, 'utf8').split('\n').filter(Boolean).length;
+      } catch {
+        /* not yet */
+      }
+      const stage = ORDER[Math.min(done, ORDER.length - 1)]!;
+      stagePeak[stage] = Math.max(stagePeak[stage] ?? 0, Math.round(rss / 1024));
+    }, 100);
+    const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+    clearInterval(poll);
+    if (code !== 0) {
+      console.error(log.slice(-4000));
+      throw new Error(`${argv.at(-1)} exited ${code}`);
     }
-    const stage = ORDER[Math.min(done, ORDER.length - 1)]!;
-    stagePeak[stage] = Math.max(stagePeak[stage] ?? 0, Math.round(rss / 1024));
-  }, 100);
-  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
-  clearInterval(poll);
+  }
   const wall = (Date.now() - t0) / 1000;
   const cpu = childCpu() - cpu0;
-  if (code !== 0) {
-    console.error(log.slice(-4000));
-    throw new Error(`astro build exited ${code}`);
-  }
   const stages: Record<string, number> = {};
   if (existsSync(timings)) {
     for (const line of readFileSync(timings, 'utf8').split('\n').filter(Boolean)) {
@@ -299,7 +306,7 @@ MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
   const cache = path.resolve(get('--cache') ?? path.join(ROOT, '.cache', 'bench-build'));
   const cmd = `npm run bench:build -- --archive ${path.relative(process.cwd(), archive) || archive}${repeat > 1 ? ` --repeat ${repeat}` : ''}${cold ? ' --cold' : ''}${args.includes('--kinds') ? ' --kinds' : ''}${args.includes('--files') ? ' --files' : ''}${args.includes('--trace-gc') ? ' --trace-gc' : ''}`;
   console.error(`$ ${cmd}`);
-  console.error(`  = MCP_SCHEMA_DATA=${archive} MCP_SCHEMA_OUT=${out} MCP_SCHEMA_CACHE=${cache} npx astro build`);
+  console.error(`  = MCP_SCHEMA_DATA=${archive} MCP_SCHEMA_OUT=${out} MCP_SCHEMA_CACHE=${cache} MCP_SCHEMA_SEARCH=after npx astro build && npx tsx src/site/search-step.ts`);
   console.error(`  machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   const release = `${out}-release`;
   const files = args.includes('--files') ? `${out}-files` : null;

@@ -1,6 +1,7 @@
 // The post-build step (called from astro.config.mjs once the pages are written): the per-server API
 // answers and feeds, the /data/ bundles, the raw objects pages link to and the search index
-// (src/outputs/), then the published site's size and file count, checked against the host limits we
+// (src/outputs/; with MCP_SCHEMA_SEARCH=after the index is src/site/search-step.ts's, run after the
+// Astro build exits), then the published site's size and file count, checked against the host limits we
 // design for (bench/README.md, "Deployability"). Here the outputs get the site's settings.
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import { writeSearchIndex } from '../outputs/search-index.ts';
 import { writeServerFiles } from '../outputs/server-files.ts';
 import { checkFileHostDir, FILE_HOST_INDEX_PATH, fileHostIndex, moveToFileHost } from '../outputs/file-host.ts';
 import { writeChartZip } from './chart-files.ts';
-import { cacheDir, publication } from './settings.ts';
+import { cacheDir, publication, searchAfterBuild } from './settings.ts';
 import { siteArchive, siteRegistrySchemas } from './site-archive.ts';
 import { mark, markSince, timed } from './timings.ts';
 
@@ -36,12 +37,21 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   await writeFile(path.join(outDir, ...FILE_HOST_INDEX_PATH.split('/').filter(Boolean)), fileHostIndex(pub, a.asOf));
   // With a file host, its files leave the site now (after every writer, before the search index and the size check).
   const host = pub.fileHost ? await timed('file-host', () => moveToFileHost(outDir, pub.fileHost!.dir)) : null;
+  const hosted = host && pub.fileHost ? await siteSize(pub.fileHost.dir) : null;
+  const elsewhere = host && hosted ? `; file host (${pub.fileHost!.dir}): ${host.moved} files moved there and ${host.copied} copied, ${(hosted.bytes / 1e6).toFixed(1)} MB in ${hosted.files} files` : '';
+  const wrote = `wrote ${perServer.files} per-server descriptors, tools files, feeds and set files, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, ${editions} editions`;
+  // npm run build indexes the search once this process has exited (src/site/search-step.ts): Pagefind's
+  // memory then comes after the loaded archive's, not on top of it (issue 23).
+  if (searchAfterBuild()) return `${wrote}${elsewhere}; the search index and the size check follow (src/site/search-step.ts)`;
+  return `${wrote}, ${await finishSite(outDir)}${elsewhere}`;
+}
+
+/** The last step of a build: the search index over the server pages, then the site's size against the host limit. */
+export async function finishSite(outDir: string): Promise<string> {
   const indexed = await timed('search', () => writeSearchIndex(outDir));
   const size = await siteSize(outDir);
   const warn = size.bytes > SITE_BYTES_LIMIT ? ` — WARNING: over the ${SITE_BYTES_LIMIT / 1e9} GB GitHub Pages limit` : '';
-  const hosted = host && pub.fileHost ? await siteSize(pub.fileHost.dir) : null;
-  const elsewhere = host && hosted ? `; file host (${pub.fileHost!.dir}): ${host.moved} files moved there and ${host.copied} copied, ${(hosted.bytes / 1e6).toFixed(1)} MB in ${hosted.files} files` : '';
-  return `wrote ${perServer.files} per-server descriptors, tools files, feeds and set files, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, ${editions} editions, search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}${elsewhere}`;
+  return `search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}`;
 }
 
 export async function siteSize(dir: string): Promise<{ bytes: number; files: number }> {

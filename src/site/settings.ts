@@ -17,6 +17,10 @@
 //                           the data bundles) to that folder instead of the site, and every link to them points to the URL;
 //                           npm run publish-files uploads the folder (default: everything on the site)
 //   MCP_SCHEMA_TIMINGS      a file the build appends its stage timings to (bench/build.ts)
+//   MCP_SCHEMA_SEARCH       "after": the Astro build leaves the search index to src/site/search-step.ts, run once
+//                           Astro has exited (npm run build does), so the build's peak memory is the larger of
+//                           the two processes, not their sum (default: indexed inside the Astro build)
+//   MCP_SCHEMA_OUT          the site folder (default ./dist; astro.config.mjs reads it too)
 //   MCP_SCHEMA_PUBLIC_KEY   the public key the chain is signed with, shown on /data/ (default: keys/mcp-schema-ed25519.pub; the demo's DEMO key)
 //   MCP_SCHEMA_STORE, MCP_SCHEMA_STORE_ENDPOINT, MCP_SCHEMA_STORE_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
 //                           the S3-compatible store objects are read from (src/archive/store-config.ts; unset: data/ alone)
@@ -40,6 +44,16 @@ export function dataDir(): string {
 /** The variables that name the archive's object store (read by src/archive/store-config.ts). */
 export function storeEnv(): StoreEnv {
   return process.env;
+}
+
+/** Whether the Astro build indexes the search itself (default) or leaves it to src/site/search-step.ts. */
+export function searchAfterBuild(): boolean {
+  return process.env.MCP_SCHEMA_SEARCH === 'after';
+}
+
+/** The built site's folder (astro.config.mjs outDir). */
+export function outDir(): string {
+  return path.resolve(process.env.MCP_SCHEMA_OUT || 'dist');
 }
 
 export function cacheDir(): string {

@@ -1,6 +1,6 @@
 // `npm run build` on an empty archive and on the collector-made fixture archive.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -11,6 +11,7 @@ import { xmlText } from '../../src/outputs/xml-text.ts';
 import { CONTROL_NAME, CONTROL_TOOLS, SITE_FILE_NAMES } from '../helpers/archive.ts';
 import { builtSite, fixtureArchive, type BuiltSite } from './shared.ts';
 import { parseRss } from '../helpers/strict-rss.ts';
+import { runCli } from '../helpers/cli.ts';
 import { pngSize, readPngText } from '../../src/charts/png-text.ts';
 
 const read = (site: BuiltSite, p: string) => readFile(path.join(site.out, p), 'utf8');
@@ -162,6 +163,20 @@ describe('npm run build on the fixture archive', () => {
     expect(lookup).toContain('Without JavaScript');
     expect(JSON.parse(await read(site, 'api/schema/descriptor.json'))).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' });
     expect(await read(site, 'data/index.html')).toContain('id="descriptors"');
+  });
+
+  it('indexes the search after the Astro build has exited (npm run build\'s second step): every server page, and the size check after it', async () => {
+    // The Astro step leaves the index to src/site/search-step.ts (its memory then comes after the
+    // loaded archive's, not on top of it); the step indexes every server page and checks the size.
+    expect(site.log).toContain('the search index and the size check follow (src/site/search-step.ts)');
+    const serverPages = (readdirSync(path.join(site.out, 'servers'), { withFileTypes: true }) as Dirent[]).filter((e) => e.isDirectory() && existsSync(path.join(site.out, 'servers', e.name, 'index.html'))).length;
+    expect(serverPages).toBeGreaterThan(10);
+    expect(site.log).toMatch(new RegExp(`search over ${serverPages} pages; site [0-9.]+ MB in [0-9]+ files`));
+    expect(existsSync(path.join(site.out, 'pagefind', 'pagefind-entry.json'))).toBe(true);
+    // Near miss: the step alone, before any build, says what to run instead of indexing nothing.
+    const alone = await runCli('src/site/search-step.ts', [], { MCP_SCHEMA_OUT: path.join(site.out, 'no-such-site') });
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('does not exist: run astro build first (npm run build runs both)');
   });
 
   it('shows the simulated-data banner and never emits registry markup as HTML', async () => {
