@@ -73,6 +73,12 @@ describe('canaryResult: in-channel or not, judged apart from the HTTP status', (
     expect(v).toEqual(verdict(null, null));
   });
 
+  it('a redirect not followed (a 302 would turn the POST into a GET): an answer, but no status to judge', async () => {
+    const { verdict: v, l } = await canary((_m, _req, res) => res.writeHead(302, { location: '/elsewhere' }).end());
+    expect(l.got).toHaveLength(1);
+    expect(v).toEqual(verdict(null, null));
+  });
+
   it('headers, then an event stream that never brings the answer: no answer, although a status arrived', async () => {
     const { verdict: v, l } = await canary((_m, _req, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).write(': wait\n\n'), { timeoutMs: 300 });
     expect(l.wire.log[0]?.status).toBe(200);

@@ -40,7 +40,8 @@ describe('detectHttpSse: the endpoint event of a deprecated HTTP+SSE server', ()
   it('keep-alive comments before the endpoint event are skipped', async () => {
     const { got } = await detect((m, req, res, body) => {
       stream([': hello\n\n'])(m, req, res, body);
-      setImmediate(() => res.write('event: endpoint\ndata: /messages?s=1\n\n'));
+      // Later, so the comment arrives as a chunk of its own (the detect must read on past it).
+      setTimeout(() => res.write('event: endpoint\ndata: /messages?s=1\n\n'), 50);
     });
     expect(got).toEqual({ sent: true, status: 200, endpoint: '/messages?s=1' });
   });
@@ -55,7 +56,7 @@ describe('detectHttpSse: the endpoint event of a deprecated HTTP+SSE server', ()
     const cut = bytes.indexOf(Buffer.from('ü')) + 1; // inside the two bytes of ü
     const { got } = await detect((m, req, res, body) => {
       stream([bytes.subarray(0, cut)])(m, req, res, body);
-      setImmediate(() => res.write(bytes.subarray(cut)));
+      setTimeout(() => res.write(bytes.subarray(cut)), 50);
     });
     expect(got.endpoint).toBe('/messages?room=grün');
   });
@@ -120,5 +121,12 @@ describe('detectHttpSse: the wait is bounded', () => {
     const { got } = await detect(stream([line.repeat(64)]), { sseDetectMs: FAR, timeoutMs: FAR });
     expect(Buffer.byteLength(line.repeat(64))).toBe(64 * 1024);
     expect(got).toEqual({ sent: true, status: 200, endpoint: null });
+  });
+  it('a refusal that keeps streaming is dropped after 64 KiB, not read to the deadline', async () => {
+    const { got } = await detect((_m, _req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.write('x'.repeat(100 * 1024));
+    }, { sseDetectMs: FAR, timeoutMs: FAR });
+    expect(got).toEqual({ sent: true, status: 404, endpoint: null });
   });
 });
