@@ -160,6 +160,11 @@ describe('what each candidate that gave no valid document gave instead', () => {
   it('no answer by the deadline', async () => {
     expect(await first(() => undefined, { timeoutMs: 300 })).toBe('timeout');
   });
+  // Liveness, not timing: read to the 30 s deadline, this test would not finish.
+  it('a 404 that keeps streaming is dropped after 64 KiB, not read to the deadline', async () => {
+    const meta: Route = (_req, res) => (res.writeHead(404, { 'content-type': 'text/html' }), res.write('x'.repeat(100 * 1024)));
+    expect(await first(meta, { timeoutMs: 30_000 })).toBe('http 404');
+  });
   it('the connection dropped', async () => {
     expect(await first((req) => req.socket.destroy())).toMatch(/^request failed: [A-Z_]+$/);
   });
