@@ -40,7 +40,9 @@ export async function withLoopback<T>(handler: Handler, limits: Partial<ProbeV2L
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const all = { ...LIMITS, ...limits };
-  const ctx = createHttpContext({ policy: 'public+loopback', timeoutMs: all.timeoutMs });
+  // undici's own idle timers are only the backstop (http.ts); set past every test's deadline so the
+  // deadline a test reads ('timeout', the detect's bound) is always the request's AbortSignal.
+  const ctx = createHttpContext({ policy: 'public+loopback', timeoutMs: 60_000 });
   try {
     return await fn({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, wire: new Wire(ctx, all), got });
   } finally {
