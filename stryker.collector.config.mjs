@@ -40,6 +40,11 @@ export const COLLECTOR_TEST_FILES = [
   'test/collector/address-lookup.test.ts',
   'test/collector/probe-v2.test.ts',
   'test/collector/probe-v2-decisions.test.ts',
+  // issue 27: pages.ts, tool-set-hash.ts, sse.ts, canary.ts, auth.ts driven directly through a Wire to loopback servers
+  'test/collector/probe-v2-pages.test.ts',
+  'test/collector/probe-v2-sse.test.ts',
+  'test/collector/probe-v2-canary.test.ts',
+  'test/collector/probe-v2-auth.test.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
