@@ -26,6 +26,8 @@ export interface BuildFigures {
   /** CPU seconds (user + system) of the whole build tree: steadier than wall time on a shared machine. */
   cpu_s: number;
   peak_rss_mb: number;
+  /** Peak RSS (MB) of each step, as npm run build runs them one after the other: `astro` (the Astro build, the loaded archive) and `search` (src/site/search-step.ts, Pagefind). */
+  peak_rss_mb_by_step: Record<string, number>;
   /** Peak RSS (MB) of the build tree while each stage ran (attributed to the stage after the last ended). */
   peak_rss_mb_by_stage: Record<string, number>;
   stages: Record<string, number>;
@@ -74,7 +76,10 @@ export async function benchBuild(archive: string, out: string, env: Record<strin
   const stagePeak: Record<string, number> = {};
   // In the order their marks arrive: 'bundles-jsonl' and 'parquet' are the two parts of 'bundles', marked as they end.
   const ORDER = ['startup', 'load', 'fold', 'rows', 'derive', 'render', 'server-files', 'bundles-jsonl', 'parquet', 'bundles', 'chart-zip', 'objects', 'search'];
-  for (const [cmd, argv] of steps) {
+  // Peak RSS of each step's process tree: the Astro build (the loaded archive) and the search step (Pagefind).
+  const stepPeak: Record<string, number> = {};
+  for (const [step, [cmd, argv]] of steps.entries()) {
+    const name = step === 0 ? 'astro' : 'search';
     const child = spawn(cmd, argv, {
       cwd: ROOT,
       env: { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_OUT: out, MCP_SCHEMA_TIMINGS: timings, MCP_SCHEMA_SEARCH: 'after', ASTRO_TELEMETRY_DISABLED: '1', ...env },
@@ -85,6 +90,7 @@ export async function benchBuild(archive: string, out: string, env: Record<strin
     const poll = setInterval(() => {
       const rss = treeRss(child.pid!);
       peak = Math.max(peak, rss);
+      stepPeak[name] = Math.max(stepPeak[name] ?? 0, Math.round(rss / 1024));
       let done = 0;
       try {
         done = readFileSync(timings, 'utf8').split('\n').filter(Boolean).length;
@@ -116,7 +122,7 @@ export async function benchBuild(archive: string, out: string, env: Record<strin
     [...byTop.entries()].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 8).map(([k, v]) => [k, { mb: +(v.bytes / 1e6).toFixed(1), files: v.files }]),
   );
   const heap = liveHeap(log);
-  return { wall_s: +wall.toFixed(1), cpu_s: +cpu.toFixed(1), peak_rss_mb: Math.round(peak / 1024), peak_rss_mb_by_stage: stagePeak, stages, site_mb: +(bytes / 1e6).toFixed(1), site_files: files, largest, ...(heap ? { live_heap_mb: heap } : {}), ok: true };
+  return { wall_s: +wall.toFixed(1), cpu_s: +cpu.toFixed(1), peak_rss_mb: Math.round(peak / 1024), peak_rss_mb_by_step: stepPeak, peak_rss_mb_by_stage: stagePeak, stages, site_mb: +(bytes / 1e6).toFixed(1), site_files: files, largest, ...(heap ? { live_heap_mb: heap } : {}), ok: true };
 }
 
 /** CPU seconds of this process's waited-for children (cutime + cstime of /proc/self/stat). */
