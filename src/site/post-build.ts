@@ -3,23 +3,21 @@
 // (src/outputs/; with MCP_SCHEMA_SEARCH=after the index is src/site/search-step.ts's, run after the
 // Astro build exits), then the published site's size and file count, checked against the host limits we
 // design for (bench/README.md, "Deployability"). Here the outputs get the site's settings.
-import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeBundles } from '../outputs/bundles.ts';
 import { fillBundleSizes } from '../outputs/bundle-sizes.ts';
 import { bytes } from './format.ts';
 import { copyEditions } from '../outputs/editions.ts';
 import { copyLinkedObjects } from '../outputs/linked-objects.ts';
-import { writeSearchIndex } from '../outputs/search-index.ts';
 import { writeServerFiles } from '../outputs/server-files.ts';
 import { checkFileHostDir, FILE_HOST_INDEX_PATH, fileHostIndex, moveToFileHost } from '../outputs/file-host.ts';
 import { writeChartZip } from './chart-files.ts';
 import { cacheDir, publication, searchAfterBuild } from './settings.ts';
 import { siteArchive, siteRegistrySchemas } from './site-archive.ts';
+import { finishSite, siteSize } from './finish-site.ts';
 import { mark, markSince, timed } from './timings.ts';
 
-/** GitHub Pages publishes sites up to 1 GB; we warn well before. */
-export const SITE_BYTES_LIMIT = 1_000_000_000;
 
 export async function writeSiteOutputs(outDir: string): Promise<string> {
   markSince('render');
@@ -44,23 +42,4 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   // memory then comes after the loaded archive's, not on top of it (issue 23).
   if (searchAfterBuild()) return `${wrote}${elsewhere}; the search index and the size check follow (src/site/search-step.ts)`;
   return `${wrote}, ${await finishSite(outDir)}${elsewhere}`;
-}
-
-/** The last step of a build: the search index over the server pages, then the site's size against the host limit. */
-export async function finishSite(outDir: string): Promise<string> {
-  const indexed = await timed('search', () => writeSearchIndex(outDir));
-  const size = await siteSize(outDir);
-  const warn = size.bytes > SITE_BYTES_LIMIT ? ` — WARNING: over the ${SITE_BYTES_LIMIT / 1e9} GB GitHub Pages limit` : '';
-  return `search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}`;
-}
-
-export async function siteSize(dir: string): Promise<{ bytes: number; files: number }> {
-  let bytes = 0;
-  let files = 0;
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (!e.isFile()) continue;
-    files++;
-    bytes += (await stat(path.join(e.parentPath, e.name))).size;
-  }
-  return { bytes, files };
 }
