@@ -41,6 +41,8 @@ export type Behaviour =
    * answers instead of SSE. instructions: in the initialize / discover result. pageSize: tools/list in
    * pages of that many tools. repeat (legacy only): tools/list answered as raw text with a member repeated.
    * canary: how tools/call of an unknown tool is answered (default: result.isError on legacy, -32602 on SDK v2).
+   * listCache (SDK v2 only): ttlMs/cacheScope the tools/list handler returns (SDK v2 keeps valid ones and
+   * fills the rest with its defaults, 0 and private, on the 2026-07-28 leg).
    */
   | {
       kind: 'mcp';
@@ -54,6 +56,7 @@ export type Behaviour =
       pageSize?: number | null;
       repeat?: RepeatedMember | null;
       canary?: CanaryAnswer;
+      listCache?: { ttlMs?: number; cacheScope?: 'public' | 'private' };
     }
   /**
    * The deprecated HTTP+SSE transport (SDK v1 SSEServerTransport): GET anywhere under the endpoint opens
@@ -252,7 +255,10 @@ export function createMcpHandler(): McpHandler {
       let ep = v2Handlers.get(b);
       if (!ep) {
         const id = { info: { name: b.name ?? 'sandbox', version: b.version ?? '1.0.0' }, instructions: b.instructions ?? null };
-        ep = sdkV2({ legacy: era === 'modern' ? 'reject' : 'stateless', pager: pagesOf(listTools as () => SdkToolDef[], b.pageSize), canary: b.canary ?? 'jsonrpc-error', ...id });
+        const pages = pagesOf(listTools as () => SdkToolDef[], b.pageSize);
+        const cacheHint = b.listCache;
+        const pager: Pager = cacheHint ? (cursor) => { const page = pages(cursor); return page && { ...page, ...cacheHint }; } : pages;
+        ep = sdkV2({ legacy: era === 'modern' ? 'reject' : 'stateless', pager, canary: b.canary ?? 'jsonrpc-error', ...id });
         v2Handlers.set(b, ep);
       }
       return ep.serve(req, res, raw);

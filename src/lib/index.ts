@@ -15,6 +15,7 @@ export * from './eras.ts';
 export * from './v2-status.ts';
 export * from './www-authenticate.ts';
 export * from './protected-resource-metadata.ts';
+export * from './list-caching.ts';
 export * from './surface-hashes.ts';
 export * from './pointer-diff.ts';
 export * from './summarise-diff.ts';

@@ -172,6 +172,9 @@ export function loadArchive(dir: string, opts: ReadOptions = {}): Promise<Archiv
       // The methodology v2 series (v2-summary.ts): beside v1's figures, never mixed into them.
       const t0 = performance.now();
       a.v2 = await readV2Summary(dir, readRuns(dir).runs, raw.cache);
+      // A change on a server whose latest list is private-scope is marked so (a lookup by target: the
+      // change views are shared by a.changes and each server's list).
+      for (const c of a.changes) if (a.v2.cachingByTarget.get(c.target)?.cacheScope === 'private') c.privateScopeList = true;
       // The validation gate's records: whether the v2 figures passed a gate (/statistics/).
       a.validations = readValidations(dir);
       raw.cache.save();

@@ -6,6 +6,9 @@
 //     latest, schemaHygiene (RQ4) over the tools of its ok rows (every stored tools/list page, parsed
 //     by src/lib), statusAgreement (RQ6) between the two, and each target's row in the latest, cut to
 //     the fields descriptors show — cached by the two days' keys;
+//   - the same two days' read: what each modern ok row's stored answers say about caching (src/lib
+//     resultCaching over the discover result and every tools/list page, each distinct body read once),
+//     the counts over the latest run and each target's list scope — cached with the figures;
 //   - the bridge runs (full in both series, src/lib bridgeDays): bridgeTable over their v1 and v2 rows,
 //     cut to the five fields it reads — cached by the keys of those days in both series.
 // Memory and cache: one day's rows at a time, per-day era counts, the rows of two runs, and the bridge
@@ -19,6 +22,11 @@ import { observationLines, observationV2Lines } from '../archive/observations.ts
 import { runsOf } from '../archive/runs.ts';
 import {
   answerFromBody,
+  INITIALIZE_REQUEST_ID,
+  listCachingCounts,
+  resultCaching,
+  type ListCachingCounts,
+  type ResultCaching,
   BRIDGE_DAYS,
   bridgeDays,
   bridgeTable,
@@ -43,7 +51,7 @@ import {
 import type { DigestCache } from './cache.ts';
 
 /** Bump when what this module derives (not src/lib, which is fingerprinted) changes. */
-export const V2_SUMMARY_VERSION = 'v2-summary-2';
+export const V2_SUMMARY_VERSION = 'v2-summary-3';
 
 /** A target's row in the latest full v2 run, cut to what the descriptors show. */
 export type V2Latest = Pick<
@@ -60,6 +68,27 @@ export interface V2StatisticsView {
   hygieneUnreadable: number;
   /** RQ6 between the previous full v2 run and this one; null with one full run only. */
   stability: { earlier: RunV2; agreement: StatusAgreement } | null;
+  /**
+   * What the run's modern ok answers say about caching (MCP 2026-07-28 Caching): the list's scope
+   * (its first tools/list page) and the required fields lacking on the discover result or any page,
+   * over the modern ok rows whose stored answers could be read back (`unreadable`: those that could not).
+   */
+  caching: ListCachingCounts & { unreadable: number };
+}
+
+/** A target's list as its latest full v2 run's modern ok row served it: what its caching fields say. */
+export interface ListCachingView {
+  run_id: string;
+  day: string;
+  observed_at: string;
+  /** The first tools/list page's fields (src/lib resultCaching). */
+  cacheScope: ResultCaching['cacheScope'];
+  cacheScopeInvalid: boolean;
+  ttlMs: number | null;
+  ttlMsInvalid: boolean;
+  resultType: string | null;
+  /** Required fields lacking, as `discover.<field>` or `tools/list.<field>` (any page). */
+  missing: string[];
 }
 
 export interface V2BridgeView {
@@ -104,6 +133,8 @@ export interface V2Summary {
    * v2 facts come from full runs only, as the statistics do. A target not in that run has none.
    */
   latestByTarget: Map<string, V2Latest>;
+  /** Each target's list caching in the latest full v2 run: modern ok rows whose answers could be read back only. */
+  cachingByTarget: Map<string, ListCachingView>;
 }
 
 interface DaySummary {
@@ -126,6 +157,7 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
   const v2Days = listDaysWithStored(dir, SERIES_FOLDER.v2, cache.storedIndex(dir));
   const v2Keys = new Map<string, { day: DayFiles; key: string }>();
   let latestByTarget = new Map<string, V2Latest>();
+  let cachingByTarget = new Map<string, ListCachingView>();
   const points = new Map<string, EraAdoptionPoint>();
   const dayFiles: V2DayInfo[] = [];
   let rows = 0;
@@ -157,25 +189,29 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
   if (L && v2Keys.has(L.day)) {
     const P = fullRuns.at(-2) ?? null;
     const file = `${keyOf('stats', L.run_id, v2Keys.get(L.day)!.key, P?.run_id ?? '', P && v2Keys.has(P.day) ? v2Keys.get(P.day)!.key : '')}.v2stats`;
-    const hit = cache.readChanges<{ view: V2StatisticsView; latest: [string, V2Latest][] }>(file);
+    const hit = cache.readChanges<{ view: V2StatisticsView; latest: [string, V2Latest][]; caching: [string, ListCachingView][] }>(file);
     if (hit) {
       latest = hit.view;
       latestByTarget = new Map(hit.latest);
+      cachingByTarget = new Map(hit.caching);
     } else {
       await cache.bring(dir, v2Keys.get(L.day)!.day);
       if (P && v2Keys.has(P.day)) await cache.bring(dir, v2Keys.get(P.day)!.day);
       const rowsL = await runRows(dir, v2Keys.get(L.day)!.day, L.run_id);
       const rowsP = P && v2Keys.has(P.day) ? await runRows(dir, v2Keys.get(P.day)!.day, P.run_id) : null;
       const { catalogues, unreadable } = await okCatalogues(dir, rowsL);
+      const caching = await listCaching(dir, rowsL);
       latest = {
         run: L,
         statistics: v2Statistics(rowsL, { run: L }),
         hygiene: schemaHygiene(catalogues),
         hygieneUnreadable: unreadable,
         stability: P && rowsP ? { earlier: P, agreement: statusAgreement(rowsP, rowsL) } : null,
+        caching: { ...caching.counts, unreadable: caching.unreadable },
       };
       latestByTarget = new Map(rowsL.map((r) => [r.target, cutLatest(r)]));
-      cache.writeChanges(file, { view: latest, latest: [...latestByTarget] });
+      cachingByTarget = new Map(caching.byTarget);
+      cache.writeChanges(file, { view: latest, latest: [...latestByTarget], caching: [...cachingByTarget] });
     }
   }
 
@@ -227,6 +263,7 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
     rows,
     problems,
     latestByTarget,
+    cachingByTarget,
   };
 }
 
@@ -297,4 +334,46 @@ async function okCatalogues(dir: string, rows: readonly ObservationV2[]): Promis
     }
   }
   return { catalogues, unreadable };
+}
+
+/**
+ * What each modern ok row's stored answers say about caching: the discover result (handshake_sha256)
+ * and every tools/list page (tools_pages_sha256), each read back with its content type by the one body
+ * reader. A body repeats across targets (one host serves many names): each distinct body and type is
+ * read once. A row with any answer missing or unreadable is counted apart, not as lacking fields.
+ */
+async function listCaching(dir: string, rows: readonly ObservationV2[]): Promise<{ counts: ListCachingCounts; byTarget: [string, ListCachingView][]; unreadable: number }> {
+  const memo = new Map<string, ResultCaching | null>();
+  const read = async (sha: string | null, contentType: string | null, id: number): Promise<ResultCaching | null> => {
+    if (sha === null) return null;
+    const key = `${sha}\0${contentType ?? ''}\0${id}`;
+    if (memo.has(key)) return memo.get(key)!;
+    let out: ResultCaching | null = null;
+    try {
+      const bytes = await readObject(dir, sha);
+      if (bytes) out = resultCaching(answerFromBody(bytes, contentType, id), { modern: true });
+    } catch {
+      out = null;
+    }
+    memo.set(key, out);
+    return out;
+  };
+  const answers: { list: ResultCaching; missing: string[] }[] = [];
+  const byTarget: [string, ListCachingView][] = [];
+  let unreadable = 0;
+  for (const r of rows) {
+    if (r.outcome !== 'ok' || r.era !== 'modern') continue;
+    const discover = await read(r.handshake_sha256, r.handshake_content_type, INITIALIZE_REQUEST_ID);
+    const pages: (ResultCaching | null)[] = [];
+    for (const [i, sha] of (r.tools_pages_sha256 ?? []).entries()) pages.push(await read(sha, r.tools_pages_content_types?.[i] ?? null, TOOLS_LIST_REQUEST_ID));
+    const list = pages[0];
+    if (!discover || !list || pages.some((p) => p === null)) {
+      unreadable++;
+      continue;
+    }
+    const missing = [...(discover.missing ?? []).map((f) => `discover.${f}`), ...[...new Set(pages.flatMap((p) => p!.missing ?? []))].map((f) => `tools/list.${f}`)];
+    answers.push({ list, missing });
+    byTarget.push([r.target, { run_id: r.run_id, day: r.day, observed_at: r.observed_at, cacheScope: list.cacheScope, cacheScopeInvalid: list.cacheScopeInvalid, ttlMs: list.ttlMs, ttlMsInvalid: list.ttlMsInvalid, resultType: list.resultType, missing }]);
+  }
+  return { counts: listCachingCounts(answers), byTarget, unreadable };
 }

@@ -68,6 +68,13 @@ export interface ChangeView {
    * `v2-without-migrations` censors at it instead. Always false on a v1 headline.
    */
   protocolMigration: boolean;
+  /**
+   * The server's list is private-scope (MCP 2026-07-28 Caching: `cacheScope: "private"` on its
+   * tools/list result in the latest full v2 run): it may differ per caller, so the change may be the
+   * caller's, not the server's. Set by loadArchive from the v2 summary, looked up by target; absent
+   * otherwise (and on an archive derived without the v2 summary).
+   */
+  privateScopeList?: true;
 }
 
 /**

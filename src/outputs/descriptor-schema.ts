@@ -284,6 +284,21 @@ export const Identity = z
   .strict()
   .describe('Identity: the namespace form of the name (the registry\'s rule, not a verification) and other registry names that share this server\'s repository.');
 
+export const Caching = z
+  .object({
+    methodology: z.literal('v2').describe('Read from the stored raw answers of the latest full methodology v2 run (no recorded row holds these fields).'),
+    observed_at: instant.nullable().describe('The v2 probe the fields come from; null when there is none (see note).'),
+    cache_scope: z.enum(['public', 'private']).nullable().describe('cacheScope of the tools/list result (its first page), MCP 2026-07-28 Caching: public, the same list for every caller; private, the list may differ per caller, so the archive saw an anonymous caller\'s list and a change may be the caller\'s, not the server\'s. null when absent or invalid.'),
+    cache_scope_invalid: z.boolean().describe('cacheScope is present but neither "public" nor "private".'),
+    ttl_ms: z.number().nonnegative().nullable().describe('ttlMs of that result: how long, in milliseconds, the server says the list may be reused; null when absent or not a finite number ≥ 0.'),
+    ttl_ms_invalid: z.boolean().describe('ttlMs is present but not a finite number ≥ 0.'),
+    result_type: z.string().nullable().describe('resultType of that result, when a string (cut at 64 characters).'),
+    missing_required: z.array(z.string()).describe('Fields 2026-07-28 requires that the answers lack (absent, or of a wrong type or value): discover.ttlMs, discover.cacheScope (the server/discover result), tools/list.ttlMs, tools/list.cacheScope (any page).'),
+    note: z.string().nullable().describe('Why the fields are null, when they are: no full v2 run yet, the latest one got no modern (2026-07-28) answer with a tool list, or its stored answers could not be read back.'),
+  })
+  .strict()
+  .describe('Caching: what the server\'s 2026-07-28 answers say about reusing its tool list (ttlMs, cacheScope; MCP 2026-07-28, Server › Utilities › Caching), read from the stored discover and tools/list answers of the latest full methodology v2 run. Legacy servers do not carry these fields (not applicable).');
+
 /** Our blocks, by key under `_meta`, in the order a descriptor carries them. */
 export const DESCRIPTOR_BLOCKS = [
   { key: `${META_NAMESPACE}/descriptor`, title: 'Descriptor', schema: DescriptorInfo },
@@ -292,6 +307,7 @@ export const DESCRIPTOR_BLOCKS = [
   { key: `${META_NAMESPACE}/tools`, title: 'Tools', schema: ToolsBlock },
   { key: `${META_NAMESPACE}/schema-history`, title: 'Contract', schema: Contract },
   { key: `${META_NAMESPACE}/identity`, title: 'Identity', schema: Identity },
+  { key: `${META_NAMESPACE}/caching`, title: 'Caching', schema: Caching },
 ] as const;
 
 /** Our `_meta` blocks; other keys (the registry's own) pass through. */
@@ -314,6 +330,7 @@ export type Connectability = z.infer<typeof Connectability>;
 export type ToolsBlock = z.infer<typeof ToolsBlock>;
 export type Contract = z.infer<typeof Contract>;
 export type Identity = z.infer<typeof Identity>;
+export type Caching = z.infer<typeof Caching>;
 export type FindingRecord = z.infer<typeof FindingRecord>;
 export type Observed<T> = { value: T | null; source: 'v1' | 'v2' | null; note: string | null };
 

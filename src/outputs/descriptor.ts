@@ -11,6 +11,7 @@ import type { Archive, ServerView } from '../loader/views.ts';
 import type { V2Latest } from '../loader/v2-summary.ts';
 import {
   DESCRIPTOR_BLOCKS,
+  type Caching,
   type Connectability,
   type Contract,
   type DescriptorInfo,
@@ -112,6 +113,7 @@ export function serverDescriptor(a: Archive, s: ServerView, f: ServerFacts, repo
     [`${META_NAMESPACE}/tools`]: toolsBlock(s, tools, hashes, f, pub),
     [`${META_NAMESPACE}/schema-history`]: contract(s, tools, f, pub),
     [`${META_NAMESPACE}/identity`]: identity(s, base.server, repos, pub),
+    [`${META_NAMESPACE}/caching`]: caching(a, s),
   };
   // Our keys last and in DESCRIPTOR_BLOCKS order: an entry's own _meta cannot shadow them.
   const ours = Object.fromEntries(DESCRIPTOR_BLOCKS.map((b) => [b.key, blocks[b.key]]));
@@ -199,6 +201,23 @@ function connectability(s: ServerView, server: unknown, latestV2: V2Latest | nul
     instructions_sha256: v2(probedV2?.instructions_sha256 ?? null, 'no handshake answer, or it carried no instructions'),
     session: probe ? row.session : null,
   };
+}
+
+/** The caching block: the target's list in the latest full v2 run (v2-summary cachingByTarget), or why there is none. */
+function caching(a: Archive, s: ServerView): Caching {
+  const c = a.v2?.cachingByTarget.get(s.name) ?? null;
+  if (c) return { methodology: 'v2', observed_at: c.observed_at, cache_scope: c.cacheScope, cache_scope_invalid: c.cacheScopeInvalid, ttl_ms: c.ttlMs, ttl_ms_invalid: c.ttlMsInvalid, result_type: c.resultType, missing_required: c.missing, note: null };
+  const row = a.v2?.latestByTarget.get(s.name) ?? null;
+  const note = !a.v2?.latest
+    ? 'not observed: no full methodology v2 run yet'
+    : row === null
+      ? 'not in the latest full v2 run'
+      : row.outcome === 'ok' && row.era === 'modern'
+      ? 'the stored answers of the latest full v2 run could not be read back'
+      : row.outcome === 'ok'
+        ? 'not applicable: the latest full v2 run got a legacy answer (caching fields are 2026-07-28)'
+        : 'the latest full v2 run got no tool list from this server';
+  return { methodology: 'v2', observed_at: null, cache_scope: null, cache_scope_invalid: false, ttl_ms: null, ttl_ms_invalid: false, result_type: null, missing_required: [], note };
 }
 
 function tenth(x: number | null): number | null {

@@ -78,6 +78,9 @@ export function changeTitle(c: ChangeView): string {
   return `${clip(c.target, 200)} ${c.revert ? 'reverted its tools to an earlier contract' : 'changed its tools'}${c.protocolMigration ? ' in a protocol migration' : ''} (${level})`;
 }
 
+/** Said beside a change of a server whose list is private-scope (ChangeView.privateScopeList; methodology v2, "What servers say about their lists"). */
+export const PRIVATE_SCOPE_NOTE = "private-scope list: the change may be the caller's, not the server's";
+
 /** The change in plain text, one line per fact (the RSS description is this, escaped as HTML). */
 export function changeSummary(c: ChangeView): string {
   const d = c.diff;
@@ -89,7 +92,7 @@ export function changeSummary(c: ChangeView): string {
     if (d.returned.length) parts.push(`returned ${list(d.returned.map((t) => t.name))}`);
   } else if (c.diffProblem) parts.push(`diff unavailable: ${clip(c.diffProblem, 300)}`);
   const findings = c.findings.slice(0, 10).map((f) => `${f.level} ${f.rule}: ${clip(f.message, 300)}`);
-  return [`On ${c.day}: ${parts.join('; ') || 'contract hash changed'}.`, ...findings, c.findings.length > 10 ? `…and ${c.findings.length - 10} more findings.` : '']
+  return [`On ${c.day}: ${parts.join('; ') || 'contract hash changed'}.`, c.privateScopeList ? `${PRIVATE_SCOPE_NOTE[0]!.toUpperCase()}${PRIVATE_SCOPE_NOTE.slice(1)}.` : '', ...findings, c.findings.length > 10 ? `…and ${c.findings.length - 10} more findings.` : '']
     .filter(Boolean)
     .join('\n');
 }

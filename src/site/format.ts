@@ -12,6 +12,27 @@ export function pct(x: number | null): string {
   return x === null || Number.isNaN(x) ? '—' : `${(x * 100).toFixed(1)}%`;
 }
 
+/** A server's ttlMs in words: milliseconds with separators (to three decimals), a huge one in exponent form; '—' when unknown. */
+export function ttlText(ms: number | null): string {
+  if (ms === null || !Number.isFinite(ms)) return '—';
+  return ms >= 1e15 ? `${ms.toExponential(3)} ms` : `${ms.toLocaleString('en', { maximumFractionDigits: 3 })} ms`;
+}
+
+/** A server's list caching (methodology v2, "What servers say about their lists") in one line for its page. */
+export function listCachingText(c: { cacheScope: 'public' | 'private' | null; cacheScopeInvalid: boolean; ttlMs: number | null; ttlMsInvalid: boolean; missing: readonly string[] }): string {
+  const scope =
+    c.cacheScope === 'private'
+      ? "private-scope: this list may differ per caller; the archive saw an anonymous caller's list"
+      : c.cacheScope === 'public'
+        ? 'public-scope: the same list for every caller'
+        : c.cacheScopeInvalid
+          ? 'cacheScope is neither public nor private'
+          : 'no cacheScope';
+  const ttl = c.ttlMs !== null ? `ttlMs ${ttlText(c.ttlMs)}` : c.ttlMsInvalid ? 'ttlMs not a number of milliseconds ≥ 0' : 'no ttlMs';
+  const missing = c.missing.length > 0 ? `; lacks what 2026-07-28 requires: ${c.missing.join(', ')}` : '';
+  return `${scope}; ${ttl}${missing}`;
+}
+
 /** A count with thousands separators; '—' when unknown. */
 export function count(x: number | null): string {
   return x === null ? '—' : x.toLocaleString('en');

@@ -19,7 +19,16 @@
 // metadata), one that leaves the registry on day 2 (retired; it shares its repository URL with the one
 // that answers), one opted out, and one whose answer repeats a member name from day 1 on — with the
 // last copy unchanged, so the contract hash does not move and the finding stands alone.
+//
+// With `caching`, modern (2026-07-28) servers whose tools/list answers say different things about
+// caching (MCP 2026-07-28 Caching, methodology v2 "What servers say about their lists"): SDK v2 with a
+// public scope and a ttl; SDK v2 dual-era with its defaults (private, 0), whose tools change on day 1
+// (a change in both series, so the v1 headline shows it too); and raw
+// modern servers of our own making for what the SDK never writes — no ttlMs or cacheScope at all
+// (discover and list), an invalid scope with a string ttl, and a public list served as an event stream
+// with a negative ttl.
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +57,17 @@ export const LIFECYCLE = {
   repeatsFromDay: 1,
 } as const;
 
+/** The caching servers (see the header) by what their list says. */
+export const CACHING = {
+  public: 'io.github.example-cache/public',
+  privateDrifts: 'io.github.example-cache/private-drifts',
+  absent: 'io.github.example-cache/absent',
+  invalid: 'io.github.example-cache/invalid',
+  sse: 'io.github.example-cache/sse-negative-ttl',
+  driftsOnDay: 1,
+  publicTtlMs: 300_000,
+} as const;
+
 /**
  * Names equal to what the site writes under /servers/ (index.html, each server's feed.xml and
  * feed.json), under /api/servers/, or at its root: each must get its own page and files.
@@ -68,6 +88,8 @@ export interface ArchiveOptions {
   hostile?: boolean;
   /** Add the lifecycle servers (retired, opted out, auth wall, repeated member). */
   lifecycle?: boolean;
+  /** Add the caching servers (public, private, absent and invalid cacheScope; an event-stream answer). */
+  caching?: boolean;
   /** The collector's per-request deadline (ms). */
   timeoutMs?: number;
   /**
@@ -100,7 +122,7 @@ export async function collectArchive(opts: ArchiveOptions, dir?: string, keep = 
   const data = dir ?? (await mkdtemp(path.join(tmpdir(), 'mcps-archive-')));
   const world = await startWorld({ seed: opts.seed, size: opts.size, day: 0 });
   let day = 0;
-  const extras = [...(opts.hostile ? [await hostileServers(() => day)] : []), ...(opts.lifecycle ? [await lifecycleServers(() => day)] : [])];
+  const extras = [...(opts.hostile ? [await hostileServers(() => day)] : []), ...(opts.lifecycle ? [await lifecycleServers(() => day)] : []), ...(opts.caching ? [await cachingServers(() => day)] : [])];
   const registry = extras.length > 0 ? await startRegistry({ entries: () => [...world.world.registryEntries(world.day, world.hostports), ...extras.flatMap((x) => x.entries())] }) : null;
   // The opt-out file lives beside the archive, never in it.
   const optout = opts.lifecycle ? path.join(await mkdtemp(path.join(tmpdir(), 'mcps-optout-')), 'optout.txt') : null;
@@ -181,6 +203,58 @@ async function hostileServers(today: () => number): Promise<{ host: McpHost; ent
       ...SITE_FILE_NAMES.map((name) => entry(name, plainUrl, `Named like the site's own ${name}`, 'https://example.com/site-files')),
       entry(REVERT_NAME, flipUrl, 'Adds a required input on day 4 and takes it back on day 7.', 'https://example.com/flip-flop'),
       ...(today() < 6 ? [entry(RETIRED_NAME, leavingUrl, 'Leaves the registry on day 6.', 'https://example.com/leaving')] : []),
+    ],
+  };
+}
+
+/**
+ * A modern server of our own making (raw node:http, JSON-RPC by hand): server/discover answers a
+ * DiscoverResult with `discover` merged in, tools/list the tools with `list` merged in (as JSON, or as
+ * one SSE event), tools/call an in-channel -32602. What it sends is exactly what it is given.
+ */
+function rawModern(tools: ToolDef[], discover: Record<string, unknown>, list: Record<string, unknown>, sse = false) {
+  return (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    let msg: { id?: unknown; method?: unknown } = {};
+    try {
+      msg = JSON.parse(body.toString('utf8')) as typeof msg;
+    } catch {
+      // not JSON: answered as a parse error below
+    }
+    const answer = (result: unknown, asSse = false) => {
+      const text = JSON.stringify({ jsonrpc: '2.0', id: msg.id ?? null, result });
+      res.writeHead(200, { 'content-type': asSse ? 'text/event-stream' : 'application/json' });
+      res.end(asSse ? `: hello\n\nevent: message\ndata: ${text}\n\n` : text);
+    };
+    if (req.method !== 'POST') {
+      res.writeHead(405).end();
+      return;
+    }
+    if (msg.method === 'server/discover') return answer({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, ...discover });
+    if (msg.method === 'tools/list') return answer({ tools, ...list }, sse);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id ?? null, error: { code: msg.method === 'tools/call' ? -32602 : -32601, message: msg.method === 'tools/call' ? 'Unknown tool' : 'Method not found' } }));
+  };
+}
+
+/** The caching servers on a loopback MCP host of their own. */
+async function cachingServers(today: () => number): Promise<{ host: McpHost; entries: () => RegistryEntry[] }> {
+  const host = await startMcpHost({ host: '127.0.0.1' });
+  const tools: ToolDef[] = [{ name: 'weather', description: 'Says the weather.', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }];
+  const drifting = (): ToolDef[] => [{ name: 'inbox', description: today() >= CACHING.driftsOnDay ? "Lists the caller's messages, newest first." : "Lists the caller's messages.", inputSchema: { type: 'object', properties: {} } }];
+  const info = { _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'raw-cache', version: '0.1.0' } } };
+  const publicUrl = host.mount('/public/mcp', { kind: 'mcp', era: 'modern', tools, listCache: { ttlMs: CACHING.publicTtlMs, cacheScope: 'public' } });
+  const privateUrl = host.mount('/private/mcp', { kind: 'mcp', era: 'dual', tools: drifting });
+  const absentUrl = host.mount('/absent/mcp', { kind: 'raw', handler: rawModern(tools, { ...info }, { resultType: 'complete' }) });
+  const invalidUrl = host.mount('/invalid/mcp', { kind: 'raw', handler: rawModern(tools, { ttlMs: 1000, cacheScope: 'public' }, { ttlMs: '60s', cacheScope: 'shared' }) });
+  const sseUrl = host.mount('/sse/mcp', { kind: 'raw', handler: rawModern(tools, { ttlMs: 0, cacheScope: 'private' }, { ttlMs: -5, cacheScope: 'public' }, true) });
+  return {
+    host,
+    entries: () => [
+      entry(CACHING.public, publicUrl, 'A public list', 'https://example.com/public'),
+      entry(CACHING.privateDrifts, privateUrl, 'A private list that changes on day 1', 'https://example.com/private'),
+      entry(CACHING.absent, absentUrl, 'Says nothing about caching', 'https://example.com/absent'),
+      entry(CACHING.invalid, invalidUrl, 'An invalid cacheScope and a string ttlMs', 'https://example.com/invalid'),
+      entry(CACHING.sse, sseUrl, 'A public list as an event stream, with a negative ttlMs', 'https://example.com/sse'),
     ],
   };
 }

@@ -228,7 +228,9 @@ describe('the headline series', () => {
       const first = await deriveArchive(await readRawArchive(dir, { cache, bridgeDays: 3 }));
       const again = await deriveArchive(await readRawArchive(dir, { cache, bridgeDays: 3 }));
       expect(again.cacheStats.misses).toBe(0);
-      for (const b of [first, again]) expect(JSON.stringify([b.headline, b.seams, b.changes, b.intervals, b.migrationSensitivity, b.tiles])).toBe(JSON.stringify([a.headline, a.seams, a.changes, a.intervals, a.migrationSensitivity, a.tiles]));
+      // loadArchive marks changes of private-scope lists from the v2 summary, which deriveArchive alone does not read.
+      const derived = a.changes.map(({ privateScopeList: _, ...c }) => c);
+      for (const b of [first, again]) expect(JSON.stringify([b.headline, b.seams, b.changes, b.intervals, b.migrationSensitivity, b.tiles])).toBe(JSON.stringify([a.headline, a.seams, derived, a.intervals, a.migrationSensitivity, a.tiles]));
     } finally {
       rmSync(cache.dir, { recursive: true, force: true });
     }

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readObject } from '../../src/archive/objects.ts';
 import { slugFor } from '../../src/lib/slug.ts';
 import { builtSite, fixtureArchive, type BuiltSite } from './shared.ts';
 
@@ -205,6 +206,35 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     expect(foot.at(-1)).toBe(pairs.length.toLocaleString('en'));
     expect(table).toContain('>auth</th>');
   });
+  it('what 2026-07-28 servers say about their lists: the scope counts from the stored answers, with Wilson intervals and the gate mark; a private-scope server page says so', async () => {
+    const html = await readFile(path.join(site.out, 'statistics/index.html'), 'utf8');
+    const run = fullV2().at(-1)!;
+    const modern = v2.filter((r) => r.run_id === run.run_id && r.outcome === 'ok' && r.era === 'modern');
+    const scopes = { public: 0, private: 0, absent: 0, invalid: 0 };
+    const privateTargets: string[] = [];
+    for (const r of modern) {
+      const sha = r.body_sha256 as string;
+      const body = (await readObject(archive, sha))!.toString('utf8');
+      const data = (r.body_content_type ?? '').startsWith('text/event-stream') ? body.split('\n').filter((l: string) => l.startsWith('data:') && l.length > 6).map((l: string) => l.slice(5).trim()).find((d: string) => JSON.parse(d).id === 2)! : body;
+      const result = JSON.parse(data).result as Row;
+      const scope = !Object.hasOwn(result, 'cacheScope') ? 'absent' : result.cacheScope === 'public' || result.cacheScope === 'private' ? result.cacheScope : 'invalid';
+      scopes[scope as keyof typeof scopes]++;
+      if (scope === 'private') privateTargets.push(r.target);
+    }
+    expect(modern.length).toBeGreaterThan(0);
+    for (const [scope, k] of Object.entries(scopes)) {
+      const m = new RegExp(`<tr[^>]*data-scope="${scope}"[^>]*>(.*?)</tr>`, 's').exec(html);
+      const cells = [...m![1]!.matchAll(/<t[dh][^>]*>(.*?)<\/t[dh]>/gs)].map((c) => text(c[1]!));
+      expect(cells[0], scope).toContain('(not yet validated)');
+      expect(cells.slice(1), scope).toEqual([String(k), String(modern.length), pct(k / modern.length), wilsonText(k, modern.length)]);
+    }
+    expect(privateTargets.length).toBeGreaterThan(0);
+    const page = await readFile(path.join(site.out, 'servers', slugFor(privateTargets[0]!), 'index.html'), 'utf8');
+    expect(text(page)).toContain("private-scope: this list may differ per caller; the archive saw an anonymous caller's list; ttlMs");
+    const legacy = v2.find((r) => r.run_id === run.run_id && r.outcome === 'ok' && r.era === 'legacy')!;
+    expect(await readFile(path.join(site.out, 'servers', slugFor(legacy.target), 'index.html'), 'utf8')).not.toContain('data-testid="list-caching"');
+  });
+
   it('registry hygiene: the latest entries against the schema they name, the three counts adding up to the denominator shown', async () => {
     const html = await readFile(path.join(site.out, 'statistics/index.html'), 'utf8');
     expect(html).toContain('data-testid="registry-hygiene"');

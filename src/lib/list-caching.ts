@@ -1,0 +1,109 @@
+// What a 2026-07-28 server says about caching its answers (MCP 2026-07-28, Server › Utilities ›
+// Caching, SEP-2549): `server/discover` results and list results (tools/list) carry `ttlMs` (how long,
+// in milliseconds, the result may be reused) and `cacheScope` (`public`: the same for every caller;
+// `private`: it may differ per caller — our anonymous probe then saw one caller's list). Results may also
+// carry `resultType` and `_meta["io.modelcontextprotocol/serverInfo"]`. Read from one stored raw answer
+// (the JSON-RPC message src/lib answerFromBody returns), never from a recorded row: no row changes.
+// Hostile input: anything may be anything; nothing here throws, strings are clipped.
+import { isObject } from './canonical.ts';
+import { clip } from './clip.ts';
+import { wilson, type WilsonInterval } from './wilson.ts';
+
+export const CACHE_SCOPES = ['public', 'private'] as const;
+export type CacheScope = (typeof CACHE_SCOPES)[number];
+/** The `_meta` key a 2026-07-28 result names the server under. */
+export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
+/** The fields 2026-07-28 requires on a discover result and on a list result. */
+export const CACHING_REQUIRED = ['ttlMs', 'cacheScope'] as const;
+export type CachingField = (typeof CACHING_REQUIRED)[number];
+
+export interface ResultCaching {
+  /** A finite number ≥ 0; null when absent or not one. */
+  ttlMs: number | null;
+  /** `ttlMs` is present but not a finite number ≥ 0 (a string, negative, null, …). */
+  ttlMsInvalid: boolean;
+  cacheScope: CacheScope | null;
+  /** `cacheScope` is present but not exactly `public` or `private`. */
+  cacheScopeInvalid: boolean;
+  /** `resultType` when a string (clipped at 64). */
+  resultType: string | null;
+  /** `_meta["io.modelcontextprotocol/serverInfo"]` when its name and version are strings (clipped at 512 and 256). */
+  serverInfo: { name: string; version: string } | null;
+  /** A modern answer: the required fields it lacks (absent or of a wrong type or value), in CACHING_REQUIRED order; null for a legacy answer (not applicable). */
+  missing: CachingField[] | null;
+}
+
+const own = (o: Record<string, unknown>, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/**
+ * What one answer's `result` says about caching. `message` is the JSON-RPC message (a result, or an
+ * error: then nothing is present); `modern` says whether the answer is a 2026-07-28 one (the row's era),
+ * which alone decides whether missing fields are counted.
+ */
+export function resultCaching(message: unknown, opts: { modern: boolean }): ResultCaching {
+  const out: ResultCaching = { ttlMs: null, ttlMsInvalid: false, cacheScope: null, cacheScopeInvalid: false, resultType: null, serverInfo: null, missing: null };
+  try {
+    const result = isObject(message) && own(message, 'result') && isObject(message.result) ? message.result : null;
+    if (result) {
+      if (own(result, 'ttlMs')) {
+        const t = result.ttlMs;
+        if (typeof t === 'number' && Number.isFinite(t) && t >= 0) out.ttlMs = t === 0 ? 0 : t;
+        else out.ttlMsInvalid = true;
+      }
+      if (own(result, 'cacheScope')) {
+        const s = result.cacheScope;
+        if (s === 'public' || s === 'private') out.cacheScope = s;
+        else out.cacheScopeInvalid = true;
+      }
+      if (typeof result.resultType === 'string' && own(result, 'resultType')) out.resultType = clip(result.resultType, 64);
+      const meta = own(result, '_meta') && isObject(result._meta) ? result._meta : null;
+      const info = meta && own(meta, SERVER_INFO_META) && isObject(meta[SERVER_INFO_META]) ? (meta[SERVER_INFO_META] as Record<string, unknown>) : null;
+      if (info && typeof info.name === 'string' && typeof info.version === 'string') out.serverInfo = { name: clip(info.name, 512), version: clip(info.version, 256) };
+    }
+  } catch {
+    // A hostile object (a throwing getter) says nothing; what was read before stays.
+  }
+  if (opts.modern) out.missing = CACHING_REQUIRED.filter((f) => (f === 'ttlMs' ? out.ttlMs === null : out.cacheScope === null));
+  return out;
+}
+
+export interface CachingCount {
+  count: number;
+  n: number;
+  share: WilsonInterval;
+}
+
+export interface ListCachingCounts {
+  /** Modern ok answers whose list could be read back: the denominator. */
+  n: number;
+  public: CachingCount;
+  private: CachingCount;
+  /** No `cacheScope` at all. */
+  absent: CachingCount;
+  /** `cacheScope` present but not `public` or `private`. */
+  invalid: CachingCount;
+  /** Answers lacking at least one required field (ttlMs, cacheScope) on the discover result or any tools/list page. */
+  missingRequired: CachingCount;
+  /** Answers lacking each field, by where: `discover.ttlMs`, `tools/list.cacheScope`, … */
+  missingByField: Record<string, number>;
+}
+
+/**
+ * The counts over a run's modern ok answers: `list` is the list's caching (its first tools/list
+ * page), `missing` the required fields lacking anywhere, as `discover.<field>` or `tools/list.<field>`.
+ */
+export function listCachingCounts(answers: readonly { list: Pick<ResultCaching, 'cacheScope' | 'cacheScopeInvalid'>; missing: readonly string[] }[]): ListCachingCounts {
+  const n = answers.length;
+  const of = (count: number): CachingCount => ({ count, n, share: wilson(count, n) });
+  const missingByField: Record<string, number> = {};
+  for (const a of answers) for (const f of new Set(a.missing)) missingByField[f] = (missingByField[f] ?? 0) + 1;
+  return {
+    n,
+    public: of(answers.filter((a) => a.list.cacheScope === 'public').length),
+    private: of(answers.filter((a) => a.list.cacheScope === 'private').length),
+    absent: of(answers.filter((a) => a.list.cacheScope === null && !a.list.cacheScopeInvalid).length),
+    invalid: of(answers.filter((a) => a.list.cacheScope === null && a.list.cacheScopeInvalid).length),
+    missingRequired: of(answers.filter((a) => a.missing.length > 0).length),
+    missingByField: Object.fromEntries(Object.entries(missingByField).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))),
+  };
+}

@@ -1,0 +1,110 @@
+// resultCaching (MCP 2026-07-28 Caching, SEP-2549) on near misses, read through the same body reader
+// the loader uses (answerFromBody: JSON and event-stream bodies), and listCachingCounts' denominators.
+import { describe, expect, it } from 'vitest';
+import { answerFromBody, listCachingCounts, resultCaching, TOOLS_LIST_REQUEST_ID, wilson } from '../../src/lib/index.ts';
+
+const answer = (result: unknown) => ({ jsonrpc: '2.0', id: TOOLS_LIST_REQUEST_ID, result });
+const modern = (result: unknown) => resultCaching(answer(result), { modern: true });
+
+describe('resultCaching(message, { modern })', () => {
+  it('public and private, with ttlMs, resultType and the server info in _meta: nothing missing', () => {
+    const info = { name: 'srv', version: '1.2.3' };
+    expect(modern({ tools: [], resultType: 'complete', ttlMs: 60_000, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': info } })).toEqual({
+      ttlMs: 60_000, ttlMsInvalid: false, cacheScope: 'public', cacheScopeInvalid: false, resultType: 'complete', serverInfo: info, missing: [],
+    });
+    const p = modern({ tools: [], ttlMs: 0, cacheScope: 'private' });
+    expect(p.cacheScope).toBe('private');
+    expect(p.ttlMs).toBe(0);
+    expect(p.missing).toEqual([]);
+  });
+
+  it('absent fields are missing on a modern answer, and not applicable on a legacy one', () => {
+    expect(modern({ tools: [] })).toMatchObject({ ttlMs: null, cacheScope: null, cacheScopeInvalid: false, ttlMsInvalid: false, missing: ['ttlMs', 'cacheScope'] });
+    const legacy = resultCaching(answer({ tools: [], ttlMs: 5, cacheScope: 'public' }), { modern: false });
+    expect(legacy.missing).toBeNull();
+    expect(resultCaching(answer({ tools: [] }), { modern: false }).missing).toBeNull();
+    // The values are still read off a legacy answer (a legacy server may send them); only the count is not applicable.
+    expect(legacy.cacheScope).toBe('public');
+  });
+
+  it('a wrong type or value counts as missing; a scope that is not exactly public or private is invalid', () => {
+    for (const bad of ['PUBLIC', 'Private', 'shared', '', ' public', null, 1, true, ['public'], { scope: 'public' }]) {
+      const c = modern({ tools: [], ttlMs: 1, cacheScope: bad });
+      expect(c.cacheScope, JSON.stringify(bad)).toBeNull();
+      expect(c.cacheScopeInvalid, JSON.stringify(bad)).toBe(true);
+      expect(c.missing, JSON.stringify(bad)).toEqual(['cacheScope']);
+    }
+    for (const bad of ['60000', -1, -0.5, null, true, [1], { ms: 1 }, Number.POSITIVE_INFINITY, Number.NaN]) {
+      const c = modern({ tools: [], ttlMs: bad, cacheScope: 'public' });
+      expect(c.ttlMs, String(bad)).toBeNull();
+      expect(c.ttlMsInvalid, String(bad)).toBe(true);
+      expect(c.missing, String(bad)).toEqual(['ttlMs']);
+    }
+  });
+
+  it('huge numbers: a finite one is kept, one JSON cannot hold as a number (1e400 → Infinity) is invalid', () => {
+    expect(resultCaching(JSON.parse('{"id":2,"result":{"ttlMs":1e308,"cacheScope":"public"}}'), { modern: true }).ttlMs).toBe(1e308);
+    const inf = resultCaching(JSON.parse('{"id":2,"result":{"ttlMs":1e400,"cacheScope":"public"}}'), { modern: true });
+    expect(inf.ttlMs).toBeNull();
+    expect(inf.missing).toEqual(['ttlMs']);
+    expect(modern({ ttlMs: -0, cacheScope: 'public' }).ttlMs).toBe(0);
+    expect(Object.is(modern({ ttlMs: -0, cacheScope: 'public' }).ttlMs, -0)).toBe(false);
+  });
+
+  it('hostile text is clipped; junk in resultType and serverInfo reads as null; nothing throws', () => {
+    const long = 'x'.repeat(100_000);
+    const c = modern({ resultType: long, ttlMs: 1, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': { name: long, version: long } } });
+    expect(c.resultType!.length).toBe(65);
+    expect(c.serverInfo!.name.length).toBe(513);
+    expect(c.serverInfo!.version.length).toBe(257);
+    expect(modern({ resultType: 7, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'n', version: 2 } } })).toMatchObject({ resultType: null, serverInfo: null });
+    expect(modern({ _meta: { 'io.modelcontextprotocol/serverInfo': 'srv' } }).serverInfo).toBeNull();
+    expect(modern({ _meta: [1, 2] }).serverInfo).toBeNull();
+    for (const junk of [null, undefined, 'text', 42, [], [answer({ ttlMs: 1 })], { result: 'x' }, { result: [1] }, { error: { code: -32603 } }]) {
+      expect(resultCaching(junk, { modern: true })).toMatchObject({ ttlMs: null, cacheScope: null, missing: ['ttlMs', 'cacheScope'] });
+    }
+    const throwing = { id: 2, result: Object.defineProperty({ cacheScope: 'public' }, 'ttlMs', { enumerable: true, get: () => { throw new Error('boom'); } }) };
+    expect(() => resultCaching(throwing, { modern: true })).not.toThrow();
+    expect(resultCaching(throwing, { modern: true }).missing).toContain('ttlMs');
+  });
+
+  it('reads own properties only: an inherited cacheScope is absent', () => {
+    const result = Object.create({ cacheScope: 'public', ttlMs: 5 }) as Record<string, unknown>;
+    result.tools = [];
+    expect(resultCaching({ id: 2, result }, { modern: true }).missing).toEqual(['ttlMs', 'cacheScope']);
+    // JSON.parse makes __proto__ an own key: it is not a scope either.
+    expect(resultCaching(JSON.parse('{"id":2,"result":{"__proto__":{"cacheScope":"public"}}}'), { modern: true }).cacheScope).toBeNull();
+  });
+
+  it('an SSE-wrapped answer reads the same as the JSON one, through answerFromBody', () => {
+    const msg = answer({ tools: [], ttlMs: 30_000, cacheScope: 'private', resultType: 'complete' });
+    const sse = `: keepalive\n\nid: 0\ndata: \n\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\nevent: message\nid: 1\ndata: ${JSON.stringify(msg)}\n\n`;
+    const fromSse = resultCaching(answerFromBody(sse, 'text/event-stream', TOOLS_LIST_REQUEST_ID), { modern: true });
+    const fromJson = resultCaching(answerFromBody(JSON.stringify(msg), 'application/json', TOOLS_LIST_REQUEST_ID), { modern: true });
+    expect(fromSse).toEqual(fromJson);
+    expect(fromSse).toMatchObject({ cacheScope: 'private', ttlMs: 30_000, missing: [] });
+  });
+});
+
+describe('listCachingCounts(answers)', () => {
+  it('public / private / absent / invalid partition the answers, each over all of them, with Wilson intervals', () => {
+    const rows = [
+      { list: { cacheScope: 'public' as const, cacheScopeInvalid: false }, missing: [] },
+      { list: { cacheScope: 'private' as const, cacheScopeInvalid: false }, missing: ['discover.ttlMs'] },
+      { list: { cacheScope: 'private' as const, cacheScopeInvalid: false }, missing: [] },
+      { list: { cacheScope: null, cacheScopeInvalid: false }, missing: ['tools/list.cacheScope', 'tools/list.cacheScope'] },
+      { list: { cacheScope: null, cacheScopeInvalid: true }, missing: ['tools/list.cacheScope', 'discover.ttlMs'] },
+    ];
+    const c = listCachingCounts(rows);
+    expect(c.n).toBe(5);
+    expect([c.public.count, c.private.count, c.absent.count, c.invalid.count]).toEqual([1, 2, 1, 1]);
+    expect(c.private.share).toEqual(wilson(2, 5));
+    expect(c.missingRequired).toMatchObject({ count: 3, n: 5 });
+    expect(c.missingByField).toEqual({ 'discover.ttlMs': 2, 'tools/list.cacheScope': 2 });
+  });
+  it('no answers: every count 0 of 0, share NaN', () => {
+    const c = listCachingCounts([]);
+    expect(c.n).toBe(0);
+    expect(c.public.share.p).toBeNaN();
+  });
+});

@@ -1,0 +1,157 @@
+// What 2026-07-28 servers say about their lists (issue 25 item 2), end to end: the real collector records
+// both series against the local world plus the caching servers (test/helpers/archive.ts `caching`: SDK v2
+// public and private lists, raw modern servers with no fields, invalid ones, an event-stream answer), and
+// the loader's counts, per-target values, private-scope change marks and the descriptor's caching block
+// are checked against what those servers were made to say and against counts made here straight from the
+// stored objects (JSON.parse of the day files and of each raw answer, an SSE split of our own; no src/lib
+// reader, no src/lib statistic).
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readObject } from '../../src/archive/objects.ts';
+import { forgetArchive, loadArchive, type Archive } from '../../src/loader/load-archive.ts';
+import { Caching, Descriptor } from '../../src/outputs/descriptor-schema.ts';
+import { repositoryIndex, serverDescriptor, serverFacts } from '../../src/outputs/descriptor.ts';
+import { listCachingText } from '../../src/site/format.ts';
+import { PRIVATE_SCOPE_NOTE, changeSummary } from '../../src/outputs/feeds.ts';
+import { CACHING, collectArchive } from '../helpers/archive.ts';
+import { TEST_PUBLICATION, TEST_REGISTRY_SCHEMAS } from '../helpers/publication.ts';
+
+type Row = Record<string, any>;
+let dir: string;
+let a: Archive;
+let latestRows: Row[];
+
+const readRows = (folder: string) =>
+  readdirSync(join(dir, folder))
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .flatMap((f) => readFileSync(join(dir, folder, f), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Row));
+
+/** The JSON-RPC message with `id` in a stored body: the whole body, or the data of an SSE event (parsed here, line by line). */
+function message(bytes: Buffer, contentType: string | null, id: number): Row | null {
+  const text = bytes.toString('utf8');
+  const candidates = (contentType ?? '').startsWith('text/event-stream')
+    ? text.split(/\r?\n\r?\n/).map((ev) => ev.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n')).filter((d) => d !== '')
+    : [text];
+  for (const c of candidates) {
+    try {
+      const m = JSON.parse(c) as Row;
+      if (m && m.id === id) return m;
+    } catch {
+      // not this one
+    }
+  }
+  return null;
+}
+
+const scopeOf = (result: Row): 'public' | 'private' | 'absent' | 'invalid' => (!Object.hasOwn(result, 'cacheScope') ? 'absent' : result.cacheScope === 'public' || result.cacheScope === 'private' ? result.cacheScope : 'invalid');
+const ttlOk = (result: Row) => typeof result.ttlMs === 'number' && result.ttlMs >= 0 && Number.isFinite(result.ttlMs);
+
+beforeAll(async () => {
+  dir = await collectArchive({ seed: 'loader-list-caching', size: 24, days: 2, methodology: 'v1,v2', caching: true });
+  forgetArchive(dir);
+  a = await loadArchive(dir);
+  const runs = readFileSync(join(dir, 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row);
+  const last = runs.filter((r) => r.methodology_version === 'v2').at(-1)!;
+  latestRows = readRows('observations-v2').filter((r) => r.run_id === last.run_id);
+}, 240_000);
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('list caching on an archive the collector recorded', () => {
+  it('the caching servers answered ok the modern way in the latest full v2 run', () => {
+    expect(a.v2!.latest!.run.run_id).toBe(latestRows[0]!.run_id);
+    for (const name of [CACHING.public, CACHING.privateDrifts, CACHING.absent, CACHING.invalid, CACHING.sse]) {
+      const r = latestRows.find((x) => x.target === name);
+      expect(r, name).toMatchObject({ outcome: 'ok', era: 'modern' });
+    }
+  });
+
+  it('counts public / private / absent / invalid and missing required fields as the stored answers say', async () => {
+    const counts = { public: 0, private: 0, absent: 0, invalid: 0 };
+    let missing = 0;
+    let n = 0;
+    for (const r of latestRows.filter((x) => x.outcome === 'ok' && x.era === 'modern')) {
+      const discover = message((await readObject(dir, r.handshake_sha256))!, r.handshake_content_type, 1)!.result as Row;
+      const pages: Row[] = [];
+      for (const [i, sha] of (r.tools_pages_sha256 as string[]).entries()) pages.push(message((await readObject(dir, sha))!, r.tools_pages_content_types[i], 2)!.result as Row);
+      n++;
+      counts[scopeOf(pages[0]!)]++;
+      const lacks = [discover, ...pages].some((x) => !ttlOk(x) || !['public', 'private'].includes(x.cacheScope));
+      if (lacks) missing++;
+    }
+    const c = a.v2!.latest!.caching;
+    expect(c.unreadable).toBe(0);
+    expect(c.n).toBe(n);
+    expect({ public: c.public.count, private: c.private.count, absent: c.absent.count, invalid: c.invalid.count }).toEqual(counts);
+    expect(c.missingRequired).toMatchObject({ count: missing, n });
+    // Each of the four is there (the world's SDK v2 servers are private; ours add the rest).
+    expect(counts.public).toBeGreaterThanOrEqual(2);
+    expect(counts.absent).toBeGreaterThanOrEqual(1);
+    expect(counts.invalid).toBeGreaterThanOrEqual(1);
+    expect(counts.private).toBeGreaterThanOrEqual(1);
+    expect(c.private.share.lower).toBeLessThanOrEqual(c.private.share.p);
+    // Legacy ok rows are not in the denominator.
+    expect(latestRows.some((r) => r.outcome === 'ok' && r.era === 'legacy')).toBe(true);
+    expect(n).toBeLessThan(latestRows.filter((r) => r.outcome === 'ok').length);
+  });
+
+  it("each caching server's list as it was made to answer", () => {
+    const by = a.v2!.cachingByTarget;
+    expect(by.get(CACHING.public)).toMatchObject({ cacheScope: 'public', ttlMs: CACHING.publicTtlMs, missing: [] });
+    expect(by.get(CACHING.privateDrifts)).toMatchObject({ cacheScope: 'private', ttlMs: 0, resultType: 'complete', missing: [] });
+    expect(by.get(CACHING.absent)).toMatchObject({ cacheScope: null, cacheScopeInvalid: false, ttlMs: null, ttlMsInvalid: false, resultType: 'complete', missing: ['discover.ttlMs', 'discover.cacheScope', 'tools/list.ttlMs', 'tools/list.cacheScope'] });
+    expect(by.get(CACHING.invalid)).toMatchObject({ cacheScope: null, cacheScopeInvalid: true, ttlMs: null, ttlMsInvalid: true, missing: ['tools/list.ttlMs', 'tools/list.cacheScope'] });
+    expect(by.get(CACHING.sse)).toMatchObject({ cacheScope: 'public', ttlMs: null, ttlMsInvalid: true, missing: ['tools/list.ttlMs'] });
+    expect(latestRows.find((r) => r.target === CACHING.sse)!.body_content_type).toMatch(/^text\/event-stream/);
+    // Legacy and failing targets have no entry.
+    for (const r of latestRows.filter((x) => x.outcome !== 'ok' || x.era !== 'modern')) expect(by.has(r.target), r.target).toBe(false);
+  });
+
+  it("a change of a private-scope server is marked, on the change view and in its summary; others are not", () => {
+    const changes = a.changes.filter((c) => c.target === CACHING.privateDrifts);
+    expect(changes.length).toBeGreaterThanOrEqual(1);
+    for (const c of changes) {
+      expect(c.privateScopeList).toBe(true);
+      expect(changeSummary(c)).toContain("Private-scope list: the change may be the caller's, not the server's.");
+    }
+    const server = a.servers.find((s) => s.name === CACHING.privateDrifts)!;
+    expect(server.changes.every((c) => c.privateScopeList === true)).toBe(true);
+    for (const c of a.changes.filter((x) => a.v2!.cachingByTarget.get(x.target)?.cacheScope !== 'private')) {
+      expect(c.privateScopeList, c.target).toBeUndefined();
+      expect(changeSummary(c)).not.toContain(PRIVATE_SCOPE_NOTE);
+    }
+  });
+
+  it("the server page's line and the descriptor's caching block", async () => {
+    const line = listCachingText(a.v2!.cachingByTarget.get(CACHING.privateDrifts)!);
+    expect(line).toContain("this list may differ per caller; the archive saw an anonymous caller's list");
+    expect(line).toContain('ttlMs 0 ms');
+    expect(listCachingText(a.v2!.cachingByTarget.get(CACHING.public)!)).toBe('public-scope: the same list for every caller; ttlMs 300,000 ms');
+    expect(listCachingText(a.v2!.cachingByTarget.get(CACHING.absent)!)).toContain('lacks what 2026-07-28 requires: discover.ttlMs');
+
+    const repos = await repositoryIndex(a);
+    const descriptor = async (name: string) => {
+      const s = a.servers.find((x) => x.name === name)!;
+      const d = serverDescriptor(a, s, await serverFacts(a, s, TEST_REGISTRY_SCHEMAS), repos, TEST_PUBLICATION);
+      expect(Descriptor.safeParse(d).success).toBe(true);
+      const block = (d._meta as Record<string, unknown>)['org.mcp-schema/caching'];
+      expect(Caching.safeParse(block).success).toBe(true);
+      return block as Record<string, unknown>;
+    };
+    expect(await descriptor(CACHING.privateDrifts)).toMatchObject({ methodology: 'v2', cache_scope: 'private', ttl_ms: 0, missing_required: [], note: null });
+    expect(await descriptor(CACHING.invalid)).toMatchObject({ cache_scope: null, cache_scope_invalid: true, ttl_ms_invalid: true, missing_required: ['tools/list.ttlMs', 'tools/list.cacheScope'] });
+    const legacy = latestRows.find((r) => r.outcome === 'ok' && r.era === 'legacy')!;
+    expect(await descriptor(legacy.target)).toMatchObject({ cache_scope: null, observed_at: null, note: expect.stringContaining('not applicable') });
+  });
+
+  it('a second load reads the caching figures back from the build cache, equal', async () => {
+    forgetArchive(dir);
+    const again = await loadArchive(dir);
+    expect(again.v2!.latest!.caching).toEqual(a.v2!.latest!.caching);
+    expect([...again.v2!.cachingByTarget]).toEqual([...a.v2!.cachingByTarget]);
+    expect(again.changes.filter((c) => c.privateScopeList).map((c) => c.id)).toEqual(a.changes.filter((c) => c.privateScopeList).map((c) => c.id));
+  });
+});
