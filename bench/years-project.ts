@@ -170,46 +170,55 @@ export const FILE_HOST_SITE = [
 /** The file host beside it (the same builds): its size per server, and what a day's publish-files uploads (bench:build --daily --files, 20,000 × 30). */
 export const FILE_HOST_STORE = { per_server_kb: [305.3 / 20, 92.4 / 5, 113.3 / 5, 32.9], days: [30, 60, 360, 1_824], daily_upload: { targets: 20_000, files: 35_033, mb: 241.3 }, source: 'bench:build --files of bench:archive 20,000 × 30, 5,000 × 60 and × 360, 1,000 × 1,824 (bench/README.md, fourth run), not this run' } as const;
 /**
- * Peak RSS of the build's process tree (bench:build: the Astro build, its digest workers, Pagefind),
- * warm (the carried cache: what the daily deploy runs) and cold (--cold: every day's digest computed in
- * 30-day worker chunks), on the current code (bench/README.md, fourth run; not this run). Fitted as
- * c + a·targets + b·targets·days by least squares (fitBuilds), each point's residual printed.
+ * Peak RSS of the build's process tree (bench:build: the Astro build, its digest workers, then the
+ * search step), warm (the carried cache: what the daily deploy runs) and cold (--cold: every day's
+ * digest computed in 30-day worker chunks), fitted as c + a·targets + b·targets·days by least squares
+ * (fitBuilds), each point's residual printed. Both on the fifth run's code (the fold as runs, the search a step of its
+ * own; bench/README.md, fifth run).
  */
 export const BUILD_RSS = {
   warm: [
-    { targets: 20_000, days: 30, y: 2_553 },
-    { targets: 5_000, days: 60, y: 1_252 },
-    { targets: 5_000, days: 360, y: 1_285 },
-    { targets: 1_000, days: 1_824, y: 1_084 },
+    { targets: 20_000, days: 30, y: 1_886 },
+    { targets: 5_000, days: 60, y: 930 },
+    { targets: 5_000, days: 360, y: 966 },
+    { targets: 1_000, days: 60, y: 797 },
+    { targets: 1_000, days: 360, y: 879 },
+    { targets: 1_000, days: 1_824, y: 916 },
   ],
   cold: [
-    { targets: 20_000, days: 30, y: 2_418 },
-    { targets: 5_000, days: 60, y: 1_519 },
-    { targets: 1_000, days: 1_824, y: 1_298 },
+    { targets: 20_000, days: 30, y: 1_668 },
+    { targets: 5_000, days: 60, y: 1_477 },
+    { targets: 5_000, days: 360, y: 1_512 },
+    { targets: 1_000, days: 60, y: 1_240 },
+    { targets: 1_000, days: 360, y: 1_309 },
+    { targets: 1_000, days: 1_824, y: 1_229 },
   ],
   /** Wall seconds of the warm builds (the same runs; a shared 2-core machine, other work beside them: an upper bound). */
   warm_wall_s: [
-    { targets: 20_000, days: 30, y: 276.9 },
-    { targets: 5_000, days: 60, y: 91.6 },
-    { targets: 5_000, days: 360, y: 136.5 },
-    { targets: 1_000, days: 1_824, y: 43.3 },
+    { targets: 20_000, days: 30, y: 181.8 },
+    { targets: 5_000, days: 60, y: 80.5 },
+    { targets: 5_000, days: 360, y: 143.3 },
+    { targets: 1_000, days: 60, y: 31.2 },
+    { targets: 1_000, days: 360, y: 31.6 },
+    { targets: 1_000, days: 1_824, y: 55.0 },
   ],
-  source: 'bench:build --files --kinds [--cold] of bench:archive 20,000 × 30, 5,000 × 60 and × 360, 1,000 × 1,824 (bench/README.md, fourth run), not this run',
+  source: 'bench:build --files --kinds --trace-gc [--cold] of bench:archive 20,000 × 30, 5,000 × 60 and × 360, 1,000 × 60, × 360 and × 1,824 (bench/README.md, fifth run), not this run',
 } as const;
 /**
- * What the warm builds hold (bench:build --trace-gc, the same four archives; bench/README.md, fourth
- * run; not this run): the largest V8 heap after a mark-compact (live), the largest before one (how far
- * V8 let the heap grow), the main process's peak RSS outside the search stage, and the search stage's
- * peak (Pagefind, a child process, on top of the main process). MB.
+ * What the warm builds hold (bench:build --trace-gc; bench/README.md, fifth run; not this run), on the
+ * code where the fold keeps ok rows as runs and npm run build indexes the search in a step of its own:
+ * the largest V8 heap after a mark-compact (live), the largest before one (how far V8 let the heap
+ * grow), the Astro step's peak RSS (main_rss) and the search step's (search_rss: Pagefind and its
+ * Node process, after the Astro process has exited). MB.
  */
 export const BUILD_HEAP = [
-  { targets: 20_000, days: 30, live: 246.0, before: 867.5, main_rss: 1_580, search_rss: 2_242 },
-  { targets: 5_000, days: 60, live: 154.3, before: 335.9, main_rss: 907, search_rss: 1_157 },
-  { targets: 5_000, days: 360, live: 187.6, before: 367.7, main_rss: 958, search_rss: 1_196 },
-  { targets: 1_000, days: 1_824, live: 170.3, before: 315.3, main_rss: 937, search_rss: 977 },
+  { targets: 20_000, days: 30, live: 220.5, before: 839.3, main_rss: 1_616, search_rss: 1_886 },
+  { targets: 5_000, days: 60, live: 153.0, before: 351.7, main_rss: 930, search_rss: 719 },
+  { targets: 5_000, days: 360, live: 161.0, before: 341.7, main_rss: 966, search_rss: 724 },
+  { targets: 1_000, days: 60, live: 130.0, before: 241.0, main_rss: 797, search_rss: 411 },
+  { targets: 1_000, days: 360, live: 135.7, before: 298.5, main_rss: 879, search_rss: 406 },
+  { targets: 1_000, days: 1_824, live: 151.8, before: 342.5, main_rss: 916, search_rss: 405 },
 ] as const;
-/** Pagefind's memory a page indexed, the largest measured (20,000 × 30 in the third warm build: 1,067 MB over the main process). */
-export const PAGEFIND_MB_PER_PAGE = 1_067 / 20_000;
 
 /** A server's share of the file-host site (KB) after `days`, interpolated between the measured ages (the last slope past the oldest). */
 export function fileHostShare(days: number, key: 'per_server_kb' | 'per_server_files' | 'other_mb' | 'other_files'): number {
@@ -536,13 +545,16 @@ export function project(m: Measured): Projections {
   const fitNote = (f: ReturnType<typeof fitBuilds>, pts: readonly { targets: number; days: number; y: number }[]) =>
     f ? `${Math.round(f.c)} MB + ${(f.a * 1e3).toFixed(1)} kB a target + ${(f.b * 1e6).toFixed(1)} B a target-day, through ${pts.map((p, i) => `${p.targets.toLocaleString('en')} × ${p.days} (${p.y} MB, residual ${f.residuals[i]! >= 0 ? '+' : ''}${Math.round(f.residuals[i]!)})`).join(', ')}` : 'fewer than 3 builds';
   // The daily build's memory, from what it holds (BUILD_HEAP): its live heap (fitted) must stay under
-  // V8's heap limit or the build fails; its peak RSS is at most the main process outside its heap (fitted),
-  // plus the heap at its cap, plus Pagefind's (per page, the largest measured): an upper bound.
-  const liveFit = fitBuilds(BUILD_HEAP.map((p) => ({ targets: p.targets, days: p.days, y: p.live })));
-  const nonHeapFit = fitBuilds(BUILD_HEAP.map((p) => ({ targets: p.targets, days: p.days, y: p.main_rss - p.before })));
-  add("RAM: the daily build's live heap (V8, after a mark-compact)", 'heap', 'new', fitted(liveFit), `fitted to --trace-gc builds: ${fitNote(liveFit, BUILD_HEAP.map((p) => ({ targets: p.targets, days: p.days, y: p.live })))}`);
+  // V8's heap limit or the build fails. Its peak RSS is the larger of its two steps (npm run build: the
+  // Astro build, then the search step once Astro has exited): the Astro step at most its process
+  // outside the heap (fitted) plus the heap at its cap, the search step fitted to its own peaks: an upper bound.
+  const heapPts = (y: (p: (typeof BUILD_HEAP)[number]) => number) => BUILD_HEAP.map((p) => ({ targets: p.targets, days: p.days, y: y(p) }));
+  const liveFit = fitBuilds(heapPts((p) => p.live));
+  const nonHeapFit = fitBuilds(heapPts((p) => p.main_rss - p.before));
+  const searchFit = fitBuilds(heapPts((p) => p.search_rss));
+  add("RAM: the daily build's live heap (V8, after a mark-compact)", 'heap', 'new', fitted(liveFit), `fitted to --trace-gc builds: ${fitNote(liveFit, heapPts((p) => p.live))}`);
   const capMb = LIMITS.heap.bytes / 2 ** 20;
-  add('RAM: daily site build peak (warm cache), bounded', 'ram', 'new', (T, g) => fitted(nonHeapFit)(T, g) + (capMb + PAGEFIND_MB_PER_PAGE * at(g, 'N', T)) * 1e6, `outside the heap ${fitNote(nonHeapFit, BUILD_HEAP.map((p) => ({ targets: p.targets, days: p.days, y: p.main_rss - p.before })))}; + the heap at its cap (${capMb} MB) + Pagefind ${(PAGEFIND_MB_PER_PAGE * 1e3).toFixed(0)} kB a page`);
+  add('RAM: daily site build peak (warm cache), bounded', 'ram', 'new', (T, g) => Math.max(fitted(nonHeapFit)(T, g) + capMb * 1e6, fitted(searchFit)(T, g)), `the larger of the Astro step — outside the heap ${fitNote(nonHeapFit, heapPts((p) => p.main_rss - p.before))}, + the heap at its cap (${capMb} MB) — and the search step, ${fitNote(searchFit, heapPts((p) => p.search_rss))}`);
   add('RAM: daily site build peak (warm cache), fitted to peak RSS', 'ram', 'new', fitted(warmFit), `fitted to the current code's warm builds (uncapped heap: V8's slack extrapolated): ${fitNote(warmFit, BUILD_RSS.warm)}`);
   add('RAM: a cold site build (a lost cache, a new cache format)', 'ram', 'new', fitted(coldFit), `fitted to the current code's cold builds: ${fitNote(coldFit, BUILD_RSS.cold)}`);
   add('RAM: full verify', 'ram', 'today', (T, g) => verify('today', T, g, 'max_rss_mb') * 1e6, 'measured after each day, least-squares slope ∝ targets');
@@ -608,7 +620,7 @@ export function project(m: Measured): Projections {
     'Verify: a full verify (--full) after every measured day, the least-squares slope per day of its own time (plus the command\'s start-up) projected ∝ listing rows (the new design\'s never below today\'s: the same rows and rosters), of its max RSS ∝ targets (the new design\'s: its first day, the entry cache full, and 132 B per stored key); the daily verify is the CLI\'s incremental mode (--record, head in verify-state.json) measured on the steady days ∝ listing rows (time and the whole RSS: an upper bound), plus its scrub (1/28 of every stored key a day) bounded by a 28th of the projected full verify.',
     `Job time: probe stage ${PROBE_STAGE.minutes} min at ${PROBE_STAGE.endpoints.toLocaleString('en')} endpoints (${PROBE_STAGE.source}) ∝ endpoints; roster paging at ${ROSTER_PACE_PER_MIN} pages/min; this run's write and commit seconds ∝ listing rows; verify as measured.`,
     `Site: today's design ${siteModel.source}, unbounded. The new design's site is bounded (server pages, drift lists, feeds capped; raw bodies beyond those pages in the store): the issue's month at 42,000 servers ∝ targets, plus the slope per target-day between two bounded cold builds (${BOUNDED_BUILDS.source}: ${(boundedPerTargetDay(BOUNDED_BUILDS.site_mb) * 1e6).toFixed(1)} B of site and ${(boundedPerTargetDay(BOUNDED_BUILDS.files) * 1000).toFixed(2)} files per 1,000 target-days), linearly: an upper bound, as the caps bite more with time. Its per-server baseline (server page 11.6 KB, descriptor 4.8 KB, tools file 10.4 KB for a server that answers, badge 1.1 KB: ≈ 26 KB a server at 5,000 × 60) is most of it and does not shrink with time.`,
-    `Build memory and time: the current code's builds (${BUILD_RSS.source}), fitted as c + a·targets + b·targets·days; a build's peak is Pagefind's (the search stage), on top of what the loaded archive holds; a cold build computes every day's digest in 30-day worker chunks, a fresh worker each. The Pages site: ${FILE_HOST_SITE.map((b) => `${b.targets.toLocaleString('en')} × ${b.days}: ${b.per_server_kb.toFixed(2)} kB and ${b.per_server_files.toFixed(2)} files a server + ${b.other_mb.toFixed(1)} MB, ${b.other_files} files`).join('; ')} (bench/build.ts siteShares), interpolated in days. The file host: ${FILE_HOST_STORE.per_server_kb.map((k, i) => `${k.toFixed(1)} kB a server at ${FILE_HOST_STORE.days[i]} days`).join(', ')}; a day's publish-files ${FILE_HOST_STORE.daily_upload.files.toLocaleString('en')} files, ${FILE_HOST_STORE.daily_upload.mb} MB at ${FILE_HOST_STORE.daily_upload.targets.toLocaleString('en')} targets, ∝ targets.`,
+    `Build memory and time: the current code's builds (${BUILD_RSS.source}), fitted as c + a·targets + b·targets·days; a build's peak is the larger of its two steps (the Astro build holding the loaded archive, then the search step, Pagefind, once Astro has exited); a cold build computes every day's digest in 30-day worker chunks, a fresh worker each. The Pages site: ${FILE_HOST_SITE.map((b) => `${b.targets.toLocaleString('en')} × ${b.days}: ${b.per_server_kb.toFixed(2)} kB and ${b.per_server_files.toFixed(2)} files a server + ${b.other_mb.toFixed(1)} MB, ${b.other_files} files`).join('; ')} (bench/build.ts siteShares), interpolated in days. The file host: ${FILE_HOST_STORE.per_server_kb.map((k, i) => `${k.toFixed(1)} kB a server at ${FILE_HOST_STORE.days[i]} days`).join(', ')}; a day's publish-files ${FILE_HOST_STORE.daily_upload.files.toLocaleString('en')} files, ${FILE_HOST_STORE.daily_upload.mb} MB at ${FILE_HOST_STORE.daily_upload.targets.toLocaleString('en')} targets, ∝ targets.`,
     `The new design's jobs: collect.yml pulls the last 8 days of closed files back from the store; deploy.yml the site's three months (92 days) and builds with MCP_SCHEMA_RELEASE=parts (no whole-archive file, no release folder of bundles); verify-full.yml runs ${VERIFY_PARTS} parts side by side.`,
     'Pages deploy time (10 min) is not measured (no network here): what it must upload is the site row.',
   ];
