@@ -171,6 +171,8 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
     if (tools >= 0 && !fold.contractPages.has(tools)) fold.contractPages.set(tools, { pages, types });
   }
   const wholeFile = fold.exact || fold.wholeDays.has(g.day);
+  const seam = fold.seamDay;
+  const seamSide = (d: number) => seam !== null && fold.dayIds[d]! >= seam;
   for (let i = 0; i < g.n; i++) {
     const name = g.names[i]!;
     if (fold.only !== null && !fold.only.has(name)) continue;
@@ -212,12 +214,10 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
       const instr = era >= 0 && g.instr[i]! >= 0 ? hashId[g.instr[i]!]! : -1;
       const run = runId[g.run[i]!]!;
       const count = g.toolCount[i]!;
-      const dayText = fold.dayIds[day]!;
       const last = s.ok.at(-1);
       // Out of time order (instant, then run id, as inTimeOrder sorts): this target is folded again, exactly.
       if (last && !fold.exact && (ms < last.lastMs || (ms === last.lastMs && run !== last.lastRun && fold.runIds[run]! < fold.runIds[last.lastRun]!))) fold.disordered.add(name);
-      const whole = wholeFile || (day !== fileDay && fold.wholeDays.has(dayText));
-      const seamSide = (d: number) => fold.seamDay !== null && fold.dayIds[d]! >= fold.seamDay;
+      const whole = wholeFile || (day !== fileDay && fold.wholeDays.has(fold.dayIds[day]!));
       if (last && !whole && !last.whole && last.tools === tools && last.body === body && last.toolCount === count && last.era === era && last.instr === instr && seamSide(last.lastDay) === seamSide(day)) {
         last.n++;
         last.lastMs = ms;
