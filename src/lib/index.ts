@@ -32,6 +32,8 @@ export * from './wilson.ts';
 export * from './error-class-shares.ts';
 export * from './endpoint-host.ts';
 export * from './v2-statistics.ts';
+export * from './study-frame.ts';
+export * from './quality-checks.ts';
 export * from './series-timeline.ts';
 export * from './schema-hygiene.ts';
 export * from './server-health.ts';

@@ -50,15 +50,26 @@ export function schemaHygiene(catalogues: readonly Catalogue[]): SchemaHygiene {
   return {
     targets: catalogues.length,
     tools: tools.length,
-    strictInputSchema: share(isStrict),
-    readOnlyHint: share((t) => typeof annotation(t, 'readOnlyHint') === 'boolean'),
-    destructiveHint: share((t) => typeof annotation(t, 'destructiveHint') === 'boolean'),
-    description: share((t) => typeof t.description === 'string' && t.description.trim() !== ''),
-    outputSchema: share((t) => isObject(t.outputSchema)),
+    strictInputSchema: share((t) => toolHygiene(t).strictInputSchema),
+    readOnlyHint: share((t) => toolHygiene(t).readOnlyHint),
+    destructiveHint: share((t) => toolHygiene(t).destructiveHint),
+    description: share((t) => toolHygiene(t).description),
+    outputSchema: share((t) => toolHygiene(t).outputSchema),
     identicalCatalogues: [...groups]
       .filter(([, targets]) => new Set(targets).size > 1)
       .map(([tools_sha256, targets]) => ({ tools_sha256, targets: [...new Set(targets)].sort(byCodeUnits) }))
       .sort((a, b) => b.targets.length - a.targets.length || byCodeUnits(a.tools_sha256, b.tools_sha256)),
+  };
+}
+
+/** One tool against each hygiene test (the definitions of SchemaHygiene's shares; the descriptor's quality checks use them too). */
+export function toolHygiene(t: Tool): { strictInputSchema: boolean; readOnlyHint: boolean; destructiveHint: boolean; description: boolean; outputSchema: boolean } {
+  return {
+    strictInputSchema: isStrict(t),
+    readOnlyHint: typeof annotation(t, 'readOnlyHint') === 'boolean',
+    destructiveHint: typeof annotation(t, 'destructiveHint') === 'boolean',
+    description: typeof t.description === 'string' && t.description.trim() !== '',
+    outputSchema: isObject(t.outputSchema),
   };
 }
 

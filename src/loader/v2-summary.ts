@@ -34,6 +34,8 @@ import {
   parseToolsList,
   schemaHygiene,
   statusAgreement,
+  studyFrame,
+  type StudyFrame,
   TOOLS_LIST_REQUEST_ID,
   v2Statistics,
   type AnyRun,
@@ -51,22 +53,27 @@ import {
 import type { DigestCache } from './cache.ts';
 
 /** Bump when what this module derives (not src/lib, which is fingerprinted) changes. */
-export const V2_SUMMARY_VERSION = 'v2-summary-3';
+export const V2_SUMMARY_VERSION = 'v2-summary-4';
 
 /** A target's row in the latest full v2 run, cut to what the descriptors show. */
 export type V2Latest = Pick<
   ObservationV2,
-  'run_id' | 'day' | 'observed_at' | 'outcome' | 'status' | 'era' | 'protocol_version' | 'supported_versions' | 'instructions_sha256' | 'auth_schemes' | 'auth_bearer' | 'auth_metadata_valid' | 'auth_metadata_source' | 'auth_http_status'
+  'run_id' | 'day' | 'observed_at' | 'outcome' | 'status' | 'era' | 'protocol_version' | 'supported_versions' | 'instructions_sha256' | 'auth_schemes' | 'auth_bearer' | 'auth_metadata_valid' | 'auth_metadata_source' | 'auth_http_status' | 'canary_sent' | 'canary_in_channel'
 >;
 
 export interface V2StatisticsView {
   run: RunV2;
+  /**
+   * The study's population (src/lib studyFrame): how the run's rows became the frame — registry status,
+   * each exclusion, duplicate URLs merged. Every figure below is over the frame's rows.
+   */
+  frame: StudyFrame;
   statistics: V2Statistics;
   /** RQ4 over the tools of the run's ok rows (each row's pages concatenated). */
   hygiene: SchemaHygiene;
   /** Ok rows whose stored pages could not be read back or parsed (left out of RQ4). */
   hygieneUnreadable: number;
-  /** RQ6 between the previous full v2 run and this one; null with one full run only. */
+  /** RQ6 between the previous full v2 run and this one (each run's frame); null with one full run only. */
   stability: { earlier: RunV2; agreement: StatusAgreement } | null;
   /**
    * What the run's modern ok answers say about caching (MCP 2026-07-28 Caching): the list's scope
@@ -199,14 +206,19 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
       if (P && v2Keys.has(P.day)) await cache.bring(dir, v2Keys.get(P.day)!.day);
       const rowsL = await runRows(dir, v2Keys.get(L.day)!.day, L.run_id);
       const rowsP = P && v2Keys.has(P.day) ? await runRows(dir, v2Keys.get(P.day)!.day, P.run_id) : null;
-      const { catalogues, unreadable } = await okCatalogues(dir, rowsL);
-      const caching = await listCaching(dir, rowsL);
+      // Every figure is over the study's frame (active entries, endpoints de-duplicated, exclusions
+      // counted apart); the per-target views (descriptors) keep every row.
+      const frameL = studyFrame(rowsL);
+      const frameTargets = new Set(frameL.rows.map((r) => r.target));
+      const { catalogues, unreadable } = await okCatalogues(dir, frameL.rows);
+      const caching = await listCaching(dir, rowsL, frameTargets);
       latest = {
         run: L,
-        statistics: v2Statistics(rowsL, { run: L }),
+        frame: frameL.frame,
+        statistics: v2Statistics(frameL.rows, { run: L }),
         hygiene: schemaHygiene(catalogues),
         hygieneUnreadable: unreadable,
-        stability: P && rowsP ? { earlier: P, agreement: statusAgreement(rowsP, rowsL) } : null,
+        stability: P && rowsP ? { earlier: P, agreement: statusAgreement(studyFrame(rowsP).rows, frameL.rows) } : null,
         caching: { ...caching.counts, unreadable: caching.unreadable },
       };
       latestByTarget = new Map(rowsL.map((r) => [r.target, cutLatest(r)]));
@@ -283,6 +295,8 @@ function cutLatest(r: ObservationV2): V2Latest {
     auth_metadata_valid: r.auth_metadata_valid,
     auth_metadata_source: r.auth_metadata_source,
     auth_http_status: r.auth_http_status,
+    canary_sent: r.canary_sent,
+    canary_in_channel: r.canary_in_channel,
   };
 }
 
@@ -298,13 +312,27 @@ async function summariseDay(dir: string, day: DayFiles): Promise<DaySummary> {
     }
     rows++;
     const r = row.value;
-    // Era counts read only these fields; the run's rows are dropped once counted (below, per day).
-    const slim = { run_id: r.run_id, target: r.target, endpoint: r.endpoint, outcome: r.outcome, status: r.status, era: r.era, protocol_version: r.protocol_version, supported_versions: r.supported_versions } as ObservationV2;
+    // Era counts read only these fields (and the frame its own); the run's rows are dropped once counted (below, per day).
+    const slim = {
+      run_id: r.run_id,
+      target: r.target,
+      endpoint: r.endpoint,
+      outcome: r.outcome,
+      status: r.status,
+      era: r.era,
+      protocol_version: r.protocol_version,
+      supported_versions: r.supported_versions,
+      registry_status: r.registry_status,
+      step: r.step,
+      detail: r.detail,
+      redirects: r.redirects,
+    } as ObservationV2;
     const run = byRun.get(r.run_id) ?? { day: r.day, rows: [] };
     run.rows.push(slim);
     byRun.set(r.run_id, run);
   }
-  const points = eraAdoption([...byRun].map(([run_id, x]) => ({ run_id, day: x.day, rows: x.rows })));
+  // Over each run's frame, as every v2 figure is.
+  const points = eraAdoption([...byRun].map(([run_id, x]) => ({ run_id, day: x.day, rows: studyFrame(x.rows).rows })));
   return { v: V2_SUMMARY_VERSION, rows, problems, points };
 }
 
@@ -340,9 +368,10 @@ async function okCatalogues(dir: string, rows: readonly ObservationV2[]): Promis
  * What each modern ok row's stored answers say about caching: the discover result (handshake_sha256)
  * and every tools/list page (tools_pages_sha256), each read back with its content type by the one body
  * reader. A body repeats across targets (one host serves many names): each distinct body and type is
- * read once. A row with any answer missing or unreadable is counted apart, not as lacking fields.
+ * read once. A row with any answer missing or unreadable is counted apart, not as lacking fields. The
+ * counts are over the `counted` targets (the study's frame); every row gets its per-target view.
  */
-async function listCaching(dir: string, rows: readonly ObservationV2[]): Promise<{ counts: ListCachingCounts; byTarget: [string, ListCachingView][]; unreadable: number }> {
+async function listCaching(dir: string, rows: readonly ObservationV2[], counted: ReadonlySet<string>): Promise<{ counts: ListCachingCounts; byTarget: [string, ListCachingView][]; unreadable: number }> {
   const memo = new Map<string, ResultCaching | null>();
   const read = async (sha: string | null, contentType: string | null, id: number): Promise<ResultCaching | null> => {
     if (sha === null) return null;
@@ -368,11 +397,11 @@ async function listCaching(dir: string, rows: readonly ObservationV2[]): Promise
     for (const [i, sha] of (r.tools_pages_sha256 ?? []).entries()) pages.push(await read(sha, r.tools_pages_content_types?.[i] ?? null, TOOLS_LIST_REQUEST_ID));
     const list = pages[0];
     if (!discover || !list || pages.some((p) => p === null)) {
-      unreadable++;
+      if (counted.has(r.target)) unreadable++;
       continue;
     }
     const missing = [...(discover.missing ?? []).map((f) => `discover.${f}`), ...[...new Set(pages.flatMap((p) => p!.missing ?? []))].map((f) => `tools/list.${f}`)];
-    answers.push({ list, missing });
+    if (counted.has(r.target)) answers.push({ list, missing });
     byTarget.push([r.target, { run_id: r.run_id, day: r.day, observed_at: r.observed_at, cacheScope: list.cacheScope, cacheScopeInvalid: list.cacheScopeInvalid, ttlMs: list.ttlMs, ttlMsInvalid: list.ttlMsInvalid, resultType: list.resultType, missing }]);
   }
   return { counts: listCachingCounts(answers), byTarget, unreadable };

@@ -198,6 +198,8 @@ const CHANGE_COLUMNS: (Field & { of: (c: ChangeView) => unknown })[] = [
   { name: 'findings', type: 'array', description: 'Classification findings: rule, axis, level, tool, path, before, after, fingerprint, message.', of: (c) => c.findings },
   // Last, so earlier columns keep their positions (methodology v2).
   { name: 'protocol_migration', type: 'boolean', description: 'Methodology v2: the before and after observations are v2 successful answers whose era (modern, legacy) or negotiated protocol version differ. Counted as a change event in the headline half-life; the sensitivity series v2-without-migrations censors at it instead (changelog). Always false for changes of the v1 series.', of: (c) => c.protocolMigration },
+  // Last again (issue 25, item 2).
+  { name: 'private_scope_list', type: 'boolean', description: "Methodology v2: the server's tools/list result in the latest full v2 run as of this file's build is private-scope (MCP 2026-07-28 Caching: cacheScope \"private\", the list may differ per caller), so the change may be the caller's, not the server's. A caution by the server's latest scope, not the scope at the change: it can differ between builds. false otherwise, and for servers the latest full v2 run did not read a modern list from.", of: (c) => c.privateScopeList === true },
 ];
 
 export const CHANGE_FIELDS: Field[] = CHANGE_COLUMNS.map(({ name, type, description }) => ({ name, type, description }));

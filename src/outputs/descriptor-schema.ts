@@ -11,7 +11,7 @@
 // what methodology v1 does not observe is null with a note, never a guess.
 import { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
-import { ENDPOINT_INDEX_DIR, REGISTRY_SCHEMA_STATUSES, SHARD_RULE, TOOL_INDEX_DIR } from '../lib/index.ts';
+import { ENDPOINT_INDEX_DIR, QUALITY_RULES, QUALITY_STATUSES, REGISTRY_SCHEMA_STATUSES, SHARD_RULE, TOOL_INDEX_DIR } from '../lib/index.ts';
 import { META_NAMESPACE } from './publication.ts';
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -299,6 +299,36 @@ export const Caching = z
   .strict()
   .describe('Caching: what the server\'s 2026-07-28 answers say about reusing its tool list (ttlMs, cacheScope; MCP 2026-07-28, Server › Utilities › Caching), read from the stored discover and tools/list answers of the latest full methodology v2 run. Legacy servers do not carry these fields (not applicable).');
 
+/** What the quality block says of itself, in every descriptor. */
+export const QUALITY_DISCLAIMER = 'Observed, not audited: derived only from what this archive recorded of the server (each check names its source), by the rules at rules_url. Not a code or security review; it ranks nothing.';
+
+export const Quality = z
+  .object({
+    computed_at: instant.describe('When the checks were computed: the archive\'s as-of instant.'),
+    rules_url: url.describe('The rules of every check, pass, fail and unknown in words (the methodology\'s quality checks page).'),
+    disclaimer: z.string().describe('Observed, not audited; ranks nothing.'),
+    summary: z
+      .object(Object.fromEntries(QUALITY_STATUSES.map((s) => [s, z.number().int().nonnegative().describe(`Checks whose status is ${s}.`)])) as Record<(typeof QUALITY_STATUSES)[number], z.ZodNumber>)
+      .strict()
+      .describe('How many checks have each status. No single score is published: weigh the checks as you see fit.'),
+    checks: z
+      .array(
+        z
+          .object({
+            id: z.enum(QUALITY_RULES.map((r) => r.id) as [string, ...string[]]).describe('The check (its category is the part before the dot; rules at rules_url): ' + QUALITY_RULES.map((r) => r.id).join(', ') + '.'),
+            status: z.enum(QUALITY_STATUSES).describe('pass or fail by the rule; unknown when there is no observation to decide on, or the check does not apply (the detail says which).'),
+            detail: z.string().describe('What was found, with the figure it was decided on (e.g. "3 of 5 tools have a description"); may quote server text, which is unvetted.'),
+            source: z.enum(['v1', 'v2', 'probes', 'registry']).nullable().describe('What it was decided on — v2: the server\'s row in the latest full methodology v2 run; v1: its latest successful tools/list answer; probes: its daily probes and contract changes of the last 30 days; registry: its latest registry entry; null: nothing observed.'),
+            run_id: z.string().nullable().describe('The run of that observation, when it is one run.'),
+            observed_at: instant.nullable().describe('When it was observed, when it is one observation.'),
+          })
+          .strict(),
+      )
+      .describe('The checks, in the order of the rules page.'),
+  })
+  .strict()
+  .describe('Quality: named checks of what the archive observed of this server (protocol era and revision, auth challenge, tool schemas, annotations, descriptions and output schemas, in-channel errors, uptime, contract stability, registry entry), each pass, fail or unknown with what it was decided on. Observed, not audited.');
+
 /** Our blocks, by key under `_meta`, in the order a descriptor carries them. */
 export const DESCRIPTOR_BLOCKS = [
   { key: `${META_NAMESPACE}/descriptor`, title: 'Descriptor', schema: DescriptorInfo },
@@ -308,6 +338,7 @@ export const DESCRIPTOR_BLOCKS = [
   { key: `${META_NAMESPACE}/schema-history`, title: 'Contract', schema: Contract },
   { key: `${META_NAMESPACE}/identity`, title: 'Identity', schema: Identity },
   { key: `${META_NAMESPACE}/caching`, title: 'Caching', schema: Caching },
+  { key: `${META_NAMESPACE}/quality`, title: 'Quality', schema: Quality },
 ] as const;
 
 /** Our `_meta` blocks; other keys (the registry's own) pass through. */
@@ -331,6 +362,7 @@ export type ToolsBlock = z.infer<typeof ToolsBlock>;
 export type Contract = z.infer<typeof Contract>;
 export type Identity = z.infer<typeof Identity>;
 export type Caching = z.infer<typeof Caching>;
+export type Quality = z.infer<typeof Quality>;
 export type FindingRecord = z.infer<typeof FindingRecord>;
 export type Observed<T> = { value: T | null; source: 'v1' | 'v2' | null; note: string | null };
 

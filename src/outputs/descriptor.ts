@@ -6,7 +6,7 @@
 //
 // Everything here is read from the derived archive (src/loader) and computed by src/lib; registry
 // facts are derived defensively from the hostile entry (registry-facts.ts).
-import { clip, contractSha256, isObject, PARTIAL_LISTING, parseWwwAuthenticate, probedRemote, proseSha256, resourceMetadataHint, schemaHygiene, toolSurfaceHashes, type Finding, type RegistrySchemaCheck, type RegistrySchemaChecker, type ServedToolHashes, type Tool } from '../lib/index.ts';
+import { clip, contractSha256, isObject, PARTIAL_LISTING, parseWwwAuthenticate, probedRemote, proseSha256, qualityChecks, qualitySummary, resourceMetadataHint, schemaHygiene, toolSurfaceHashes, type Finding, type RegistrySchemaCheck, type RegistrySchemaChecker, type ServedToolHashes, type Tool } from '../lib/index.ts';
 import type { Archive, ServerView } from '../loader/views.ts';
 import type { V2Latest } from '../loader/v2-summary.ts';
 import {
@@ -19,6 +19,8 @@ import {
   type Health,
   type Identity,
   type Observed,
+  type Quality,
+  QUALITY_DISCLAIMER,
   type ToolsBlock,
 } from './descriptor-schema.ts';
 import { rawObjectPath } from './linked-objects.ts';
@@ -114,6 +116,7 @@ export function serverDescriptor(a: Archive, s: ServerView, f: ServerFacts, repo
     [`${META_NAMESPACE}/schema-history`]: contract(s, tools, f, pub),
     [`${META_NAMESPACE}/identity`]: identity(s, base.server, repos, pub),
     [`${META_NAMESPACE}/caching`]: caching(a, s),
+    [`${META_NAMESPACE}/quality`]: quality(a, s, tools, f, pub),
   };
   // Our keys last and in DESCRIPTOR_BLOCKS order: an entry's own _meta cannot shadow them.
   const ours = Object.fromEntries(DESCRIPTOR_BLOCKS.map((b) => [b.key, blocks[b.key]]));
@@ -218,6 +221,33 @@ function caching(a: Archive, s: ServerView): Caching {
         ? 'not applicable: the latest full v2 run got a legacy answer (caching fields are 2026-07-28)'
         : 'the latest full v2 run got no tool list from this server';
   return { methodology: 'v2', observed_at: null, cache_scope: null, cache_scope_invalid: false, ttl_ms: null, ttl_ms_invalid: false, result_type: null, missing_required: [], note };
+}
+
+/** Where the quality checks' rules are published. */
+export const QUALITY_RULES_PATH = '/methodology/quality/';
+
+/** The quality block: src/lib qualityChecks over what the archive observed of this server. */
+function quality(a: Archive, s: ServerView, tools: Tool[] | null, f: ServerFacts, pub: Pick<Publication, 'permalink'>): Quality {
+  const v2 = a.v2?.latestByTarget.get(s.name) ?? null;
+  const cur = s.current;
+  const checks = qualityChecks({
+    asOfDay: a.asOfDay ?? s.lastObserved.slice(0, 10),
+    v2Run: Boolean(a.v2?.latest),
+    v2: v2 && { run_id: v2.run_id, observed_at: v2.observed_at, outcome: v2.outcome, status: v2.status, era: v2.era, protocol_version: v2.protocol_version, canary_sent: v2.canary_sent, canary_in_channel: v2.canary_in_channel },
+    tools: !cur ? null : tools ? { tools, observed_at: cur.observedAt, run_id: null, source: 'v1' } : typeof f.tools === 'string' ? f.tools : 'raw body missing',
+    health: s.health && { probes: s.health.probes, ok: s.health.ok, fromDay: s.health.fromDay, toDay: s.health.toDay },
+    changes: s.changes.map((c) => ({ day: c.day, id: c.id, breaking: c.compatibility === 'ERR' })),
+    firstObservedDay: s.firstObserved.slice(0, 10),
+    registry: f.schemaCheck && { status: f.schemaCheck.status, errorsTotal: f.schemaCheck.errorsTotal, checkedAgainst: f.schemaCheck.checkedAgainst, note: f.schemaCheck.note },
+  });
+  return {
+    computed_at: a.asOf ?? s.lastObserved,
+    rules_url: pub.permalink(QUALITY_RULES_PATH),
+    disclaimer: QUALITY_DISCLAIMER,
+    summary: qualitySummary(checks),
+    // The category is the id's first part: not repeated in every descriptor.
+    checks: checks.map(({ id, status, detail, source, run_id, observed_at }) => ({ id, status, detail, source, run_id, observed_at })),
+  };
 }
 
 function tenth(x: number | null): number | null {

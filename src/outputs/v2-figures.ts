@@ -3,8 +3,8 @@
 // print, so the two cannot disagree. Every number is a src/lib result carried by the loader
 // (src/loader/v2-summary.ts); this module only lays them out. Cells go through csvLine, the site's one
 // CSV rule; a simulated build gets a first `simulated` column, as every CSV of the site does.
-import type { HygieneShare, StudyShare } from '../lib/index.ts';
-import { PROBED_STATUSES } from '../lib/index.ts';
+import type { FrameExclusion, HygieneShare, StudyFrame, StudyShare } from '../lib/index.ts';
+import { FRAME_EXCLUSIONS, PROBED_STATUSES } from '../lib/index.ts';
 import type { V2StatisticsView } from '../loader/v2-summary.ts';
 import { csvLine } from './members.ts';
 import { SIMULATED_MARK } from './publication.ts';
@@ -95,14 +95,50 @@ export function v2FigureRows(v: V2StatisticsView): FigureRow[] {
   return rows;
 }
 
-/** The page's figures as CSV (one row per figure, plus the negotiated revisions), with the run they come from. */
-export function v2FiguresCsv(v: V2StatisticsView | null, simulated = false): string {
-  const head = ['run_id', 'day', 'question', 'measure', 'denominator', 'count', 'n', 'value', 'lower_95', 'upper_95', 'host_weighted', 'hosts', 'largest_host_count'];
+export const EXCLUSION_WORDS: Record<FrameExclusion, string> = {
+  retired: 'retired (gone from the registry since the last complete listing)',
+  not_active: 'registry status not active',
+  no_streamable_http: 'no streamable-http remote',
+  templated_url: 'URL with template variables ({…})',
+  invalid_url: 'invalid or non-HTTP URL',
+  no_latest_entry: 'no latest entry visible',
+  opted_out: 'opted out (optout.txt)',
+  private_address: 'private, loopback or reserved address (refused)',
+  duplicate_url: 'duplicate URL (merged)',
+};
+
+/**
+ * The study's population as rows of counts (question `FRAME`, measure machine names): every registry
+ * name the run listed, each row by registry status, each exclusion, the frame, and its http:// part.
+ * Counts of a census, not estimates: the share is of the names listed, with no interval.
+ */
+export function frameRows(f: StudyFrame): { measure: string; label: string; of: string; count: number; n: number }[] {
+  const listed = 'registry names the run listed';
+  return [
+    { measure: 'listed', label: 'registry names listed', count: f.listed, n: f.listed },
+    ...f.registryStatus.map((s) => ({ measure: `registry_status_${s.status ?? 'none'}`, label: `registry status ${s.status ?? '(none recorded)'}`, count: s.count, n: f.listed })),
+    ...FRAME_EXCLUSIONS.map((k) => ({ measure: `excluded_${k}`, label: EXCLUSION_WORDS[k], count: f.excluded[k], n: f.listed })),
+    { measure: 'frame_endpoints', label: 'endpoints in the frame', count: f.endpoints, n: f.listed },
+    { measure: 'frame_probed', label: 'frame endpoints probed', count: f.probed, n: f.listed },
+    { measure: 'frame_not_attempted', label: 'frame endpoints the run did not attempt', count: f.notAttempted, n: f.listed },
+    { measure: 'frame_non_https', label: 'frame endpoints at an http:// URL (kept: a deviation from the study)', count: f.nonHttps, n: f.listed },
+  ].map((r) => ({ ...r, of: listed }));
+}
+
+/**
+ * The page's figures as CSV (the population, one row per figure, plus the negotiated revisions), with
+ * the run they come from and whether a passed validation gate covers them (`validated`: the gate's
+ * verdict for the classifier that made the run; the population's counts need no gate and say so by
+ * an empty cell).
+ */
+export function v2FiguresCsv(v: V2StatisticsView | null, simulated = false, validated = false): string {
+  const head = ['run_id', 'day', 'question', 'measure', 'denominator', 'count', 'n', 'value', 'lower_95', 'upper_95', 'host_weighted', 'hosts', 'largest_host_count', 'validated'];
   const lines: unknown[][] = [];
   if (v) {
-    for (const r of v2FigureRows(v)) lines.push([v.run.run_id, v.run.day, r.question, r.measure, r.of, r.count, r.n, r.value, r.lower, r.upper, r.hostWeighted, r.hosts, r.largestHostCount]);
+    for (const r of frameRows(v.frame)) lines.push([v.run.run_id, v.run.day, 'FRAME', r.measure, r.of, r.count, r.n, r.n === 0 ? NaN : r.count / r.n, null, null, null, null, null, null]);
+    for (const r of v2FigureRows(v)) lines.push([v.run.run_id, v.run.day, r.question, r.measure, r.of, r.count, r.n, r.value, r.lower, r.upper, r.hostWeighted, r.hosts, r.largestHostCount, validated]);
     const hand = v.statistics.handshake.count;
-    for (const p of v.statistics.protocolVersions) lines.push([v.run.run_id, v.run.day, 'RQ2', `protocol_version_${p.version}`, 'endpoints that completed a handshake', p.count, hand, hand === 0 ? NaN : p.count / hand, null, null, null, null, null]);
+    for (const p of v.statistics.protocolVersions) lines.push([v.run.run_id, v.run.day, 'RQ2', `protocol_version_${p.version}`, 'endpoints that completed a handshake', p.count, hand, hand === 0 ? NaN : p.count / hand, null, null, null, null, null, validated]);
   }
   const cells = (r: unknown[]) => r.map((c) => (typeof c === 'number' && Number.isNaN(c) ? null : c));
   if (simulated) return csvLine(['simulated', ...head]) + lines.map((r) => csvLine([SIMULATED_MARK, ...cells(r)])).join('');

@@ -204,7 +204,7 @@ browserSuite('the fixture site in Chromium', () => {
   // Issue 16: what a reader meets at a desktop width and on a phone. Text (charts included) is at
   // least 11 px on screen, no word is broken inside, and the page never scrolls sideways (wide
   // tables and diffs scroll inside their own boxes). A screenshot of each is kept to look at.
-  const READER_PAGES = ['/', '/trends/', '/drift/', '/drift/revert/', '/servers/', `/servers/${slugFor('io.github.github/github-mcp-server')}/`, `/servers/${slugFor(REVERT_NAME)}/`, `/servers/${slugFor(RETIRED_NAME)}/`, `/servers/${slugFor(HOSTILE_NAME)}/`, '/data/', '/methodology/', '/methodology/rules/', '/charts/schema-survival/', '/lookup/', '/statistics/', '/methodology/changelog/'];
+  const READER_PAGES = ['/', '/trends/', '/drift/', '/drift/revert/', '/servers/', `/servers/${slugFor('io.github.github/github-mcp-server')}/`, `/servers/${slugFor(REVERT_NAME)}/`, `/servers/${slugFor(RETIRED_NAME)}/`, `/servers/${slugFor(HOSTILE_NAME)}/`, '/data/', '/methodology/', '/methodology/rules/', '/methodology/quality/', '/charts/schema-survival/', '/lookup/', '/statistics/', '/methodology/changelog/'];
   it.each([1280, 390].flatMap((w) => READER_PAGES.map((p) => [w, p] as const)))('at %d px, %s is legible: text ≥ 11 px, charts unshrunk, words whole, no sideways scroll', async (width, pathname) => {
     const page = await open(pathname, width);
     const l: Legibility = await measureLegibility(page);
@@ -280,7 +280,7 @@ browserSuite('the fixture site in Chromium', () => {
     await page.close();
   });
 
-  it.each(['/', '/servers/', '/trends/', `/servers/${slugFor(HOSTILE_NAME)}/`, `/servers/${slugFor('io.github.github/github-mcp-server')}/`, `/servers/${slugFor(REVERT_NAME)}/`, `/servers/${slugFor(RETIRED_NAME)}/`, '/drift/', '/drift/revert/', '/methodology/', '/methodology/v1/', '/methodology/rules/', '/data/', '/charts/schema-survival/', '/search/', '/lookup/', '/editions/', '/editions/2025-12/', '/statistics/', '/methodology/changelog/'])(
+  it.each(['/', '/servers/', '/trends/', `/servers/${slugFor(HOSTILE_NAME)}/`, `/servers/${slugFor('io.github.github/github-mcp-server')}/`, `/servers/${slugFor(REVERT_NAME)}/`, `/servers/${slugFor(RETIRED_NAME)}/`, '/drift/', '/drift/revert/', '/methodology/', '/methodology/v1/', '/methodology/rules/', '/methodology/quality/', '/data/', '/charts/schema-survival/', '/search/', '/lookup/', '/editions/', '/editions/2025-12/', '/statistics/', '/methodology/changelog/'])(
     'axe-core finds no serious or critical violation on %s',
     async (pathname) => {
       const page = await open(pathname);

@@ -14,6 +14,7 @@ import { Caching, Descriptor } from '../../src/outputs/descriptor-schema.ts';
 import { repositoryIndex, serverDescriptor, serverFacts } from '../../src/outputs/descriptor.ts';
 import { listCachingText } from '../../src/site/format.ts';
 import { PRIVATE_SCOPE_NOTE, changeSummary } from '../../src/outputs/feeds.ts';
+import { changeRecord } from '../../src/outputs/catalogue.ts';
 import { CACHING, collectArchive } from '../helpers/archive.ts';
 import { TEST_PUBLICATION, TEST_REGISTRY_SCHEMAS } from '../helpers/publication.ts';
 
@@ -116,12 +117,15 @@ describe('list caching on an archive the collector recorded', () => {
     for (const c of changes) {
       expect(c.privateScopeList).toBe(true);
       expect(changeSummary(c)).toContain("Private-scope list: the change may be the caller's, not the server's.");
+      // …and in the changes download (changes.jsonl, changes-<month>.parquet): its last column.
+      expect(Object.entries(changeRecord(c)).at(-1)).toEqual(['private_scope_list', true]);
     }
     const server = a.servers.find((s) => s.name === CACHING.privateDrifts)!;
     expect(server.changes.every((c) => c.privateScopeList === true)).toBe(true);
     for (const c of a.changes.filter((x) => a.v2!.cachingByTarget.get(x.target)?.cacheScope !== 'private')) {
       expect(c.privateScopeList, c.target).toBeUndefined();
       expect(changeSummary(c)).not.toContain(PRIVATE_SCOPE_NOTE);
+      expect(changeRecord(c).private_scope_list, c.target).toBe(false);
     }
   });
 

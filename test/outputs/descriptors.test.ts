@@ -122,6 +122,41 @@ describe('what the descriptors say', () => {
     expect([era.value, era.source, era.note]).toEqual([null, null, expect.stringMatching(/^not observed: methodology v1 does not record this/)]);
   });
 
+  it('quality: each check agrees with the block it reads (tools hygiene, health, registry schema); v2 checks unknown on a v1 archive, never pass or fail', async () => {
+    type Check = { id: string; status: string; detail: string; source: string | null; run_id: string | null; observed_at: string | null };
+    for (const name of [LIFECYCLE.answers, LIFECYCLE.walled, LIFECYCLE.leaves, LIFECYCLE.optedOut, LIFECYCLE.repeats]) {
+      const d = await descriptorOf(name);
+      const q = d._meta['org.mcp-schema/quality'] as { checks: Check[]; summary: { pass: number; fail: number; unknown: number }; rules_url: string; disclaimer: string };
+      const by = new Map(q.checks.map((c) => [c.id, c]));
+      expect(q.rules_url).toBe(pub.permalink('/methodology/quality/'));
+      expect(q.disclaimer).toMatch(/^Observed, not audited/);
+      expect(q.summary.pass + q.summary.fail + q.summary.unknown, name).toBe(q.checks.length);
+      // No v2 run in this archive: the protocol, auth and error checks cannot be decided.
+      for (const id of ['protocol.modern', 'protocol.revision_published', 'auth.challenge_followable', 'errors.in_channel']) expect(by.get(id), `${name} ${id}`).toMatchObject({ status: 'unknown', detail: 'no full methodology v2 run yet' });
+      // Registry: as the contract block's schema check says.
+      const schema = (d._meta['org.mcp-schema/schema-history']!.registry_entry_schema as { status: string } | null)?.status ?? null;
+      expect(by.get('registry.entry_valid')!.status, name).toBe(schema === 'valid' ? 'pass' : schema === 'invalid' ? 'fail' : 'unknown');
+      // Uptime: the health block's probes and ok ones, by the published rule (95% of at least 7).
+      const h = d._meta['org.mcp-schema/health']!;
+      const probes = h.probes as number;
+      const ok = h.ok as number;
+      expect(by.get('liveness.uptime_30d')!.status, name).toBe(probes < 7 ? 'unknown' : ok / probes >= 0.95 ? 'pass' : 'fail');
+      // Tool checks: the contract block's hygiene counts of the same answer.
+      const hy = d._meta['org.mcp-schema/schema-history']!.hygiene as { tools: number; strict_input_schema: number; description: number; output_schema: number } | null;
+      const tool = (id: string, k: number | undefined) => (hy === null || hy.tools === 0 ? 'unknown' : k === hy.tools ? 'pass' : 'fail');
+      expect(by.get('hygiene.strict_input_schemas')!.status, name).toBe(tool('x', hy?.strict_input_schema));
+      expect(by.get('hygiene.descriptions')!.status, name).toBe(tool('x', hy?.description));
+      expect(by.get('hygiene.output_schemas')!.status, name).toBe(tool('x', hy?.output_schema));
+    }
+    // The archive is younger than the rules need: uptime and stability are unknown, with the figure
+    // they would be decided on (the wall never answered; the lib tests cover pass and fail).
+    const walled = new Map(((await descriptorOf(LIFECYCLE.walled))._meta['org.mcp-schema/quality'] as { checks: Check[] }).checks.map((c) => [c.id, c]));
+    expect(a.days.length).toBeLessThan(7);
+    expect(walled.get('liveness.uptime_30d')).toMatchObject({ status: 'unknown', source: 'probes', detail: expect.stringMatching(new RegExp(`^0 of ${a.days.length} probes ok, .*: fewer than 7 probes$`)) });
+    expect(walled.get('stability.no_breaking_change_30d')).toMatchObject({ status: 'unknown', detail: expect.stringMatching(new RegExp(`observed for ${a.days.length} days, fewer than 30$`)) });
+    expect(walled.get('hygiene.descriptions')).toMatchObject({ status: 'unknown', detail: 'no successful tools/list answer yet' });
+  });
+
   it('connectability: every remote with its placeholders, the probed one by the collector\'s rule, the declared auth', async () => {
     const c = (await descriptorOf(LIFECYCLE.answers))._meta['org.mcp-schema/connectability']! as { remotes: { transport: string; templated: boolean; variables: string[]; headers: { placeholders: string[] }[]; declared_auth: { kind: string } }[]; probed: { index: number } };
     expect(c.remotes.map((r) => [r.transport, r.templated, r.variables, r.headers.map((h) => h.placeholders), r.declared_auth.kind])).toEqual([

@@ -82,11 +82,12 @@ describe('npm run build on an archive past the bridge', () => {
     const rss = await read(`servers/${slug}/feed.xml`);
     expect(rss).toContain('<category>protocol-migration</category>');
     const lines = gunzipSync(readFileSync(path.join(site.out, 'data', 'changes.jsonl.gz'))).toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.every((l) => Object.keys(l).at(-1) === 'protocol_migration')).toBe(true);
+    // protocol_migration comes after every v1 column; private_scope_list (issue 25) after it.
+    expect(lines.every((l) => Object.keys(l).slice(-2).join() === 'protocol_migration,private_scope_list')).toBe(true);
     expect(lines.filter((l) => l.protocol_migration === true).map((l) => [l.target, l.day])).toEqual([[MIGRATES, MIGRATION_DAY]]);
     const dp = JSON.parse(await read('data/datapackage.json')) as { resources: { name: string; schema?: { fields: { name: string; description: string }[] } }[] };
     const fields = dp.resources.find((r) => r.name === 'changes')!.schema!.fields;
-    expect(fields.at(-1)!.name).toBe('protocol_migration');
+    expect(fields.slice(-2).map((f) => f.name)).toEqual(['protocol_migration', 'private_scope_list']);
   });
 
   it('lists the instructions change (no tools change) on the server page, in the drift feed and in the server feed, and its rule on the rules page', async () => {

@@ -30,6 +30,32 @@ function rowCells(html: string, measure: string): string[] {
   return [...m[1]!.matchAll(/<t[dh][^>]*>(.*?)<\/t[dh]>/gs)].map((c) => text(c[1]!));
 }
 
+/**
+ * The study's frame, recomputed from the rows as the methodology states it: latest entries with status
+ * active that have an endpoint, not opted out, not refused as a private address before a redirect; one
+ * row per URL normalised (scheme and host lower-cased, no query, fragment or trailing slash), a probed
+ * row first, then the first registry name.
+ */
+function frameOf(rows: Row[]): { rows: Row[]; duplicates: number; notActive: number } {
+  const norm = (u: string) => {
+    const x = new URL(u);
+    return `${x.protocol}//${x.host}${x.pathname.replace(/\/+$/, '')}`;
+  };
+  const probed = (r: Row) => r.outcome === 'ok' || r.outcome === 'error';
+  const notActive = rows.filter((r) => r.outcome !== 'retired' && r.registry_status !== 'active').length;
+  const candidates = rows
+    .filter((r) => r.registry_status === 'active' && ['ok', 'error', 'not_attempted'].includes(r.outcome) && !(r.step === 'address' && r.redirects === 0))
+    .sort((a, b) => Number(probed(b)) - Number(probed(a)) || (a.target < b.target ? -1 : 1));
+  const seen = new Set<string>();
+  const kept = candidates.filter((r) => {
+    const k = norm(r.endpoint);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  return { rows: kept, duplicates: candidates.length - kept.length, notActive };
+}
+
 describe('/statistics/ and the bridge note on the fixture archive (both series)', () => {
   let site: BuiltSite;
   let archive: string;
@@ -54,7 +80,8 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     const html = await readFile(path.join(site.out, 'statistics/index.html'), 'utf8');
     const run = fullV2().at(-1)!;
     expect(text(html)).toContain(`run ${run.run_id}`);
-    const probed = v2.filter((r) => r.run_id === run.run_id && (r.outcome === 'ok' || r.outcome === 'error'));
+    // Every figure is over the study's frame (issue 25, item 5), not over every row of the run.
+    const probed = frameOf(v2.filter((r) => r.run_id === run.run_id)).rows.filter((r) => r.outcome === 'ok' || r.outcome === 'error');
     const host = (r: Row) => new URL(r.endpoint).hostname;
     const check = (measure: string, of: Row[], test: (r: Row) => boolean) => {
       const k = of.filter(test).length;
@@ -90,10 +117,53 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     for (const m of html.matchAll(/<tr[^>]*data-measure="([^"]+)"[^>]*>(.*?)<\/tr>/gs)) expect(text(m[2]!), m[1]).toContain('(not yet validated)');
   });
 
+  it('counts the study\'s population: every name listed in one row, deprecated entries and duplicate URLs apart, the http:// deviation said', async () => {
+    const html = await readFile(path.join(site.out, 'statistics/index.html'), 'utf8');
+    const run = fullV2().at(-1)!;
+    const all = v2.filter((r) => r.run_id === run.run_id);
+    const f = frameOf(all);
+    // The fixture exercises what the frame removes: a deprecated entry and names sharing one URL.
+    expect(f.notActive).toBeGreaterThan(0);
+    expect(f.duplicates).toBeGreaterThan(0);
+    const cell = (measure: string) => {
+      const m = new RegExp(`<tr[^>]*data-frame="${measure}"[^>]*>(.*?)</tr>`, 's').exec(html);
+      if (!m) throw new Error(`no population row ${measure}`);
+      return [...m[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/gs)].map((c) => text(c[1]!));
+    };
+    expect(cell('listed')[0]).toBe(String(all.length));
+    expect(cell('excluded_not_active')).toEqual([String(f.notActive), pct(f.notActive / all.length)]);
+    expect(cell('excluded_duplicate_url')[0]).toBe(String(f.duplicates));
+    expect(cell('excluded_no_streamable_http')[0]).toBe(String(all.filter((r) => r.registry_status === 'active' && r.outcome === 'no_endpoint' && r.detail === 'no_streamable_http').length));
+    expect(cell('excluded_opted_out')[0]).toBe(String(all.filter((r) => r.registry_status === 'active' && r.outcome === 'excluded').length));
+    expect(cell('frame_endpoints')[0]).toBe(String(f.rows.length));
+    // Each name in exactly one row: the buckets and the frame add up to the names listed.
+    const buckets = [...html.matchAll(/<tr[^>]*data-frame="(excluded_[a-z_]+|frame_endpoints)"[^>]*>.*?<td[^>]*>(.*?)<\/td>/gs)].map((m) => Number(text(m[2]!).replace(/,/g, '')));
+    expect(buckets.reduce((a, b) => a + b, 0)).toBe(all.length);
+    const t = text(html);
+    expect(t).toContain(`Of the ${all.length} registry names the run listed, ${f.rows.length} endpoints are in that frame`);
+    expect(t).toContain(`${f.duplicates} registry names share a URL with another name and are merged into it`);
+    const http = f.rows.filter((r) => r.endpoint.startsWith('http://')).length;
+    expect(http).toBeGreaterThan(0);
+    expect(t).toContain(`so they stay in the frame (${http} of the ${f.rows.length} frame endpoints)`);
+    expect(t).toMatch(/Registry status of every name listed: active \d+, deprecated \d+\./);
+  });
+
+  it('the quality checks page lists every rule the descriptors apply, with the disclaimer they carry, linked from the methodology', async () => {
+    const html = await readFile(path.join(site.out, 'methodology/quality/index.html'), 'utf8');
+    const d = JSON.parse(await readFile(path.join(site.out, 'api/servers', `${slugFor(v2[0]!.target)}.json`), 'utf8')) as { _meta: Record<string, { checks: { id: string }[]; disclaimer: string; rules_url: string }> };
+    const q = d._meta['org.mcp-schema/quality']!;
+    expect(q.checks.length).toBe(11);
+    for (const c of q.checks) expect(html, c.id).toContain(`data-rule="${c.id}"`);
+    expect(text(html)).toContain(q.disclaimer.replace(/^Observed, not audited: /, '').replace(/^./, (c) => c.toUpperCase()));
+    expect(text(html)).toContain('No page of this site lists or ranks servers by these checks');
+    expect(new URL(q.rules_url).pathname).toBe('/methodology/quality/');
+    expect(await readFile(path.join(site.out, 'methodology/index.html'), 'utf8')).toContain('href="/methodology/quality/"');
+  });
+
   it('RQ6 compares the last two full v2 runs and says they are a day apart: day-over-day stability, not a re-test', async () => {
     const html = await readFile(path.join(site.out, 'statistics/index.html'), 'utf8');
     const [earlier, later] = fullV2().slice(-2) as [Row, Row];
-    const status = (id: string) => new Map(v2.filter((r) => r.run_id === id && (r.outcome === 'ok' || r.outcome === 'error')).map((r) => [r.target, r.status]));
+    const status = (id: string) => new Map(frameOf(v2.filter((r) => r.run_id === id)).rows.filter((r) => r.outcome === 'ok' || r.outcome === 'error').map((r) => [r.target, r.status]));
     const a = status(earlier.run_id);
     const b = status(later.run_id);
     const both = [...a.keys()].filter((t) => b.has(t));
@@ -106,17 +176,21 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
 
   it('publishes the figures and the era adoption as CSV, marked simulated, and draws the chart at both sizes with its table', async () => {
     const figures = (await readFile(path.join(site.out, 'statistics/figures.csv'), 'utf8')).trim().split('\r\n');
-    expect(figures[0]).toMatch(/^simulated,run_id,day,question,measure,/);
+    expect(figures[0]).toMatch(/^simulated,run_id,day,question,measure,.*,validated$/);
     expect(figures.slice(1).every((l) => l.startsWith('SIMULATED,'))).toBe(true);
     const run = fullV2().at(-1)!;
-    const ok = v2.filter((r) => r.run_id === run.run_id && r.outcome === 'ok').length;
-    const probed = v2.filter((r) => r.run_id === run.run_id && (r.outcome === 'ok' || r.outcome === 'error')).length;
+    const frame = frameOf(v2.filter((r) => r.run_id === run.run_id)).rows;
+    const ok = frame.filter((r) => r.outcome === 'ok').length;
+    const probed = frame.filter((r) => r.outcome === 'ok' || r.outcome === 'error').length;
     expect(figures.find((l) => l.includes(',status_ok,'))).toContain(`,${ok},${probed},`);
+    // No gate record in the fixture: every figure says validated false; the population's counts need no gate (empty cell).
+    for (const l of figures.slice(1)) expect(l, l).toMatch(l.includes(',FRAME,') ? /,$/ : /,false$/);
+    expect(figures.find((l) => l.includes(',FRAME,frame_endpoints,'))).toContain(`,${frame.length},${v2.filter((r) => r.run_id === run.run_id).length},`);
     const era = (await readFile(path.join(site.out, 'statistics/era-adoption.csv'), 'utf8')).trim().split('\r\n');
     expect(era.length - 1).toBe(fullV2().length);
     for (const line of era.slice(1)) {
       const [, day, runId, known, modern, legacy, sse] = line.split(',');
-      const rows = v2.filter((r) => r.run_id === runId && (r.outcome === 'ok' || r.outcome === 'error'));
+      const rows = frameOf(v2.filter((r) => r.run_id === runId)).rows.filter((r) => r.outcome === 'ok' || r.outcome === 'error');
       expect([modern, legacy, sse].map(Number), day).toEqual(['modern', 'legacy', 'legacy_sse'].map((e) => rows.filter((r) => r.era === e).length));
       expect(Number(known)).toBe(rows.filter((r) => r.era !== 'none').length);
     }
@@ -135,11 +209,17 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     for (const [target, r] of latest) {
       const d = JSON.parse(await readFile(path.join(site.out, 'api/servers', `${slugFor(target)}.json`), 'utf8')) as { _meta: Record<string, Record<string, { value: unknown; source: string | null }>> };
       const c = d._meta['org.mcp-schema/connectability']!;
+      // The quality block's v2 checks read the same row (issue 25, item 6).
+      const q = new Map((d._meta['org.mcp-schema/quality'] as unknown as { checks: { id: string; status: string; run_id: string | null }[] }).checks.map((x) => [x.id, x]));
       if (r.outcome !== 'ok' && r.outcome !== 'error') {
         expect(c.protocol_era!.source, target).toBeNull();
+        for (const id of ['protocol.modern', 'auth.challenge_followable', 'errors.in_channel']) expect(q.get(id)!.status, `${target} ${id}`).toBe('unknown');
         continue;
       }
       probed++;
+      expect(q.get('protocol.modern'), target).toMatchObject({ status: r.era === 'modern' ? 'pass' : r.era === 'none' ? 'unknown' : 'fail', run_id: run.run_id });
+      expect(q.get('auth.challenge_followable')!.status, target).toBe(r.status === 'auth_compliant' ? 'pass' : r.status === 'auth_noncompliant' ? 'fail' : 'unknown');
+      expect(q.get('errors.in_channel')!.status, target).toBe(!r.canary_sent ? 'unknown' : r.canary_in_channel === true ? 'pass' : 'fail');
       expect(c.protocol_era, target).toMatchObject({ value: r.era === 'none' ? null : r.era, source: 'v2' });
       expect(c.supported_versions!.value, target).toEqual(r.supported_versions);
       expect(c.instructions_sha256!.value, target).toBe(r.instructions_sha256);
