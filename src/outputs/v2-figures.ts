@@ -125,13 +125,36 @@ export function frameRows(f: StudyFrame): { measure: string; label: string; of: 
   ].map((r) => ({ ...r, of: listed }));
 }
 
+/** The list-caching counts (MCP 2026-07-28 Caching) as the page's table and the CSV print them, in that order. */
+export function cachingRows(v: V2StatisticsView): { measure: string; label: string; of: string; count: number; n: number; value: number; lower: number; upper: number }[] {
+  const c = v.caching;
+  const of = 'modern endpoints that answered with their tool list (stored answers read back)';
+  return ([
+    ['list_scope_public', 'is public-scope (the same for every caller)', c.public],
+    ['list_scope_private', 'is private-scope (may differ per caller)', c.private],
+    ['list_scope_absent', 'has no cacheScope', c.absent],
+    ['list_scope_invalid', 'has a cacheScope that is neither public nor private', c.invalid],
+    ['missing_required', 'lacks a required field (ttlMs or cacheScope, on discover or any page)', c.missingRequired],
+  ] as const).map(([measure, label, x]) => ({ measure, label, of, count: x.count, n: x.n, value: x.share.p, lower: x.share.lower, upper: x.share.upper }));
+}
+
+/** Registry hygiene (every listed server's latest entry against the schema it names: a census of the roster, no probe, no gate). */
+export interface RegistryHygieneCounts {
+  /** The archive's as-of day: the roster it counts. */
+  day: string;
+  entries: number;
+  valid: number;
+  invalid: number;
+  unknownSchema: number;
+}
+
 /**
  * The page's figures as CSV (the population, one row per figure, plus the negotiated revisions), with
  * the run they come from and whether a passed validation gate covers them (`validated`: the gate's
  * verdict for the classifier that made the run; the population's counts need no gate and say so by
  * an empty cell).
  */
-export function v2FiguresCsv(v: V2StatisticsView | null, simulated = false, validated = false): string {
+export function v2FiguresCsv(v: V2StatisticsView | null, simulated = false, validated = false, registry: RegistryHygieneCounts | null = null): string {
   const head = ['run_id', 'day', 'question', 'measure', 'denominator', 'count', 'n', 'value', 'lower_95', 'upper_95', 'host_weighted', 'hosts', 'largest_host_count', 'validated'];
   const lines: unknown[][] = [];
   if (v) {
@@ -139,6 +162,12 @@ export function v2FiguresCsv(v: V2StatisticsView | null, simulated = false, vali
     for (const r of v2FigureRows(v)) lines.push([v.run.run_id, v.run.day, r.question, r.measure, r.of, r.count, r.n, r.value, r.lower, r.upper, r.hostWeighted, r.hosts, r.largestHostCount, validated]);
     const hand = v.statistics.handshake.count;
     for (const p of v.statistics.protocolVersions) lines.push([v.run.run_id, v.run.day, 'RQ2', `protocol_version_${p.version}`, 'endpoints that completed a handshake', p.count, hand, hand === 0 ? NaN : p.count / hand, null, null, null, null, null, validated]);
+    for (const r of cachingRows(v)) lines.push([v.run.run_id, v.run.day, 'CACHING', r.measure, r.of, r.count, r.n, r.value, r.lower, r.upper, null, null, null, validated]);
+  }
+  if (registry && registry.entries + registry.unknownSchema > 0) {
+    const of = "listed servers' latest registry entries (read back)";
+    const n = registry.entries;
+    for (const [measure, k] of [['entries_valid', registry.valid], ['entries_invalid', registry.invalid], ['entries_unknown_schema', registry.unknownSchema]] as const) lines.push([null, registry.day, 'REGISTRY', measure, of, k, n, n === 0 ? NaN : k / n, null, null, null, null, null, null]);
   }
   const cells = (r: unknown[]) => r.map((c) => (typeof c === 'number' && Number.isNaN(c) ? null : c));
   if (simulated) return csvLine(['simulated', ...head]) + lines.map((r) => csvLine([SIMULATED_MARK, ...cells(r)])).join('');

@@ -184,7 +184,7 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     const probed = frame.filter((r) => r.outcome === 'ok' || r.outcome === 'error').length;
     expect(figures.find((l) => l.includes(',status_ok,'))).toContain(`,${ok},${probed},`);
     // No gate record in the fixture: every figure says validated false; the population's counts need no gate (empty cell).
-    for (const l of figures.slice(1)) expect(l, l).toMatch(l.includes(',FRAME,') ? /,$/ : /,false$/);
+    for (const l of figures.slice(1)) expect(l, l).toMatch(l.includes(',FRAME,') || l.includes(',REGISTRY,') ? /,$/ : /,false$/);
     expect(figures.find((l) => l.includes(',FRAME,frame_endpoints,'))).toContain(`,${frame.length},${v2.filter((r) => r.run_id === run.run_id).length},`);
     const era = (await readFile(path.join(site.out, 'statistics/era-adoption.csv'), 'utf8')).trim().split('\r\n');
     expect(era.length - 1).toBe(fullV2().length);
@@ -289,7 +289,8 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
   it('what 2026-07-28 servers say about their lists: the scope counts from the stored answers, with Wilson intervals and the gate mark; a private-scope server page says so', async () => {
     const html = await readFile(path.join(site.out, 'statistics/index.html'), 'utf8');
     const run = fullV2().at(-1)!;
-    const modern = v2.filter((r) => r.run_id === run.run_id && r.outcome === 'ok' && r.era === 'modern');
+    // Counted over the study's frame, as every v2 figure (issue 25, item 5).
+    const modern = frameOf(v2.filter((r) => r.run_id === run.run_id)).rows.filter((r) => r.outcome === 'ok' && r.era === 'modern');
     const scopes = { public: 0, private: 0, absent: 0, invalid: 0 };
     const privateTargets: string[] = [];
     for (const r of modern) {
@@ -309,6 +310,9 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
       expect(cells.slice(1), scope).toEqual([String(k), String(modern.length), pct(k / modern.length), wilsonText(k, modern.length)]);
     }
     expect(privateTargets.length).toBeGreaterThan(0);
+    // The same counts in figures.csv, as CACHING rows with the gate's verdict.
+    const csv = (await readFile(path.join(site.out, 'statistics/figures.csv'), 'utf8')).trim().split('\r\n');
+    for (const [scope, k] of Object.entries(scopes)) expect(csv.find((l) => l.includes(`,CACHING,list_scope_${scope},`)), scope).toMatch(new RegExp(`,${k},${modern.length},.*,false$`));
     const page = await readFile(path.join(site.out, 'servers', slugFor(privateTargets[0]!), 'index.html'), 'utf8');
     expect(text(page)).toContain("private-scope: this list may differ per caller; the archive saw an anonymous caller's list; ttlMs");
     const legacy = v2.find((r) => r.run_id === run.run_id && r.outcome === 'ok' && r.era === 'legacy')!;
@@ -327,6 +331,9 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     expect([valid!, invalid!, unknown!].reduce((k, r) => k + Number(r[1]!.replace(/,/g, '')), 0)).toBe(n);
     expect(valid![3]).toBe(pct(Number(valid![1]!.replace(/,/g, '')) / n));
     expect(text(html)).toContain(`Of the ${n.toLocaleString('en')} latest entries`);
+    // …and in figures.csv, as REGISTRY rows (a census: no interval, no gate verdict).
+    const csv = (await readFile(path.join(site.out, 'statistics/figures.csv'), 'utf8')).trim().split('\r\n');
+    for (const [m, r] of [['entries_valid', valid!], ['entries_invalid', invalid!], ['entries_unknown_schema', unknown!]] as const) expect(csv.find((l) => l.includes(`,REGISTRY,${m},`)), m).toMatch(new RegExp(`,${r[1]!.replace(/,/g, '')},${n},[^,]*,,,,,,$`));
   });
 });
 
