@@ -18,6 +18,23 @@ export function ttlText(ms: number | null): string {
   return ms >= 1e15 ? `${ms.toExponential(3)} ms` : `${ms.toLocaleString('en', { maximumFractionDigits: 3 })} ms`;
 }
 
+/** How long a ttlMs lets a caller reuse a list, in the largest whole-ish unit (`5 min`, `1.5 h`, `250 ms`). */
+export function reuseText(ms: number): string {
+  const units: [number, string][] = [
+    [86_400_000, 'days'],
+    [3_600_000, 'h'],
+    [60_000, 'min'],
+    [1_000, 's'],
+  ];
+  for (const [size, unit] of units) {
+    if (ms >= size) {
+      const n = Math.round((ms / size) * 10) / 10;
+      return `${n.toLocaleString('en')} ${unit === 'days' && n === 1 ? 'day' : unit}`;
+    }
+  }
+  return `${ms.toLocaleString('en', { maximumFractionDigits: 3 })} ms`;
+}
+
 /** A server's list caching (methodology v2, "What servers say about their lists") in one line for its page. */
 export function listCachingText(c: { cacheScope: 'public' | 'private' | null; cacheScopeInvalid: boolean; ttlMs: number | null; ttlMsInvalid: boolean; missing: readonly string[] }): string {
   const scope =
@@ -28,7 +45,15 @@ export function listCachingText(c: { cacheScope: 'public' | 'private' | null; ca
         : c.cacheScopeInvalid
           ? 'cacheScope is neither public nor private'
           : 'no cacheScope';
-  const ttl = c.ttlMs !== null ? `ttlMs ${ttlText(c.ttlMs)}` : c.ttlMsInvalid ? 'ttlMs not a number of milliseconds ≥ 0' : 'no ttlMs';
+  // ttlMs 0: the server asks callers not to reuse the list at all.
+  const ttl =
+    c.ttlMs === null
+      ? c.ttlMsInvalid
+        ? 'ttlMs not a number of milliseconds ≥ 0'
+        : 'no ttlMs'
+      : c.ttlMs === 0
+        ? 'not to be reused (ttlMs 0)'
+        : `may be reused for ${c.ttlMs >= 1e15 ? ttlText(c.ttlMs) : reuseText(c.ttlMs)} (ttlMs ${c.ttlMs >= 1e15 ? c.ttlMs.toExponential(3) : c.ttlMs.toLocaleString('en', { maximumFractionDigits: 3 })})`;
   const missing = c.missing.length > 0 ? `; lacks what 2026-07-28 requires: ${c.missing.join(', ')}` : '';
   return `${scope}; ${ttl}${missing}`;
 }

@@ -132,8 +132,8 @@ describe('list caching on an archive the collector recorded', () => {
   it("the server page's line and the descriptor's caching block", async () => {
     const line = listCachingText(a.v2!.cachingByTarget.get(CACHING.privateDrifts)!);
     expect(line).toContain("this list may differ per caller; the archive saw an anonymous caller's list");
-    expect(line).toContain('ttlMs 0 ms');
-    expect(listCachingText(a.v2!.cachingByTarget.get(CACHING.public)!)).toBe('public-scope: the same list for every caller; ttlMs 300,000 ms');
+    expect(line).toContain('not to be reused (ttlMs 0)');
+    expect(listCachingText(a.v2!.cachingByTarget.get(CACHING.public)!)).toBe('public-scope: the same list for every caller; may be reused for 5 min (ttlMs 300,000)');
     expect(listCachingText(a.v2!.cachingByTarget.get(CACHING.absent)!)).toContain('lacks what 2026-07-28 requires: discover.ttlMs');
 
     const repos = await repositoryIndex(a);

@@ -1,7 +1,30 @@
 // src/site/format.ts: one spelling of each number and status on every page.
 import { describe, expect, it } from 'vitest';
-import { asOfText, bytes, count, days, fitTitle, pct, statusText } from '../../src/site/format.ts';
+import { asOfText, bytes, count, days, fitTitle, listCachingText, pct, reuseText, statusText } from '../../src/site/format.ts';
 import { stripCellLabel as stripLabel, stripKind } from '../../src/site/strip-kinds.ts';
+
+describe('reuseText(ms) and the list-caching line', () => {
+  it.each([
+    [250, '250 ms'],
+    [999, '999 ms'],
+    [1_000, '1 s'],
+    [59_999, '60 s'],
+    [60_000, '1 min'],
+    [300_000, '5 min'],
+    [5_400_000, '1.5 h'],
+    [86_400_000, '1 day'],
+    [172_800_000, '2 days'],
+  ])('%s ms reads %s', (ms, want) => expect(reuseText(ms)).toBe(want));
+  const line = (ttlMs: number | null, ttlMsInvalid = false) => listCachingText({ cacheScope: 'public', cacheScopeInvalid: false, ttlMs, ttlMsInvalid, missing: [] });
+  it('says what ttlMs asks of a caller: 0 is not to be reused, more is for how long, with the raw value', () => {
+    expect(line(0)).toBe('public-scope: the same list for every caller; not to be reused (ttlMs 0)');
+    expect(line(1)).toBe('public-scope: the same list for every caller; may be reused for 1 ms (ttlMs 1)');
+    expect(line(3_600_000)).toBe('public-scope: the same list for every caller; may be reused for 1 h (ttlMs 3,600,000)');
+    expect(line(1e20)).toContain('(ttlMs 1.000e+20)');
+    expect(line(null)).toBe('public-scope: the same list for every caller; no ttlMs');
+    expect(line(null, true)).toBe('public-scope: the same list for every caller; ttlMs not a number of milliseconds ≥ 0');
+  });
+});
 
 describe('days(d), pct(x), count(x)', () => {
   it.each([
