@@ -116,7 +116,7 @@ export function serverDescriptor(a: Archive, s: ServerView, f: ServerFacts, repo
     [`${META_NAMESPACE}/schema-history`]: contract(s, tools, f, pub),
     [`${META_NAMESPACE}/identity`]: identity(s, base.server, repos, pub),
     [`${META_NAMESPACE}/caching`]: caching(a, s),
-    [`${META_NAMESPACE}/quality`]: quality(a, s, tools, f, pub),
+    [`${META_NAMESPACE}/quality`]: qualityBlock(a, s, tools ?? (typeof f.tools === 'string' ? f.tools : null), f.schemaCheck, pub),
   };
   // Our keys last and in DESCRIPTOR_BLOCKS order: an entry's own _meta cannot shadow them.
   const ours = Object.fromEntries(DESCRIPTOR_BLOCKS.map((b) => [b.key, blocks[b.key]]));
@@ -226,19 +226,23 @@ function caching(a: Archive, s: ServerView): Caching {
 /** Where the quality checks' rules are published. */
 export const QUALITY_RULES_PATH = '/methodology/quality/';
 
-/** The quality block: src/lib qualityChecks over what the archive observed of this server. */
-function quality(a: Archive, s: ServerView, tools: Tool[] | null, f: ServerFacts, pub: Pick<Publication, 'permalink'>): Quality {
+/**
+ * The quality block: src/lib qualityChecks over what the archive observed of this server. `tools` is
+ * the latest successful answer's tools, or why they cannot be read (null: none, or not read back).
+ * The server page prints its summary from the same call.
+ */
+export function qualityBlock(a: Archive, s: ServerView, tools: Tool[] | string | null, schemaCheck: RegistrySchemaCheck | null, pub: Pick<Publication, 'permalink'>): Quality {
   const v2 = a.v2?.latestByTarget.get(s.name) ?? null;
   const cur = s.current;
   const checks = qualityChecks({
     asOfDay: a.asOfDay ?? s.lastObserved.slice(0, 10),
     v2Run: Boolean(a.v2?.latest),
     v2: v2 && { run_id: v2.run_id, observed_at: v2.observed_at, outcome: v2.outcome, status: v2.status, era: v2.era, protocol_version: v2.protocol_version, canary_sent: v2.canary_sent, canary_in_channel: v2.canary_in_channel },
-    tools: !cur ? null : tools ? { tools, observed_at: cur.observedAt, run_id: null, source: 'v1' } : typeof f.tools === 'string' ? f.tools : 'raw body missing',
+    tools: !cur ? null : Array.isArray(tools) ? { tools, observed_at: cur.observedAt, run_id: null, source: 'v1' } : (tools ?? 'raw body missing'),
     health: s.health && { probes: s.health.probes, ok: s.health.ok, fromDay: s.health.fromDay, toDay: s.health.toDay },
     changes: s.changes.map((c) => ({ day: c.day, id: c.id, breaking: c.compatibility === 'ERR' })),
     firstObservedDay: s.firstObserved.slice(0, 10),
-    registry: f.schemaCheck && { status: f.schemaCheck.status, errorsTotal: f.schemaCheck.errorsTotal, checkedAgainst: f.schemaCheck.checkedAgainst, note: f.schemaCheck.note },
+    registry: schemaCheck && { status: schemaCheck.status, errorsTotal: schemaCheck.errorsTotal, checkedAgainst: schemaCheck.checkedAgainst, note: schemaCheck.note },
   });
   return {
     computed_at: a.asOf ?? s.lastObserved,

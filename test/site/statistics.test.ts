@@ -158,6 +158,16 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     expect(text(html)).toContain('No page of this site lists or ranks servers by these checks');
     expect(new URL(q.rules_url).pathname).toBe('/methodology/quality/');
     expect(await readFile(path.join(site.out, 'methodology/index.html'), 'utf8')).toContain('href="/methodology/quality/"');
+    // Each server page counts its descriptor's checks (every server of the latest v2 run).
+    const run = fullV2().at(-1)!;
+    for (const r of v2.filter((x) => x.run_id === run.run_id)) {
+      const slug = slugFor(r.target);
+      const summary = (JSON.parse(await readFile(path.join(site.out, 'api/servers', `${slug}.json`), 'utf8')) as { _meta: Record<string, { summary: Record<string, number> }> })._meta['org.mcp-schema/quality']!.summary;
+      const page = await readFile(path.join(site.out, 'servers', slug, 'index.html'), 'utf8');
+      const line = /data-testid="quality-summary"[^>]*>(.*?)<\/dd>/s.exec(page);
+      expect(line, r.target).not.toBeNull();
+      expect(text(line![1]!), r.target).toMatch(new RegExp(`^${summary.pass} pass, ${summary.fail} fail, ${summary.unknown} unknown: observed, not audited`));
+    }
   });
 
   it('RQ6 compares the last two full v2 runs and says they are a day apart: day-over-day stability, not a re-test', async () => {
