@@ -1,5 +1,6 @@
 // The validation gate (issue 25 item 1; the study's §5; docs/VALIDATION.md), the operator's side:
-//   draw  — from the latest full v2 run, a stratified sample of probed endpoints (src/lib drawStratified)
+//   draw  — from the latest full v2 run's study frame (src/lib studyFrame: the population the figures
+//           count), a stratified sample of probed endpoints (src/lib drawStratified)
 //           and a worksheet per endpoint: what the archive recorded (status, era, the stored raw answers)
 //           and the curl commands that repeat the probe by hand, with the probe's own bytes
 //           (collector/probe-v2/requests.ts), every word shell-quoted (registry URLs are hostile);
@@ -17,6 +18,7 @@ import { writeValidationRecord } from '../../src/archive/validations.ts';
 import {
   DRAW_RULE,
   drawStratified,
+  studyFrame,
   LEGACY_OFFERS,
   parseWwwAuthenticate,
   protectedResourceMetadataUrls,
@@ -62,10 +64,11 @@ export async function probedRows(dir: string, run: RunV2): Promise<ObservationV2
   for await (const { row, file, n } of observationV2Lines(dir, day)) {
     if (row === null) continue;
     if (!row.ok) throw new ValidationError(`${file}:${n}: ${row.message} (run npm run verify)`);
-    const r = row.value;
-    if (r.run_id === run.run_id && (r.outcome === 'ok' || r.outcome === 'error') && r.status !== null) rows.push(r);
+    if (row.value.run_id === run.run_id) rows.push(row.value);
   }
-  return rows;
+  // The draw is from the population the figures count (src/lib studyFrame: active entries, one row per
+  // URL, exclusions apart), probed.
+  return studyFrame(rows).rows.filter((r) => (r.outcome === 'ok' || r.outcome === 'error') && r.status !== null);
 }
 
 /** Where a stored object is in the archive folder: objects/…, or a packed page's manifest under pages/…; objects/… when neither is here (the bucket has it). */

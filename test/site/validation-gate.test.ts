@@ -143,6 +143,20 @@ describe('the validation gate on a collector-made archive of the local world', (
     for (const e of ws.endpoints) for (const o of e.objects) expect(createHash('sha256').update(readFileSync(path.join(DATA, o.path))).digest('hex')).toBe(o.sha256);
     const md = worksheetMarkdown(ws, 'w.json');
     expect(md.indexOf('What the archive recorded')).toBeGreaterThan(md.lastIndexOf('```sh'));
+    // The population is the one the figures count (the study's frame): the run's probed rows of
+    // active entries, one per URL (scheme and host lower-cased, no query, fragment or trailing slash).
+    const folder = path.join(DATA, 'observations-v2');
+    const rows = readdirSync(folder)
+      .filter((f) => f.startsWith(ws.run_day) && f.endsWith('.jsonl'))
+      .flatMap((f) => readFileSync(path.join(folder, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>))
+      .filter((r) => r.run_id === ws.run_id);
+    const norm = (u: string) => {
+      const x = new URL(u);
+      return `${x.protocol}//${x.host}${x.pathname.replace(/\/+$/, '')}`;
+    };
+    const frame = new Set(rows.filter((r) => r.registry_status === 'active' && (r.outcome === 'ok' || r.outcome === 'error') && !(r.step === 'address' && r.redirects === 0)).map((r) => norm(r.endpoint)));
+    expect(population).toBe(frame.size);
+    expect(new Set(ws.endpoints.map((e) => norm(e.endpoint))).size).toBe(ws.endpoints.length);
   });
 
   it("the worksheet's curl commands repeat the probe against the loopback servers and get what the archive recorded", () => {
