@@ -57,6 +57,57 @@ describe('qualityChecks: the list', () => {
   });
 });
 
+describe('qualityChecks: what each check says, whole', () => {
+  const said = (i: QualityInput) => qualityChecks(i).map((c) => [c.id, c.status, c.detail, c.source]);
+  it('for a server that does everything, in order', () => {
+    expect(said(input())).toEqual([
+      ['protocol.modern', 'pass', 'era modern: answered server/discover', 'v2'],
+      ['protocol.revision_published', 'pass', 'revision 2026-07-28', 'v2'],
+      ['auth.challenge_followable', 'unknown', 'not applicable: no auth challenge was met', 'v2'],
+      ['hygiene.strict_input_schemas', 'pass', '1 of 1 tools have a strict input schema', 'v1'],
+      ['hygiene.safety_annotations', 'pass', '1 of 1 tools have a readOnlyHint or destructiveHint', 'v1'],
+      ['hygiene.descriptions', 'pass', '1 of 1 tools have a description', 'v1'],
+      ['hygiene.output_schemas', 'pass', '1 of 1 tools have an output schema', 'v1'],
+      ['errors.in_channel', 'pass', 'the error for an unknown tool came back in JSON-RPC', 'v2'],
+      ['liveness.uptime_30d', 'pass', '30 of 30 probes ok (100%), 2026-11-02 to 2026-12-01', 'probes'],
+      ['stability.no_breaking_change_30d', 'pass', 'no breaking change 2026-11-02 to 2026-12-01', 'probes'],
+      ['registry.entry_valid', 'pass', 'valid against https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json', 'registry'],
+    ]);
+  });
+  it('for a legacy server behind a wall it cannot pass, with nothing else known', () => {
+    expect(said(input({ v2: v2({ outcome: 'error', status: 'auth_noncompliant', era: 'legacy', protocol_version: null, canary_sent: false, canary_in_channel: null }), tools: null, health: { probes: 3, ok: 0, fromDay: '2026-11-02', toDay: '2026-12-01' }, firstObservedDay: '2026-11-29', registry: { status: 'unknown_schema', errorsTotal: 0, checkedAgainst: null, note: null } }))).toEqual([
+      ['protocol.modern', 'fail', 'era legacy: initialize only', 'v2'],
+      ['protocol.revision_published', 'unknown', 'no handshake settled on a revision', 'v2'],
+      ['auth.challenge_followable', 'fail', 'status auth_noncompliant: the challenge is not Bearer, or its protected-resource metadata is missing or invalid', 'v2'],
+      ['hygiene.strict_input_schemas', 'unknown', 'no successful tools/list answer yet', null],
+      ['hygiene.safety_annotations', 'unknown', 'no successful tools/list answer yet', null],
+      ['hygiene.descriptions', 'unknown', 'no successful tools/list answer yet', null],
+      ['hygiene.output_schemas', 'unknown', 'no successful tools/list answer yet', null],
+      ['errors.in_channel', 'unknown', 'the unknown-tool call was not sent (no complete tool list in that probe)', 'v2'],
+      ['liveness.uptime_30d', 'unknown', '0 of 3 probes ok, 2026-11-02 to 2026-12-01: fewer than 7 probes', 'probes'],
+      ['stability.no_breaking_change_30d', 'unknown', 'no breaking change since 2026-11-29, but observed for 3 days, fewer than 30', 'probes'],
+      ['registry.entry_valid', 'unknown', 'it names no schema the archive holds', 'registry'],
+    ]);
+  });
+  it('for a server the latest v2 run did not probe, and one it probed without an answer', () => {
+    const notProbed = said(input({ v2: v2({ outcome: 'not_attempted', status: null, era: 'none', protocol_version: null }) }));
+    for (const id of ['protocol.modern', 'protocol.revision_published', 'auth.challenge_followable', 'errors.in_channel']) expect(notProbed.find((c) => c[0] === id)).toEqual([id, 'unknown', 'the latest full v2 run did not probe it', 'v2']);
+    const silent = said(input({ v2: v2({ outcome: 'error', status: 'unreachable', era: 'none', protocol_version: null, canary_sent: false, canary_in_channel: null }) }));
+    expect(silent.slice(0, 2)).toEqual([
+      ['protocol.modern', 'unknown', 'no handshake answer (status unreachable)', 'v2'],
+      ['protocol.revision_published', 'unknown', 'no handshake settled on a revision', 'v2'],
+    ]);
+    expect(said(input({ v2: v2({ outcome: 'error', status: null, era: 'none' }) }))[0]).toEqual(['protocol.modern', 'unknown', 'no handshake answer (status none)', 'v2']);
+    expect(said(input({ v2: v2({ era: 'legacy_sse', outcome: 'error', status: 'legacy_sse' }) }))[0]).toEqual(['protocol.modern', 'fail', 'era legacy_sse: only the deprecated HTTP+SSE transport', 'v2']);
+    expect(said(input({ v2: v2({ era: 'legacy', protocol_version: 'soon' }) }))[1]).toEqual(['protocol.revision_published', 'fail', 'revision "soon" is no MCP revision', 'v2']);
+    expect(said(input({ v2: v2({ outcome: 'error', status: 'auth_compliant' }) }))[2]).toEqual(['auth.challenge_followable', 'pass', 'status auth_compliant: a Bearer challenge with valid protected-resource metadata', 'v2']);
+    expect(said(input({ v2: v2({ canary_in_channel: false }) }))[7]).toEqual(['errors.in_channel', 'fail', 'the error for an unknown tool did not come back in JSON-RPC', 'v2']);
+    expect(said(input({ health: null }))[8]).toEqual(['liveness.uptime_30d', 'unknown', '0 probes in the window, fewer than 7', null]);
+    expect(said(input({ registry: null }))[10]).toEqual(['registry.entry_valid', 'unknown', 'no registry entry could be read back', null]);
+    expect(said(input({ registry: { status: 'valid', errorsTotal: 0, checkedAgainst: null, note: null } }))[10]).toEqual(['registry.entry_valid', 'pass', 'valid against the schema it names', 'registry']);
+  });
+});
+
 describe('qualityChecks: protocol', () => {
   it('modern passes, legacy and HTTP+SSE fail, no handshake or no probe is unknown', () => {
     expect(status(input(), 'protocol.modern')).toBe('pass');

@@ -122,6 +122,23 @@ describe('studyFrame: the counts', () => {
     expect(frame.endpoints).toBe(3);
     expect(frame.nonHttps).toBe(2);
   });
+  it('counts http:// by the scheme only, and ties of status counts in code-unit order', () => {
+    const { frame } = studyFrame([
+      row({ endpoint: 'https://a.example/r?next=http://b.example' }),
+      row({ endpoint: 'http://c.example/' }),
+      row({ registry_status: 'zombie' }),
+      row({ registry_status: 'deleted' }),
+      row({ registry_status: 'Zed' }),
+    ]);
+    expect(frame.nonHttps).toBe(1);
+    expect(frame.registryStatus.map((s) => s.status)).toEqual(['active', 'Zed', 'deleted', 'zombie']);
+  });
+  it('a row with no endpoint, or one no URL parser reads, is counted, and two unreadable ones are not merged', () => {
+    const { frame, rows: kept } = studyFrame([row({ target: 'n', outcome: 'error', endpoint: null }), row({ target: 'x', endpoint: 'not a url' }), row({ target: 'y', endpoint: 'also not' }), row({ target: 'z', endpoint: 'not a url' })]);
+    expect(frame.excluded.invalid_url).toBe(1);
+    expect(kept.map((r) => r.target)).toEqual(['x', 'y']);
+    expect(frame.excluded.duplicate_url).toBe(1);
+  });
   it('an empty run has an empty frame', () => {
     expect(studyFrame([]).frame).toEqual({ listed: 0, registryStatus: [], excluded: Object.fromEntries(FRAME_EXCLUSIONS.map((k) => [k, 0])), endpoints: 0, probed: 0, notAttempted: 0, nonHttps: 0 });
   });
