@@ -2,6 +2,9 @@
 // prober_version and methodology_version 'v2', and is validated by the store on write (ObservationV2).
 // The probe's raw bodies are stored by the caller; their names come in as `objects`.
 import {
+  answerCaching,
+  answerFromBody,
+  cachingRowFields,
   DEGRADED_BELOW,
   ERAS,
   ERROR_CLASSES,
@@ -15,6 +18,8 @@ import {
 } from '../src/lib/index.ts';
 import type { ProbeError } from './errors.ts';
 import type { ProbeV2Result } from './probe-v2/index.ts';
+import { TOOLS_LIST_ID } from './probe-v2/pages.ts';
+import { HANDSHAKE_ID } from './probe-v2/requests.ts';
 import { rowIdentity, type RowContext, type RunFacts } from './rows.ts';
 import { PROBER_VERSION } from './version.ts';
 
@@ -155,13 +160,31 @@ export function probeV2Row(ctx: RowContext, t: RosterTarget, r: ProbeV2Result, o
     } satisfies Partial<ObservationV2>);
   }
   if (r.status === 'ok') {
-    return { ...row, http_status: 200, tools_sha256: r.toolsSha256, tools_set_hash: r.toolsSetHash, tool_count: r.toolCount, tools_pages: r.pages.length, tools_truncated: r.truncated !== null };
+    const ok: ObservationV2 = { ...row, http_status: 200, tools_sha256: r.toolsSha256, tools_set_hash: r.toolsSetHash, tool_count: r.toolCount, tools_pages: r.pages.length, tools_truncated: r.truncated !== null };
+    return r.era === 'modern' ? { ...ok, ...probedCaching(r) } : ok;
   }
   if (!r.failure) {
     // Every non-ok status has a failing step; this only guards a bug of ours from losing the row.
     return { ...row, error_class: 'parse', step: 'discover', detail: clip([`no failure recorded for status ${r.status}`, ...r.notes].join('; '), 1024) };
   }
   return { ...row, ...errorFields(r.failure.step, r.failure.error, row.detail) };
+}
+
+/**
+ * What a modern ok answer says about caching (MCP 2026-07-28), read from the very bodies the row stores
+ * (the discover answer and every tools/list page) by src/lib's one reading; restate reads the stored
+ * objects the same way and must agree. A body the reader cannot take says nothing (its fields absent).
+ */
+function probedCaching(r: ProbeV2Result): ReturnType<typeof cachingRowFields> {
+  const read = (p: { body: Buffer; contentType: string | null } | null, id: number): unknown => {
+    if (p === null) return null;
+    try {
+      return answerFromBody(p.body, p.contentType, id);
+    } catch {
+      return null;
+    }
+  };
+  return cachingRowFields(answerCaching(read(r.handshake, HANDSHAKE_ID), r.pages.map((p) => read(p, TOOLS_LIST_ID))));
 }
 
 /** The v1 error fields of the failing step (v1's mapping: rows.ts errorFields, with v2 steps). */

@@ -35,12 +35,12 @@ try {
     else {
       process.stdout.write(
         [
-          `checked ${r.source_rows} v2 rows (${r.ok_rows} ok) over ${r.days.length} days: ${r.differing_rows} contract hashes and ${r.differing_instructions} instructions hashes differ from the recorded ones, ${r.unreadable_rows} rows with bodies unreadable`,
+          `checked ${r.source_rows} v2 rows (${r.ok_rows} ok) over ${r.days.length} days: ${r.differing_rows} contract hashes, ${r.differing_instructions} instructions hashes and ${r.differing_caching} rows' caching fields differ from the recorded ones, ${r.unreadable_rows} rows with bodies unreadable`,
           ...r.examples,
         ].join('\n') + '\n',
       );
     }
-    process.exit(r.unreadable_rows + r.differing_rows + r.differing_instructions > 0 ? 1 : 0);
+    process.exit(r.unreadable_rows + r.differing_rows + r.differing_instructions + r.differing_caching > 0 ? 1 : 0);
   }
   const m = await restate(values.data, values.methodology);
   if (values.json) process.stdout.write(`${JSON.stringify(m, null, 2)}\n`);

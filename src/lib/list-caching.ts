@@ -67,6 +67,52 @@ export function resultCaching(message: unknown, opts: { modern: boolean }): Resu
   return out;
 }
 
+/** A modern ok answer's caching: its list's (the first tools/list page) and the required fields lacking anywhere. */
+export interface AnswerCaching {
+  /** The discover result's fields. */
+  discover: ResultCaching;
+  /** The list's fields: its first tools/list page's (an empty reading when there is no page). */
+  list: ResultCaching;
+  /** Required fields lacking, as `discover.<field>` or `tools/list.<field>` (any page, each once), in that order. */
+  missing: CachingMissing[];
+}
+
+/** A required field lacking, and where: on the discover result, or on a tools/list page. */
+export type CachingMissing = `${'discover' | 'tools/list'}.${CachingField}`;
+
+/**
+ * The one reading of a modern ok answer's caching (the v2 row's list_* fields at probe time, restate's
+ * check of them, and the statistics' counts): `discover` and `pages` are the JSON-RPC messages of the
+ * stored discover answer and of every tools/list page, in order.
+ */
+export function answerCaching(discover: unknown, pages: readonly unknown[]): AnswerCaching {
+  const d = resultCaching(discover, { modern: true });
+  const ps = pages.map((p) => resultCaching(p, { modern: true }));
+  const list = ps[0] ?? resultCaching(null, { modern: true });
+  const missing: CachingMissing[] = [...(d.missing ?? []).map((f) => `discover.${f}` as const), ...[...new Set(ps.flatMap((p) => p.missing ?? []))].map((f) => `tools/list.${f}` as const)];
+  return { discover: d, list, missing };
+}
+
+/** What a v2 row records of an answer's caching (ObservationV2's list_* fields, from 2026-12-02 on). */
+export function cachingRowFields(c: AnswerCaching): {
+  list_cache_scope: 'public' | 'private' | 'absent' | 'invalid';
+  list_ttl_ms: number | null;
+  list_result_type: string | null;
+  server_info_name: string | null;
+  server_info_version: string | null;
+  caching_missing: CachingMissing[];
+} {
+  const info = c.discover.serverInfo ?? c.list.serverInfo;
+  return {
+    list_cache_scope: c.list.cacheScope ?? (c.list.cacheScopeInvalid ? 'invalid' : 'absent'),
+    list_ttl_ms: c.list.ttlMs,
+    list_result_type: c.list.resultType,
+    server_info_name: info?.name ?? null,
+    server_info_version: info?.version ?? null,
+    caching_missing: c.missing,
+  };
+}
+
 export interface CachingCount {
   count: number;
   n: number;

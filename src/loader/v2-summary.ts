@@ -23,8 +23,8 @@ import { runsOf } from '../archive/runs.ts';
 import {
   answerFromBody,
   INITIALIZE_REQUEST_ID,
+  answerCaching,
   listCachingCounts,
-  resultCaching,
   type ListCachingCounts,
   type ResultCaching,
   BRIDGE_DAYS,
@@ -53,7 +53,7 @@ import {
 import type { DigestCache } from './cache.ts';
 
 /** Bump when what this module derives (not src/lib, which is fingerprinted) changes. */
-export const V2_SUMMARY_VERSION = 'v2-summary-4';
+export const V2_SUMMARY_VERSION = 'v2-summary-5';
 
 /** A target's row in the latest full v2 run, cut to what the descriptors show. */
 export type V2Latest = Pick<
@@ -372,17 +372,19 @@ async function okCatalogues(dir: string, rows: readonly ObservationV2[]): Promis
  * counts are over the `counted` targets (the study's frame); every row gets its per-target view.
  */
 async function listCaching(dir: string, rows: readonly ObservationV2[], counted: ReadonlySet<string>): Promise<{ counts: ListCachingCounts; byTarget: [string, ListCachingView][]; unreadable: number }> {
-  const memo = new Map<string, ResultCaching | null>();
-  const read = async (sha: string | null, contentType: string | null, id: number): Promise<ResultCaching | null> => {
-    if (sha === null) return null;
+  // Each distinct body and type is read and parsed once (one host serves many names the same answer).
+  const memo = new Map<string, unknown>();
+  const UNREADABLE = Symbol('unreadable');
+  const read = async (sha: string | null, contentType: string | null, id: number): Promise<unknown> => {
+    if (sha === null) return UNREADABLE;
     const key = `${sha}\0${contentType ?? ''}\0${id}`;
-    if (memo.has(key)) return memo.get(key)!;
-    let out: ResultCaching | null = null;
+    if (memo.has(key)) return memo.get(key);
+    let out: unknown = UNREADABLE;
     try {
       const bytes = await readObject(dir, sha);
-      if (bytes) out = resultCaching(answerFromBody(bytes, contentType, id), { modern: true });
+      if (bytes) out = answerFromBody(bytes, contentType, id);
     } catch {
-      out = null;
+      out = UNREADABLE;
     }
     memo.set(key, out);
     return out;
@@ -393,14 +395,14 @@ async function listCaching(dir: string, rows: readonly ObservationV2[], counted:
   for (const r of rows) {
     if (r.outcome !== 'ok' || r.era !== 'modern') continue;
     const discover = await read(r.handshake_sha256, r.handshake_content_type, INITIALIZE_REQUEST_ID);
-    const pages: (ResultCaching | null)[] = [];
+    const pages: unknown[] = [];
     for (const [i, sha] of (r.tools_pages_sha256 ?? []).entries()) pages.push(await read(sha, r.tools_pages_content_types?.[i] ?? null, TOOLS_LIST_REQUEST_ID));
-    const list = pages[0];
-    if (!discover || !list || pages.some((p) => p === null)) {
+    if (discover === UNREADABLE || pages.length === 0 || pages.some((p) => p === UNREADABLE)) {
       if (counted.has(r.target)) unreadable++;
       continue;
     }
-    const missing = [...(discover.missing ?? []).map((f) => `discover.${f}`), ...[...new Set(pages.flatMap((p) => p!.missing ?? []))].map((f) => `tools/list.${f}`)];
+    // The one reading (src/lib answerCaching), as the collector records it on rows from 2026-12-02.
+    const { list, missing } = answerCaching(discover, pages);
     if (counted.has(r.target)) answers.push({ list, missing });
     byTarget.push([r.target, { run_id: r.run_id, day: r.day, observed_at: r.observed_at, cacheScope: list.cacheScope, cacheScopeInvalid: list.cacheScopeInvalid, ttlMs: list.ttlMs, ttlMsInvalid: list.ttlMsInvalid, resultType: list.resultType, missing }]);
   }

@@ -161,6 +161,12 @@ const OBSERVATION_V2_DOCS: { [K in keyof ObservationV2]-?: Omit<Field, 'name'> }
   auth_metadata_problem: { type: 'string', description: 'Why no valid document was found (each candidate\'s problem, short).' },
   legacy_sse_endpoint: { type: 'string', description: "The deprecated HTTP+SSE transport's endpoint event data (clipped), for legacy_sse rows." },
   methodology_version: { type: 'string', description: 'Methodology the row was written under (v2).' },
+  list_cache_scope: { type: 'string', description: "From 2026-12-02 (absent before; empty for rows other than modern ok ones): the cacheScope of the list (its first tools/list page), MCP 2026-07-28 Caching: public (the same list for every caller), private (it may differ per caller: the archive saw an anonymous caller's), absent, or invalid (present but neither)." },
+  list_ttl_ms: { type: 'number', description: 'From 2026-12-02: the ttlMs of that result, when a finite number ≥ 0 (how long the server says the list may be reused; 0: not at all).' },
+  list_result_type: { type: 'string', description: 'From 2026-12-02: the resultType of that result, when a string (clipped at 64).' },
+  server_info_name: { type: 'string', description: 'From 2026-12-02: the name in _meta["io.modelcontextprotocol/serverInfo"] of the discover result (else of the first page), when it and the version are strings.' },
+  server_info_version: { type: 'string', description: 'From 2026-12-02: the version beside it.' },
+  caching_missing: { type: 'array', description: 'From 2026-12-02: the fields 2026-07-28 requires that the answers lack (absent, or of a wrong type or value), as discover.ttlMs, discover.cacheScope, tools/list.ttlMs, tools/list.cacheScope (any page); [] when none.' },
 };
 
 export const OBSERVATION_V2_FIELDS: Field[] = Object.keys(ObservationV2.innerType().shape).map((name) => ({ name, ...OBSERVATION_V2_DOCS[name as keyof ObservationV2] }));

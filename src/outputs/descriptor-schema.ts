@@ -286,7 +286,7 @@ export const Identity = z
 
 export const Caching = z
   .object({
-    methodology: z.literal('v2').describe('Read from the stored raw answers of the latest full methodology v2 run (no recorded row holds these fields).'),
+    methodology: z.literal('v2').describe('Read from the stored raw answers of the latest full methodology v2 run (rows written from 2026-12-02 also record them, as list_cache_scope, list_ttl_ms, …; the block reads the answers, so it is the same for older rows).'),
     observed_at: instant.nullable().describe('The v2 probe the fields come from; null when there is none (see note).'),
     cache_scope: z.enum(['public', 'private']).nullable().describe('cacheScope of the tools/list result (its first page), MCP 2026-07-28 Caching: public, the same list for every caller; private, the list may differ per caller, so the archive saw an anonymous caller\'s list and a change may be the caller\'s, not the server\'s. null when absent or invalid.'),
     cache_scope_invalid: z.boolean().describe('cacheScope is present but neither "public" nor "private".'),

@@ -5,10 +5,12 @@
 // are checked against what those servers were made to say and against counts made here straight from the
 // stored objects (JSON.parse of the day files and of each raw answer, an SSE split of our own; no src/lib
 // reader, no src/lib statistic).
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readObject } from '../../src/archive/objects.ts';
+import { reproduceV2 } from '../../collector/ops/restate-v2.ts';
 import { forgetArchive, loadArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { Caching, Descriptor } from '../../src/outputs/descriptor-schema.ts';
 import { repositoryIndex, serverDescriptor, serverFacts } from '../../src/outputs/descriptor.ts';
@@ -97,6 +99,51 @@ describe('list caching on an archive the collector recorded', () => {
     // Legacy ok rows are not in the denominator.
     expect(latestRows.some((r) => r.outcome === 'ok' && r.era === 'legacy')).toBe(true);
     expect(n).toBeLessThan(latestRows.filter((r) => r.outcome === 'ok').length);
+  });
+
+  it('the collector records each modern ok row\'s caching fields as its stored answers say; other rows record none', async () => {
+    let checked = 0;
+    for (const r of readRows('observations-v2')) {
+      const keys = ['list_cache_scope', 'list_ttl_ms', 'list_result_type', 'server_info_name', 'server_info_version', 'caching_missing'];
+      if (!(r.outcome === 'ok' && r.era === 'modern')) {
+        for (const k of keys) expect(r[k], `${r.target} ${k}`).toBeUndefined();
+        continue;
+      }
+      checked++;
+      const discover = message((await readObject(dir, r.handshake_sha256))!, r.handshake_content_type, 1)!.result as Row;
+      const pages: Row[] = [];
+      for (const [i, sha] of (r.tools_pages_sha256 as string[]).entries()) pages.push(message((await readObject(dir, sha))!, r.tools_pages_content_types[i], 2)!.result as Row);
+      const first = pages[0]!;
+      expect(r.list_cache_scope, r.target).toBe(scopeOf(first));
+      expect(r.list_ttl_ms, r.target).toBe(ttlOk(first) ? first.ttlMs : null);
+      expect(r.list_result_type, r.target).toBe(typeof first.resultType === 'string' ? first.resultType : null);
+      const info = (x: Row) => x._meta?.['io.modelcontextprotocol/serverInfo'];
+      const named = [info(discover), info(first)].find((x) => typeof x?.name === 'string' && typeof x?.version === 'string');
+      expect([r.server_info_name, r.server_info_version], r.target).toEqual(named ? [named.name, named.version] : [null, null]);
+      const lacks = (x: Row) => [...(ttlOk(x) ? [] : ['ttlMs']), ...(['public', 'private'].includes(x.cacheScope) ? [] : ['cacheScope'])];
+      expect(r.caching_missing, r.target).toEqual([...lacks(discover).map((f) => `discover.${f}`), ...[...new Set(pages.flatMap(lacks))].map((f) => `tools/list.${f}`)]);
+    }
+    expect(checked).toBeGreaterThanOrEqual(5);
+  });
+
+  it('restate re-reads the recorded caching fields from the stored answers, and names a row whose recorded scope its answers do not give', async () => {
+    expect(await reproduceV2(dir)).toMatchObject({ unreadable_rows: 0, differing_rows: 0, differing_instructions: 0, differing_caching: 0 });
+    const copy = mkdtempSync(join(tmpdir(), 'mcp-schema-caching-restate-'));
+    try {
+      cpSync(dir, copy, { recursive: true });
+      const folder = join(copy, 'observations-v2');
+      const file = readdirSync(folder).filter((f) => f.endsWith('.jsonl')).sort().at(-1)!;
+      const lines = readFileSync(join(folder, file), 'utf8').split('\n');
+      const i = lines.findIndex((l) => l.includes('"list_cache_scope":"public"'));
+      expect(i).toBeGreaterThanOrEqual(0);
+      lines[i] = lines[i]!.replace('"list_cache_scope":"public"', '"list_cache_scope":"private"');
+      writeFileSync(join(folder, file), lines.join('\n'));
+      const r = await reproduceV2(copy);
+      expect(r).toMatchObject({ differing_rows: 0, differing_caching: 1 });
+      expect(r.examples).toEqual([expect.stringMatching(new RegExp(`^observations-v2/${file}:${i + 1}: caching fields differ: recorded \\["private",`))]);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it("each caching server's list as it was made to answer", () => {

@@ -124,6 +124,21 @@ export const ObservationV2 = z
     legacy_sse_endpoint: z.string().max(512).nullable(),
     prober_version: z.string().min(1).max(64),
     methodology_version: z.literal(METHODOLOGY_VERSION_V2),
+    // From 2026-12-02 (issue 25): what a modern ok answer says about caching (MCP 2026-07-28 Caching),
+    // read at probe time from the answers the row stores (src/lib answerCaching), checked by restate.
+    // Absent from rows written before; null on rows they do not apply to (not a modern ok row). Last, so
+    // every earlier column keeps its position.
+    /** The list's cacheScope (its first tools/list page): public, private, absent, or present but neither (invalid). */
+    list_cache_scope: z.enum(['public', 'private', 'absent', 'invalid']).nullable().optional(),
+    /** Its ttlMs, when a finite number ≥ 0. */
+    list_ttl_ms: z.number().nonnegative().nullable().optional(),
+    /** Its resultType, when a string (clipped at 64). */
+    list_result_type: z.string().max(64).nullable().optional(),
+    /** _meta["io.modelcontextprotocol/serverInfo"] of the discover result (else of the first page), when its name and version are strings. */
+    server_info_name: z.string().max(512).nullable().optional(),
+    server_info_version: z.string().max(256).nullable().optional(),
+    /** Fields 2026-07-28 requires that the answers lack: discover.ttlMs, discover.cacheScope, tools/list.ttlMs, tools/list.cacheScope. */
+    caching_missing: z.array(z.enum(['discover.ttlMs', 'discover.cacheScope', 'tools/list.ttlMs', 'tools/list.cacheScope'])).max(4).nullable().optional(),
   })
   .strict()
   .superRefine((row, ctx) => {
@@ -132,6 +147,9 @@ export const ObservationV2 = z
     if ((row.outcome === 'not_attempted') !== (row.not_attempted_reason !== null)) fail('not_attempted_reason goes with outcome not_attempted, and only with it');
     if (!probed && row.era !== 'none') fail(`${row.outcome} row must have era none`);
     if (!probed && row.requests !== 0) fail(`${row.outcome} row sent no request`);
+    const cachingRecorded = [row.list_cache_scope, row.list_ttl_ms, row.list_result_type, row.server_info_name, row.server_info_version, row.caching_missing].some((v) => v !== undefined && v !== null);
+    if (cachingRecorded && !(row.outcome === 'ok' && row.era === 'modern')) fail('caching fields (list_cache_scope, …) go with a modern ok row only');
+    if (row.outcome === 'ok' && row.era === 'modern' && row.list_cache_scope === null) fail('a modern ok row records its list_cache_scope (absent when the answer has none), or leaves the caching fields out');
     switch (row.outcome) {
       case 'ok':
         if (row.status !== 'ok') fail('ok row must have status ok');

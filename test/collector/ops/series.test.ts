@@ -128,7 +128,7 @@ describe('restate with both series', () => {
     expect(m.source_rows).toBe(v1Count);
     const v2Count = v2Files(dir).reduce((n, f) => n + v2RowsOf(dir, f).length, 0);
     const r = await reproduceV2(dir);
-    expect(r).toMatchObject({ series: 'v2', source_rows: v2Count, unreadable_rows: 0, differing_rows: 0, differing_instructions: 0, examples: [] });
+    expect(r).toMatchObject({ series: 'v2', source_rows: v2Count, unreadable_rows: 0, differing_rows: 0, differing_instructions: 0, differing_caching: 0, examples: [] });
     expect(r.ok_rows).toBeGreaterThan(20);
   });
 
