@@ -86,8 +86,14 @@ export type CachingMissing = `${'discover' | 'tools/list'}.${CachingField}`;
  * stored discover answer and of every tools/list page, in order.
  */
 export function answerCaching(discover: unknown, pages: readonly unknown[]): AnswerCaching {
-  const d = resultCaching(discover, { modern: true });
-  const ps = pages.map((p) => resultCaching(p, { modern: true }));
+  return combineCaching(
+    resultCaching(discover, { modern: true }),
+    pages.map((p) => resultCaching(p, { modern: true })),
+  );
+}
+
+/** answerCaching from the answers' readings (resultCaching of each, modern): what a reader that keeps readings, not messages, calls. */
+export function combineCaching(d: ResultCaching, ps: readonly ResultCaching[]): AnswerCaching {
   const list = ps[0] ?? resultCaching(null, { modern: true });
   const missing: CachingMissing[] = [...(d.missing ?? []).map((f) => `discover.${f}` as const), ...[...new Set(ps.flatMap((p) => p.missing ?? []))].map((f) => `tools/list.${f}` as const)];
   return { discover: d, list, missing };

@@ -23,8 +23,9 @@ import { runsOf } from '../archive/runs.ts';
 import {
   answerFromBody,
   INITIALIZE_REQUEST_ID,
-  answerCaching,
+  combineCaching,
   listCachingCounts,
+  resultCaching,
   type ListCachingCounts,
   type ResultCaching,
   BRIDGE_DAYS,
@@ -372,19 +373,19 @@ async function okCatalogues(dir: string, rows: readonly ObservationV2[]): Promis
  * counts are over the `counted` targets (the study's frame); every row gets its per-target view.
  */
 async function listCaching(dir: string, rows: readonly ObservationV2[], counted: ReadonlySet<string>): Promise<{ counts: ListCachingCounts; byTarget: [string, ListCachingView][]; unreadable: number }> {
-  // Each distinct body and type is read and parsed once (one host serves many names the same answer).
-  const memo = new Map<string, unknown>();
-  const UNREADABLE = Symbol('unreadable');
-  const read = async (sha: string | null, contentType: string | null, id: number): Promise<unknown> => {
-    if (sha === null) return UNREADABLE;
+  // Each distinct body and type is read once (one host serves many names the same answer); only its
+  // reading is kept, never the parsed answer (tool lists are large).
+  const memo = new Map<string, ResultCaching | null>();
+  const read = async (sha: string | null, contentType: string | null, id: number): Promise<ResultCaching | null> => {
+    if (sha === null) return null;
     const key = `${sha}\0${contentType ?? ''}\0${id}`;
-    if (memo.has(key)) return memo.get(key);
-    let out: unknown = UNREADABLE;
+    if (memo.has(key)) return memo.get(key)!;
+    let out: ResultCaching | null = null;
     try {
       const bytes = await readObject(dir, sha);
-      if (bytes) out = answerFromBody(bytes, contentType, id);
+      if (bytes) out = resultCaching(answerFromBody(bytes, contentType, id), { modern: true });
     } catch {
-      out = UNREADABLE;
+      out = null;
     }
     memo.set(key, out);
     return out;
@@ -395,14 +396,14 @@ async function listCaching(dir: string, rows: readonly ObservationV2[], counted:
   for (const r of rows) {
     if (r.outcome !== 'ok' || r.era !== 'modern') continue;
     const discover = await read(r.handshake_sha256, r.handshake_content_type, INITIALIZE_REQUEST_ID);
-    const pages: unknown[] = [];
+    const pages: (ResultCaching | null)[] = [];
     for (const [i, sha] of (r.tools_pages_sha256 ?? []).entries()) pages.push(await read(sha, r.tools_pages_content_types?.[i] ?? null, TOOLS_LIST_REQUEST_ID));
-    if (discover === UNREADABLE || pages.length === 0 || pages.some((p) => p === UNREADABLE)) {
+    if (!discover || pages.length === 0 || pages.some((p) => p === null)) {
       if (counted.has(r.target)) unreadable++;
       continue;
     }
-    // The one reading (src/lib answerCaching), as the collector records it on rows from 2026-12-02.
-    const { list, missing } = answerCaching(discover, pages);
+    // The one reading (src/lib combineCaching, as answerCaching on the collector's side for the rows).
+    const { list, missing } = combineCaching(discover, pages as ResultCaching[]);
     if (counted.has(r.target)) answers.push({ list, missing });
     byTarget.push([r.target, { run_id: r.run_id, day: r.day, observed_at: r.observed_at, cacheScope: list.cacheScope, cacheScopeInvalid: list.cacheScopeInvalid, ttlMs: list.ttlMs, ttlMsInvalid: list.ttlMsInvalid, resultType: list.resultType, missing }]);
   }
