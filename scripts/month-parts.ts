@@ -18,6 +18,7 @@ import { chainPath, LAYOUT, objectKey, pageKey, runsPath } from '../src/archive/
 import { FsObjectStore, STORE_KEY, type ObjectStore } from '../src/archive/object-store.ts';
 import { checkObjectIn } from '../src/archive/objects.ts';
 import { readRosterBytes, rosterFileOnDisk } from '../src/archive/rosters.ts';
+import { readValidations } from '../src/archive/validations.ts';
 import { openObjectStore } from '../src/archive/store-config.ts';
 import { chainHash, checkManifest, isDemoKey, manifestObjects, parseManifest, sha256Hex, type ChainManifest } from '../src/lib/index.ts';
 import {
@@ -53,9 +54,9 @@ export const HELP = `usage: npm run months -- <command> [options]
 
 The whole archive as one part per closed month: the month's record (day files of every series, its
 runs' lines of runs.jsonl, their rosters, the hash chain up to the month, every raw object and page
-manifest its rows and rosters name, the archive's keys/) as <base>/ in <base>.tar.gz, with
-<base> = mcp-schema-<YYYY-MM> (-SIMULATED after it for a simulated world). A part over --max-bytes
-is cut into <base>.tar.gz.001, .002, … (cat them in order). deploy.yml uploads each closed month once,
+manifest its rows and rosters name, the archive's keys/, the validation records scored in the
+month) as <base>/ in <base>.tar.gz, with <base> = mcp-schema-<YYYY-MM> (-SIMULATED after it for
+a simulated world). A part over --max-bytes is cut into <base>.tar.gz.001, .002, … (cat them in order). deploy.yml uploads each closed month once,
 as the assets of the release data-<YYYY-MM>, and never replaces one.
 
 commands:
@@ -67,7 +68,8 @@ commands:
   verify <path>...        check parts: a folder of a release's assets (SHA256SUMS, the descriptor,
                           each piece's size and hash, the joined file), a <base>.tar.gz, or an unpacked
                           part folder. Every file against the part's SHA256SUMS, every object and page
-                          manifest against its name (a packed page joined), every object the month's
+                          manifest against its name (a packed page joined), every validation record
+                          against its name and part.json's list, every object the month's
                           rows and rosters name present, and the month's rows, run lines, rosters and
                           objects against the chain's manifests (src/archive/chain.ts digests,
                           src/lib checkManifest: links and signatures from the chain's start). Exit 1
@@ -249,6 +251,13 @@ export async function writeMonthPart(dataDir: string, month: string, opts: Write
     const keyDir = path.join(dataDir, LAYOUT.keys);
     if (existsSync(keyDir)) for (const f of readdirSync(keyDir).filter((f) => f.endsWith('.pub')).sort()) copy(path.join(keyDir, f), `${LAYOUT.keys}/${f}`);
 
+    // The validation gate records scored in the month (validations/<day>-<sha256>.json: dated, named by
+    // their bytes), so the parts together hold the whole record. Listed only when there are some: a
+    // month without one makes the same part as before records existed.
+    const valDir = path.join(dataDir, LAYOUT.validations);
+    const validations = existsSync(valDir) ? readdirSync(valDir).filter((f) => f.startsWith(`${month}-`) && f.endsWith('.json')).sort() : [];
+    for (const f of validations) copy(path.join(valDir, f), `${LAYOUT.validations}/${f}`);
+
     const inner: PartDescriptor = {
       format: PART_FORMAT,
       month,
@@ -263,6 +272,7 @@ export async function writeMonthPart(dataDir: string, month: string, opts: Write
       rosters,
       objects: keys.size,
       chain: { manifests: prefix.length, head: head ? { seq: head.seq, sha256: chainHash(head) } : null },
+      ...(validations.length > 0 ? { validations: validations.map((f) => `${LAYOUT.validations}/${f}`) } : {}),
     };
     put(PART_JSON, descriptorJson(inner));
     const files = walk(stage);
@@ -492,6 +502,16 @@ async function verifyFolder(dir: string, where: string, opts: VerifyOptions, rep
       const got = await checkObjectIn(store, name);
       if (!got.ok) problem(`${key}: ${got.message}`);
     }
+  }
+
+  // 2b. The validation records it carries: each named by the SHA-256 of its bytes, a valid record, and
+  //     the ones part.json lists (src/archive/validations.ts reads them as the site does).
+  const vals = readValidations(dir);
+  for (const p of vals.problems) problem(`${p.file}: ${p.message}`);
+  if (d) {
+    const held = vals.records.map((r) => r.file).sort();
+    const named = [...(d.validations ?? [])].sort();
+    if (held.join('\n') !== named.join('\n')) problem(`${PART_JSON} lists validation records ${JSON.stringify(named)}, the part holds ${JSON.stringify(held)}`);
   }
 
   // 3. The month's runs against the chain: links and signatures from its start, and for each of the

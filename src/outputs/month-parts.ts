@@ -9,7 +9,7 @@
 // inside `<base>.tar.gz`): the month's day files of every series as they are (closed days: their
 // .jsonl.gz), its runs' lines of runs.jsonl, their rosters, the chain from its start up to the month's
 // last manifest, every object and page manifest the month's rows and rosters name (with a packed
-// page's entries), the archive's keys/, part.json and a SHA256SUMS of every file but the objects
+// page's entries), the archive's keys/, the validation records scored in the month, part.json and a SHA256SUMS of every file but the objects
 // (which are named by their hash). `npm run months -- verify` checks one against the hash chain.
 //
 // Published names never change: a month's assets are `<base>.tar.gz` — or, if it would not fit under
@@ -151,6 +151,8 @@ export const PartDescriptor = z
     objects: z.number().int().nonnegative(),
     /** The chain the part carries: its manifests from the start up to the month's last, and that last one. */
     chain: z.object({ manifests: z.number().int().nonnegative(), head: z.object({ seq: z.number().int().nonnegative(), sha256 }).strict().nullable() }).strict(),
+    /** The validation gate records scored in the month (validations/<day>-<sha256>.json); absent when there are none. */
+    validations: z.array(z.string().regex(/^validations\/\d{4}-\d{2}-\d{2}-[0-9a-f]{64}\.json$/)).min(1).optional(),
     /** The whole `<base>.tar.gz`; absent from part.json (a file cannot name its own container's hash). */
     file: FileRef.optional(),
     /** What is published: the file itself, or its pieces in order (cat them to get the file). */

@@ -13,7 +13,8 @@ import { compactArchive } from '../../collector/ops/compact.ts';
 import { loadKeys } from '../../collector/ops/verify-chain.ts';
 import { objectKey, objectPath, pageKey, pagePath } from '../../src/archive/layout.ts';
 import { readRosterBytes, listRosterFiles } from '../../src/archive/rosters.ts';
-import { manifestBytes, manifestObjects, parseManifest, splitPage } from '../../src/lib/index.ts';
+import { manifestBytes, manifestObjects, parseManifest, splitPage, VALIDATION_RECORD_FORMAT, type ValidationRecord } from '../../src/lib/index.ts';
+import { writeValidationRecord } from '../../src/archive/validations.ts';
 import { parseSums, partNames, sumsText, type PartDescriptor } from '../../src/outputs/month-parts.ts';
 import { archiveMonths, COMMANDS, HELP, main, OPTIONS, readDescriptors, verifyParts, writeMonthPart, writePartsManifest } from '../../scripts/month-parts.ts';
 import { fixtureArchive } from '../site/shared.ts';
@@ -116,6 +117,35 @@ describe('npm run months', () => {
     // The .tar.gz alone, and the unpacked folder, too.
     expect((await verify([path.join(assets, NAMES.tar)])).problems).toEqual([]);
     expect((await verify([await unpack(path.join(assets, NAMES.tar))])).problems).toEqual([]);
+  });
+
+  it('carries the validation records scored in the month, and verify holds each to its name and to part.json', async () => {
+    const withGate = tmp('mcp-schema-months-gate-');
+    cpSync(archive, withGate, { recursive: true });
+    const record = (day: string): ValidationRecord => ({
+      format: VALIDATION_RECORD_FORMAT, scored_at: `${day}T09:00:00Z`, day, run_id: d.runs[0]!.run_id, run_day: d.runs[0]!.day, prober_version: 'p', seed: 20261012, n: 1, rule: 'rule',
+      worksheet_sha256: 'a'.repeat(64), threshold: 0.9, agreement: { count: 1, n: 1, share: 1, lower: 0.2, upper: 1 }, kappa: null, expected: 1, passed: true,
+      endpoints: [{ target: 't', endpoint: 'https://x.example/mcp', recorded: 'ok', reviewer: 'ok', note: null }], disagreements: [],
+    });
+    const inMonth = writeValidationRecord(withGate, record(`${MONTH}-20`)).file;
+    writeValidationRecord(withGate, record('2026-01-02')); // another month's: not in this part
+    const out = path.join(tmp('mcp-schema-months-gate-out-'), MONTH);
+    const dg = await writeMonthPart(withGate, MONTH, { out, simulated: true, today: TODAY });
+    expect(dg.validations).toEqual([inMonth]);
+    const folder = await unpack(path.join(out, NAMES.tar));
+    expect(readFileSync(path.join(folder, inMonth))).toEqual(readFileSync(path.join(withGate, inMonth)));
+    expect((await verify([out])).problems).toEqual([]);
+    // Near misses: an edited record no longer hashes to its name; one taken out is missed by part.json.
+    const edited = await unpack(path.join(out, NAMES.tar));
+    writeFileSync(path.join(edited, inMonth), readFileSync(path.join(edited, inMonth), 'utf8').replace('"passed": true', '"passed": false'));
+    resum(edited);
+    expect((await verify([edited])).problems).toEqual(expect.arrayContaining([expect.stringMatching(/not to its name/)]));
+    const taken = await unpack(path.join(out, NAMES.tar));
+    unlinkSync(path.join(taken, inMonth));
+    writeFileSync(path.join(taken, 'SHA256SUMS'), readFileSync(path.join(taken, 'SHA256SUMS'), 'utf8').split('\n').filter((l) => !l.endsWith(inMonth)).join('\n'));
+    expect((await verify([taken])).problems).toEqual([expect.stringMatching(/part\.json lists validation records .* the part holds \[\]/)]);
+    // A month without a record makes the part it made before records existed: no validations key.
+    expect('validations' in d).toBe(false);
   });
 
   it('is cut into numbered pieces at a forced limit, none over it, that join to the same file and verify', async () => {
