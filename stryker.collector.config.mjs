@@ -48,6 +48,8 @@ export const COLLECTOR_TEST_FILES = [
   'test/collector/probe-v2-sse.test.ts',
   'test/collector/probe-v2-canary.test.ts',
   'test/collector/probe-v2-auth.test.ts',
+  // issue 27: wire.ts driven directly (budget, classes, throttling, no-answer cases, get and DELETE)
+  'test/collector/probe-v2-wire.test.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
