@@ -302,6 +302,7 @@ describe('lpt(jobs, options): the deadline', () => {
     expect(h.running.size).toBe(2);
     await h.drain();
     await done;
+    expect(clock.pending()).toBe(0); // a1's back-off (60 s) cancelled with the run
     expect(h.calls.size).toBe(12);
     expect([...h.calls.values()].every((n) => n === 1)).toBe(true);
   });
@@ -354,8 +355,9 @@ describe('hostQueues(jobs, options): the schedule before issue 12', () => {
 describe('lpt(jobs, options): what the report says', () => {
   it('measures each host from its first start to its last finish; a host that never ran reports 0', async () => {
     const clock = manualClock();
+    await clock.advance(700); // the run starts at 700 on this clock
     const h = harness([...spec('a', 2), ...spec('b', 1)]);
-    const done = lpt(h.jobs, options({ clock, deadline: 5_000 }));
+    const done = lpt(h.jobs, options({ clock, deadline: 5_700 }));
     await tick();
     await clock.advance(1_000);
     await h.finish('a1');
@@ -363,6 +365,7 @@ describe('lpt(jobs, options): what the report says', () => {
     await h.finish('b1');
     await h.finish('a2');
     const report = await done;
+    expect(report.scheduler).toBe('lpt');
     expect(report.hosts).toEqual([
       { host: 'a', targets: 2, limit: 1, maxInFlight: 1, backoffs: 0, wallMs: 2_500, notAttempted: 0 },
       { host: 'b', targets: 1, limit: 1, maxInFlight: 1, backoffs: 0, wallMs: 2_500, notAttempted: 0 },
@@ -438,10 +441,11 @@ describe('lpt(jobs, options): a job that fails', () => {
 describe('lpt(jobs, options): the edges of the rules', () => {
   it('trips at exactly K failures spanning exactly the span, not at K − 1 or a millisecond short', async () => {
     const clock = manualClock();
+    await clock.advance(500);
     const h = harness(spec('a', 10));
     const done = lpt(h.jobs, options({ clock, unresponsiveAfter: 3, unresponsiveSpanMs: 1_000 }));
     await tick();
-    await h.finish('a1', { kind: 'unreachable' }); // the streak starts when this one ends: t = 0
+    await h.finish('a1', { kind: 'unreachable' }); // the streak starts when this one ends: t = 500
     await clock.advance(999);
     await h.finish('a2', { kind: 'unreachable' });
     await h.finish('a3', { kind: 'unreachable' }); // 3 failures over 999 ms: not yet
@@ -488,6 +492,98 @@ describe('lpt(jobs, options): the edges of the rules', () => {
   });
 });
 
+describe('lpt(jobs, options): when it ends', () => {
+  it('resolves only once the last job in flight has finished', async () => {
+    const h = harness(spec('a', 1).concat(spec('b', 1)));
+    let resolved = false;
+    const done = lpt(h.jobs, options()).then(() => (resolved = true));
+    await tick();
+    await h.finish('a1');
+    expect(resolved).toBe(false);
+    await h.finish('b1');
+    await done;
+    expect(resolved).toBe(true);
+  });
+
+  it('a deadline while every host waits out a back-off ends the run at the deadline, not at the back-off', async () => {
+    const clock = manualClock();
+    await clock.advance(1_000);
+    const h = harness(spec('a', 3));
+    let resolved = false;
+    const done = lpt(h.jobs, options({ clock, deadline: 11_000 })).then((r) => ((resolved = true), r));
+    await tick();
+    await h.finish('a1', { kind: 'throttled', retryAfterMs: 60_000 });
+    await clock.advance(9_999);
+    expect(h.skipped).toEqual([]);
+    await clock.advance(1);
+    expect(h.skipped.map(([n, r]) => `${n} ${r}`)).toEqual(['a2 run_deadline', 'a3 run_deadline']);
+    await tick();
+    expect(resolved).toBe(true);
+    expect((await done).hosts[0]).toMatchObject({ notAttempted: 2, backoffs: 1 });
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('a 429 answered after the deadline sets no back-off timer', async () => {
+    const clock = manualClock();
+    const h = harness([...spec('a', 2), ...spec('b', 2)]);
+    const done = lpt(h.jobs, options({ clock, concurrency: 2, deadline: 1_000 }));
+    await tick();
+    await clock.advance(1_000);
+    expect(clock.pending()).toBe(0);
+    await h.finish('a1', { kind: 'throttled', retryAfterMs: 30_000 });
+    expect(clock.pending()).toBe(0);
+    await h.finish('b1');
+    await done;
+  });
+
+  it('a 429 with Retry-After 0 pauses nothing: the host’s next job starts at once', async () => {
+    const clock = manualClock();
+    const h = harness(spec('a', 2));
+    const done = lpt(h.jobs, options({ clock }));
+    await tick();
+    await h.finish('a1', { kind: 'throttled', retryAfterMs: 0 });
+    expect(h.started).toEqual(['a1', 'a2']);
+    expect(clock.pending()).toBe(0);
+    await h.finish('a2');
+    expect((await done).hosts[0]!.backoffs).toBe(1);
+  });
+
+  it('a signal the schedule does not know rejects the run', async () => {
+    const jobs: HostJob[] = [{ host: 'a', run: () => Promise.resolve({ kind: 'weird' } as unknown as HostSignal), skip: () => {} }];
+    await expect(lpt(jobs, options())).rejects.toThrow('unknown host signal {"kind":"weird"}');
+  });
+});
+
+describe('lpt(jobs, options): the 429 window, once more', () => {
+  it('two good answers then a 429: 1 of 3, not the host’s', async () => {
+    const clock = manualClock();
+    const h = harness(spec('a', 5));
+    const done = lpt(h.jobs, options({ clock }));
+    await tick();
+    await h.finish('a1');
+    await h.finish('a2');
+    await h.finish('a3', { kind: 'throttled', retryAfterMs: 5_000 });
+    expect(h.started).toEqual(['a1', 'a2', 'a3', 'a4']);
+    await h.drain();
+    await h.drain();
+    expect((await done).hosts[0]!.backoffs).toBe(0);
+  });
+
+  it('a host with limit 3 forgets its seventh-last answer: o o o t o o o t t pauses it (3 of the last 6)', async () => {
+    const clock = manualClock();
+    const h = harness(spec('g', 40));
+    const done = lpt(h.jobs, options({ concurrency: 1, perHostDivisor: 14, clock }));
+    await tick();
+    for (const k of 'ooooootooot') await h.finish(h.started.at(-1)!, k === 't' ? { kind: 'throttled', retryAfterMs: 5_000 } : { kind: 'ok' });
+    expect(h.running.size).toBe(1); // t o o o t in the last 6 (with o before): 2 of 6
+    await h.finish(h.started.at(-1)!, { kind: 'throttled', retryAfterMs: 5_000 }); // t o o o t t: 3 of 6 (of the last 5 only 2)
+    expect(h.running.size).toBe(0);
+    await clock.advance(5_000);
+    for (let i = 0; i < 40; i++) await h.drain();
+    expect((await done).hosts[0]!.backoffs).toBe(1);
+  });
+});
+
 describe('realClock', () => {
   it('reads a clock that moves forward and calls a timer once, unless cancelled', async () => {
     const t0 = realClock.now();
@@ -504,18 +600,21 @@ describe('realClock', () => {
 
 describe('hostQueues(jobs, options): what it reports', () => {
   it('reports each host’s lanes as its peak in flight, within the global slots', async () => {
+    const clock = manualClock();
+    await clock.advance(300);
     const h = harness([...spec('a', 4), ...spec('b', 1)]);
-    const done = hostQueues(h.jobs, options({ concurrency: 3, perHostDivisor: 2 })); // a: 2 lanes, b: 1
+    const done = hostQueues(h.jobs, options({ concurrency: 3, perHostDivisor: 2, clock })); // a: 2 lanes, b: 1
     await tick();
+    await clock.advance(200);
     expect(h.running.size).toBe(3);
     for (let i = 0; i < 4; i++) {
       await h.drain();
       await tick();
     }
     const report = await done;
-    expect(report.hosts.map((x) => [x.host, x.limit, x.maxInFlight])).toEqual([
-      ['a', 2, 2],
-      ['b', 1, 1],
+    expect(report.hosts.map((x) => [x.host, x.limit, x.maxInFlight, x.wallMs])).toEqual([
+      ['a', 2, 2, 200],
+      ['b', 1, 1, 200],
     ]);
     expect(report.maxInFlightPerHost).toBe(2);
     expect(h.peak.all).toBe(3);
