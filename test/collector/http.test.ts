@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { GUARD } from '../../collector/errors.ts';
-import { asBuffer, createHttpContext, formatBytes, header, MiB, readCapped, send, type Answer, type HttpContext, type SendOptions, type Trace } from '../../collector/http.ts';
+import { asBuffer, createHttpContext, formatBytes, header, MiB, readCapped, send, type Answer, type HttpContext, type HttpContextOptions, type SendOptions, type Trace } from '../../collector/http.ts';
 
 const stream = (...chunks: string[]) => Readable.from(chunks.map((c) => Buffer.from(c)));
 
@@ -70,6 +70,7 @@ async function withServers<T>(
   route: (origins: string[]) => Route,
   fn: (origins: string[], seen: Seen[][], ctx: HttpContext) => Promise<T>,
   hostLimit?: (host: string) => number,
+  over: Partial<HttpContextOptions> = {},
 ): Promise<T> {
   const seen: Seen[][] = hosts.map(() => []);
   const origins: string[] = [];
@@ -90,7 +91,7 @@ async function withServers<T>(
     origins.push(`http://${hosts[i]}:${(server.address() as AddressInfo).port}`);
   }
   handler = route(origins);
-  const ctx = createHttpContext({ policy: 'public+loopback', timeoutMs: 60_000, hostLimit });
+  const ctx = createHttpContext({ policy: 'public+loopback', timeoutMs: 60_000, hostLimit, ...over });
   try {
     return await fn(origins, seen, ctx);
   } finally {
@@ -277,6 +278,30 @@ describe('send(): one deadline, and the sockets a host gets', () => {
       expect(all.map((x) => x.text)).toEqual(['ok', 'ok', 'ok']);
       expect(seen).toHaveLength(3);
     }, () => 3);
+  });
+
+  it('connects through the address-checking connector whatever the host’s limit', async () => {
+    for (const limit of [1, 3]) {
+      const connects: string[] = [];
+      await withServers(['127.0.0.1'], () => (_req, res) => void res.writeHead(200).end('ok'), async ([origin], _seen, ctx) => {
+        await send(ctx, `${origin}/mcp`, opts(), newTrace(), readText);
+        expect(connects).toEqual([`127.0.0.1:${new URL(origin!).port}`]);
+      }, () => limit, { onConnect: (h, p) => connects.push(`${h}:${p}`) });
+    }
+  });
+
+  it.each([
+    ['ftp://127.0.0.1/mcp', 'public+loopback', 'refused address: scheme ftp: is not http(s)'],
+    ['http://localhost:9/mcp', 'public', 'refused address: localhost is a localhost name (loopback)'],
+  ] as const)('refuses %s before any request, saying why', async (url, policy, message) => {
+    const connects: string[] = [];
+    const ctx = createHttpContext({ policy, timeoutMs: 2_000, onConnect: (h, p) => connects.push(`${h}:${p}`) });
+    try {
+      await expect(send(ctx, url, opts(), newTrace(), readText)).rejects.toMatchObject({ code: GUARD.addressRefused, message });
+      expect(connects).toEqual([]);
+    } finally {
+      await ctx.dispatcher.destroy();
+    }
   });
 
   it('a host allowed one at a time sees one request at a time (near miss of the above)', async () => {
