@@ -50,6 +50,8 @@ export const COLLECTOR_TEST_FILES = [
   'test/collector/probe-v2-auth.test.ts',
   // issue 27: wire.ts driven directly (budget, classes, throttling, no-answer cases, get and DELETE)
   'test/collector/probe-v2-wire.test.ts',
+  // issue 27: index.ts's own keeping — handshake facts and their bounds, final URL, notes, budget, session
+  'test/collector/probe-v2-handshake.test.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
