@@ -117,12 +117,14 @@ describe('Store: what is fsynced, and when', () => {
     const dir = tmpData('mcps-store-');
     const fx = recording(dir);
     const store = Store.open(dir, new Date().toISOString(), { fs: fx, durable: false });
+    expect(store.durable).toBe(false);
+    store.writeRoster(roster);
     await store.putObject(Buffer.from('x'));
     store.appendObservation(row(DAY, 'excluded'));
     store.appendRun(runRowOf(1));
     store.close();
     expect(fx.log.filter((l) => /sync/.test(l))).toEqual([]);
-    expect(fx.log.filter((l) => l.startsWith('write'))).toHaveLength(3);
+    expect(fx.log.filter((l) => l.startsWith('write'))).toHaveLength(4);
   });
 });
 
@@ -195,9 +197,11 @@ describe('Store.open: leftovers of a killed writer and of a crashed compaction',
     write(dir, `observations/${DAY}.jsonl`, '{"r":2}\n');
     write(dir, `observations-v2/${DAY}.jsonl.gz`, gzipSync('{"v":1}\n'));
     write(dir, `observations-v2/${DAY}.jsonl`, '{"v":1}\n');
-    open(dir).close();
+    const fx = recording(dir);
+    open(dir, { fs: fx }).close();
     expect(fs.readdirSync(join(dir, 'observations'))).toEqual([`${DAY}.jsonl.gz`]);
     expect(fs.readdirSync(join(dir, 'observations-v2'))).toEqual([`${DAY}.jsonl.gz`]);
+    expect(fx.log).toEqual(['fsync observations', 'fsync observations-v2']); // the removals made durable
   });
 
   it.each([
@@ -220,7 +224,9 @@ describe('Store.open: leftovers of a killed writer and of a crashed compaction',
     write(dir, 'rosters/2026-05-03.json.gz', gzipSync('{"a":1}\n'));
     write(dir, 'rosters/2026-05-03.json', '{"b":1}\n');
     write(dir, 'rosters/2026-05-04.json.gz', gzipSync('{"only":1}\n'));
-    open(dir).close();
+    const fx = recording(dir);
+    open(dir, { fs: fx }).close();
+    expect(fx.log).toEqual(['fsync rosters']);
     expect(fs.readdirSync(join(dir, 'rosters')).sort()).toEqual(['2026-05-02.json.gz', '2026-05-03.json', '2026-05-03.json.gz', '2026-05-04.json.gz']);
   });
 
