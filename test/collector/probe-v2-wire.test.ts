@@ -120,6 +120,22 @@ describe('Wire.post: what the status table and the scheduler read', () => {
   });
 });
 
+describe('Wire.post: the v1 step a failure is classified at', () => {
+  it.each([
+    ['discover', 'initialize'],
+    ['initialize', 'initialize'],
+    ['initialized', 'initialized'],
+    ['tools/list', 'tools/list'],
+    ['sse', 'initialize'],
+    ['roster', 'roster'],
+    ['address', 'address'],
+  ] as const)('a v2 %s step fails as v1 %s, and keeps its own step', async (step, v1) => {
+    const x = await withLoopback(answer(502, ''), {}, async (l) => sent(await l.wire.post('initialize', step, l.url, BODY, Wire.base(), 1, 4096)));
+    expect(x.step).toBe(step);
+    expect(x.error).toMatchObject({ errorClass: 'http_5xx', payload: { step: v1, httpStatus: 502 } });
+  });
+});
+
 describe('Wire.post: no HTTP answer', () => {
   it('a dropped connection: a tls-class failure, not answered, no status', async () => {
     const { x, wire } = await once((_m, req) => req.socket.destroy());
