@@ -65,6 +65,26 @@ describe('Store.open: the lock, on a free archive', () => {
   });
 });
 
+describe('Store.close(): idempotent, and only ever its own lock', () => {
+  it('a second close() (an exit handler after a clean close) leaves the lock of a store opened since alone', () => {
+    const data = tmpData('mcps-lockfast-');
+    const first = Store.open(data, '2026-05-02T03:15:00Z', { proc: system(null) });
+    first.close();
+    const second = Store.open(data, '2026-05-02T04:15:00Z', { proc: system(null) });
+    first.close();
+    expect(readLock(join(data, '.lock'))).toMatchObject({ pid: process.pid, started_at: '2026-05-02T04:15:00Z' });
+    second.close();
+    expect(fs.existsSync(join(data, '.lock'))).toBe(false);
+  });
+
+  it('a lock removed by hand before close() is no error', () => {
+    const data = tmpData('mcps-lockfast-');
+    const store = Store.open(data, '2026-05-02T03:15:00Z', { proc: system(null) });
+    fs.rmSync(join(data, '.lock'));
+    expect(() => store.close()).not.toThrow();
+  });
+});
+
 describe('Store.open: a lock whose holder is gone is moved aside and taken', () => {
   it.each([
     ['no such process', held(), system(null)],
@@ -162,7 +182,9 @@ describe('Store.open: an unusable --data', () => {
     fs.writeFileSync(file, 'x');
     const e = openError(join(file, 'data'), system(null));
     expect(e).toMatchObject({ name: 'CliError', exitCode: EXIT.usage });
-    expect(e.message).toMatch(new RegExp(`^unusable --data ${join(file, 'data')}: `));
+    // Refused while making the layout (not later, at the lock), with the system's error as the cause.
+    expect(e.message).toMatch(new RegExp(`^unusable --data ${join(file, 'data')}: ENOTDIR: not a directory, mkdir `));
+    expect(e.cause).toMatchObject({ code: 'ENOTDIR' });
   });
 
 });

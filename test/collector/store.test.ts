@@ -217,6 +217,14 @@ describe('Store.open: leftovers of a killed writer and of a crashed compaction',
     expect(read(dir, `observations/${DAY}.jsonl`)).toBe(plain);
   });
 
+  it('never removes a file that is not a plain day file, even beside a .gz holding the same bytes', () => {
+    const dir = tmpData('mcps-store-');
+    write(dir, 'observations/README', 'notes\n');
+    write(dir, 'observations/README.gz', gzipSync('notes\n'));
+    open(dir).close();
+    expect(fs.readdirSync(join(dir, 'observations')).sort()).toEqual(['README', 'README.gz']);
+  });
+
   it('removes a roster left plain beside its gzipped copy with the same bytes, and keeps one that differs', () => {
     const dir = tmpData('mcps-store-');
     write(dir, `rosters/${DAY}.json.gz`, gzipSync('{"same":1}\n'));
@@ -257,6 +265,17 @@ describe('Store: rosters, rows and runs', () => {
     store.close();
   });
 
+  it('on a file system without hard links, writeRoster fails with that error at once and leaves no temp file', () => {
+    const dir = tmpData('mcps-store-');
+    let links = 0;
+    const fx: FsEffects = { ...nodeFs, linkSync: () => { links++; throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' }); } };
+    const store = open(dir, { fs: fx });
+    expect(() => store.writeRoster(roster)).toThrow(/EPERM/);
+    expect(links).toBe(1);
+    expect(fs.readdirSync(join(dir, 'rosters'))).toEqual([]);
+    store.close();
+  });
+
   it('appends v1 and v2 rows each to its own series folder, closing (and syncing) a day file when the day changes', () => {
     const dir = tmpData('mcps-store-');
     const fx = recording(dir);
@@ -267,12 +286,16 @@ describe('Store: rosters, rows and runs', () => {
     store.appendObservation(row('2026-05-03', 'excluded', { target: 'b' }));
     const v2 = noEndpointRowV2({ runId: `${DAY}T031500Z`, day: DAY, observedAt: `${DAY}T03:15:01.000Z` }, { name: 'c', version: '1', status: 'active', endpoint: null, endpoint_problem: 'no_streamable_http', page_sha256: sha256Hex('p'), page_index: 0 });
     store.appendObservationV2(v2);
-    expect(fx.log).toEqual([`write observations/${DAY}.jsonl`, `fdatasync observations/${DAY}.jsonl`, 'write observations/2026-05-03.jsonl', `write observations-v2/${DAY}.jsonl`]);
+    store.appendObservationV2({ ...v2, target: 'd' });
+    expect(fx.log).toEqual([`write observations/${DAY}.jsonl`, `fdatasync observations/${DAY}.jsonl`, 'write observations/2026-05-03.jsonl', `write observations-v2/${DAY}.jsonl`, `write observations-v2/${DAY}.jsonl`]);
     expect(store.readObservations(DAY).map((r) => r.target)).toEqual(['a']);
     expect(store.readObservations('2026-05-03').map((r) => r.target)).toEqual(['b']);
-    expect(store.readObservationsV2(DAY)).toEqual([v2]);
+    expect(store.readObservationsV2(DAY)).toEqual([v2, { ...v2, target: 'd' }]);
+    // The next day of the v2 series: its folder exists now, and the day before is closed.
+    store.appendObservationV2({ ...v2, day: '2026-05-03', observed_at: '2026-05-03T03:15:01.000Z' });
+    expect(store.readObservationsV2('2026-05-03')).toHaveLength(1);
     store.close();
-    expect(fx.log.slice(4).sort()).toEqual(['fdatasync observations-v2/2026-05-02.jsonl', 'fdatasync observations/2026-05-03.jsonl']);
+    expect(fx.log.slice(5).sort()).toEqual(['fdatasync observations-v2/2026-05-02.jsonl', 'fdatasync observations-v2/2026-05-03.jsonl', 'fdatasync observations/2026-05-03.jsonl', 'write observations-v2/2026-05-03.jsonl']);
   });
 
   it('refuses a row that does not validate, writing nothing', () => {
@@ -287,7 +310,8 @@ describe('Store: rosters, rows and runs', () => {
     const dir = tmpData('mcps-store-');
     const store = open(dir);
     store.appendRun(runRowOf(2));
-    expect(store.readRuns()).toEqual([runRowOf(2)]);
+    store.appendRun(runRowOf(3));
+    expect(store.readRuns()).toEqual([runRowOf(2), runRowOf(3)]);
     fs.appendFileSync(join(dir, 'runs.jsonl'), '{"run_id":1}\n');
     expect(() => store.readRuns()).toThrow(InvalidArchiveError);
     expect(store.durable).toBe(true);
@@ -369,6 +393,12 @@ describe('Store: objects and pages', () => {
     await fresh.putPage(page(['a']));
     expect(puts).toHaveLength(2);
     fresh.close();
+    store.close();
+  });
+
+  it('skips names that are not object names without asking the store (the folder store refuses such keys)', async () => {
+    const store = open(tmpData('mcps-store-'));
+    expect(await store.rememberPages(['..', '../../etc/passwd', 'AB'.repeat(32)])).toBe(0);
     store.close();
   });
 
