@@ -585,15 +585,16 @@ describe('lpt(jobs, options): the 429 window, once more', () => {
 });
 
 describe('realClock', () => {
-  it('reads a clock that moves forward and calls a timer once, unless cancelled', async () => {
+  it('reads a clock that moves forward and calls a timer once, after its delay, unless cancelled', async () => {
     const t0 = realClock.now();
     const calls: string[] = [];
+    realClock.after(30, () => calls.push('later'));
     realClock.after(0, () => calls.push('fired'));
     const cancel = realClock.after(0, () => calls.push('cancelled'));
     cancel();
     realClock.after(-5, () => calls.push('negative'));
-    await new Promise((r) => setTimeout(r, 20));
-    expect(calls).toEqual(['fired', 'negative']);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(calls).toEqual(['fired', 'negative', 'later']); // the 30 ms timer, set first, fires last
     expect(realClock.now()).toBeGreaterThan(t0);
   });
 });
