@@ -166,3 +166,124 @@ describe('probeV2: notes and the budget', () => {
     expect(none.l.got.map((g) => g.method)).not.toContain('DELETE');
   });
 });
+
+// The probe's path through its steps, read from its request log and from what the server saw.
+const urls = (h: Handler) => {
+  const seen: string[] = [];
+  const wrapped: Handler = (msg, req, res, body) => {
+    seen.push(`${req.method} ${req.url} ${msg?.method ?? ''}`.trim());
+    return h(msg, req, res, body);
+  };
+  return { seen, wrapped };
+};
+const pages2: Handler = (msg, req, res, body) =>
+  msg?.method === 'tools/list'
+    ? json(res, 200, result(msg, (msg.params as { cursor?: string } | undefined)?.cursor === undefined ? { tools: TOOLS, nextCursor: 'p2' } : { tools: [{ name: 'b', inputSchema: { type: 'object' } }] }))
+    : modern({})(msg, req, res, body);
+
+describe('probeV2: its steps, as logged and as sent', () => {
+  it('modern: discover, the first tools/list, a further page (not counted), the canary — whose status is no protocol status', async () => {
+    const canary500: Handler = (msg, req, res, body) => (msg?.method === 'tools/call' ? json(res, 500, rpcError(msg, -32602, 'Unknown tool')) : pages2(msg, req, res, body));
+    const t0 = performance.now();
+    const { r } = await run(canary500);
+    const took = performance.now() - t0;
+    expect(r.requestLog.map((e) => [e.kind, e.counted, e.status])).toEqual([
+      ['discover', true, 200],
+      ['tools/list', true, 200],
+      ['tools/list page', false, 200],
+      ['tools/call canary', true, 500],
+    ]);
+    expect(r.facts.httpStatuses).toEqual([200, 200, 200]);
+    expect(r).toMatchObject({ status: 'ok', requests: 3, notes: [], failure: null, facts: { excluded: false } });
+    expect(r.latencyMs).toBeLessThanOrEqual(Math.ceil(took) + 1);
+    expect(r.handshakeLatencyMs!).toBeLessThanOrEqual(r.latencyMs);
+  });
+
+  it('legacy with a session: initialize, initialized, the pages and the canary with the session and revision headers, then the DELETE', async () => {
+    const h = legacy({}, {
+      initialize: (msg, _req, res) => json(res, 200, result(msg, { protocolVersion: '2025-11-25', capabilities: {} }), { 'mcp-session-id': 's-1' }),
+      'tools/list': (msg, req, res, body) => pages2(msg, req, res, body),
+      'tools/call': (msg, _req, res) => json(res, 500, rpcError(msg, -32602, 'Unknown tool')),
+    });
+    const { r, l } = await run(h);
+    expect(r.requestLog.map((e) => e.kind)).toEqual(['discover', 'initialize', 'initialized', 'tools/list', 'tools/list page', 'tools/call canary', 'delete session']);
+    expect(r.facts.httpStatuses).toEqual([404, 200, 202, 200, 200]);
+    expect(l.got.slice(2).map((g) => [g.headers['mcp-session-id'], g.headers['mcp-protocol-version']])).toEqual(Array(5).fill(['s-1', '2025-11-25']));
+  });
+
+  it('legacy 2025-03-26 without a session: neither header on the later steps (that revision defines no version header)', async () => {
+    const { r, l } = await run(legacy({ protocolVersion: '2025-03-26' }));
+    expect(r).toMatchObject({ status: 'ok', protocolVersion: '2025-03-26', session: false });
+    expect(l.got.slice(2).map((g) => [g.headers['mcp-session-id'] ?? null, g.headers['mcp-protocol-version'] ?? null])).toEqual(Array(3).fill([null, null]));
+  });
+
+  it('a 2xx result to discover that is not a DiscoverResult, and a DiscoverResult in a 500, fall back to legacy', async () => {
+    const notDiscover = (await run(modern({}, { 'server/discover': (msg, _req, res) => json(res, 200, result(msg, { hello: 1 })), initialize: legacy({})! }))).r;
+    expect(notDiscover).toMatchObject({ status: 'ok', era: 'legacy' });
+    const in500 = (await run(modern({}, { 'server/discover': (msg, _req, res) => json(res, 500, result(msg, { supportedVersions: [MODERN] })), initialize: legacy({})! }))).r;
+    expect(in500).toMatchObject({ era: 'legacy' });
+  });
+
+  it('a tools/list that fails: no canary', async () => {
+    const { r, l } = await run(modern({}, { 'tools/list': (_m, _req, res) => res.writeHead(500).end() }));
+    expect(r.canary.sent).toBe(false);
+    expect(l.got.map((g) => g.msg?.method)).toEqual(['server/discover', 'tools/list']);
+  });
+
+  it('later legacy steps go to where initialize was answered after a redirect', async () => {
+    const inner = legacy({});
+    const { seen, wrapped } = urls((msg, req, res, body) => (req.url === '/mcp' && msg?.method === 'initialize' ? res.writeHead(307, { location: '/v1/mcp' }).end() : inner(msg, req, res, body)));
+    const { r } = await run(wrapped);
+    expect(r).toMatchObject({ status: 'ok', era: 'legacy', redirects: 1 });
+    expect(seen).toEqual(['POST /mcp server/discover', 'POST /mcp initialize', 'POST /v1/mcp initialize', 'POST /v1/mcp notifications/initialized', 'POST /v1/mcp tools/list', 'POST /v1/mcp tools/call']);
+    expect(r.finalUrl).toMatch(/\/v1\/mcp$/);
+  });
+
+  it.each([1, 2])('a budget of %i (discover, then initialize) stops cleanly: no note, no failure of its own', async (budget) => {
+    const { r, l } = await run(legacy({}), { budget });
+    expect(l.got).toHaveLength(budget);
+    expect(r.notes).toEqual([]);
+    expect(r.requestLog).toHaveLength(budget);
+  });
+
+  it('notifications/initialized answered 429: the probe stops there, and that is its failure', async () => {
+    const { r, l } = await run(legacy({}, { 'notifications/initialized': (_m, _req, res) => json(res, 429, '', { 'retry-after': '9' }) }));
+    expect(l.got.map((g) => g.msg?.method)).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
+    expect(r.failure).toMatchObject({ step: 'initialized', error: { errorClass: 'rate_limited' } });
+    expect(r.throttled).toEqual({ status: 429, retryAfter: '9' });
+  });
+
+  it('notifications/initialized answered 401 with a challenge: no listing, the wall is looked into', async () => {
+    const { r, l } = await run(legacy({}, { 'notifications/initialized': (_m, _req, res) => res.writeHead(401, { 'www-authenticate': 'Bearer realm="x"' }).end() }));
+    expect(l.got.map((g) => g.msg?.method).filter(Boolean)).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
+    expect(r.auth?.httpStatus).toBe(401);
+  });
+
+  it('notifications/initialized answered 400, the tools listed after it: ok, and no failure', async () => {
+    const { r } = await run(legacy({}, { 'notifications/initialized': (_m, _req, res) => res.writeHead(400).end() }));
+    expect(r).toMatchObject({ status: 'ok', failure: null });
+  });
+
+  it('a 404 on tools/list after a session is a lost session; without a session, a plain 404', async () => {
+    const gone: Handler = (_m, _req, res) => void res.writeHead(404).end();
+    const withSession = (await run(legacy({}, { initialize: (msg, _req, res) => json(res, 200, result(msg, { protocolVersion: '2025-11-25', capabilities: {} }), { 'mcp-session-id': 's-2' }), 'tools/list': gone }))).r;
+    expect(withSession.failure?.error.payload.detail).toMatch(/^session lost/);
+    const without = (await run(legacy({}, { 'tools/list': gone }))).r;
+    expect(without.failure?.error.payload.detail).toBe('http 404');
+  });
+
+  it('a modern error on the first offer is superseded by the second offer’s legacy handshake', async () => {
+    let n = 0;
+    const h = legacy({}, {
+      initialize: (msg, _req, res) =>
+        n++ === 0 ? json(res, 400, { jsonrpc: '2.0', id: msg?.id, error: { code: -32022, message: 'Unsupported protocol version', data: { supported: [MODERN, '2025-03-26'] } } }) : json(res, 200, result(msg, { protocolVersion: '2025-03-26', capabilities: {} })),
+    });
+    const { r } = await run(h);
+    expect(r).toMatchObject({ status: 'ok', era: 'legacy', supportedVersions: null, facts: { modernError: false } });
+  });
+
+  it('the initialize result without protocolVersion fails at step initialize', async () => {
+    const { r } = await run(legacy({ protocolVersion: 5 }));
+    expect(r.failure?.error.payload).toMatchObject({ step: 'initialize', detail: 'initialize result without protocolVersion' });
+  });
+});
