@@ -4,6 +4,7 @@
 // (test/collector/loopback.ts); the zoo (probe-v2.test.ts) covers the SDKs' own answers.
 import { describe, expect, it } from 'vitest';
 import { probeV2, type ProbeV2Limits, type ProbeV2Result } from '../../collector/probe-v2/index.ts';
+import { initializedBody, legacyToolsListBody, modernHeaders, modernToolsListBody } from '../../collector/probe-v2/requests.ts';
 import { instructionsHash } from '../../src/lib/index.ts';
 import { json, result, rpcError, withLoopback, type Handler, type Msg } from './loopback.ts';
 
@@ -285,5 +286,21 @@ describe('probeV2: its steps, as logged and as sent', () => {
   it('the initialize result without protocolVersion fails at step initialize', async () => {
     const { r } = await run(legacy({ protocolVersion: 5 }));
     expect(r.failure?.error.payload).toMatchObject({ step: 'initialize', detail: 'initialize result without protocolVersion' });
+  });
+});
+
+describe('the bytes of the requests (requests.ts: the probe and the validation worksheet send the same)', () => {
+  it('legacy tools/list: no params on the first page, the cursor alone on the next', () => {
+    expect(legacyToolsListBody()).toBe('{"jsonrpc":"2.0","id":2,"method":"tools/list"}');
+    expect(legacyToolsListBody('c1')).toBe('{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"c1"}}');
+  });
+  it('modern tools/list: the cursor before _meta when there is one', () => {
+    expect(Object.keys(JSON.parse(modernToolsListBody()).params)).toEqual(['_meta']);
+    expect(Object.keys(JSON.parse(modernToolsListBody('')).params)).toEqual(['cursor', '_meta']);
+  });
+  it('notifications/initialized, and Mcp-Name only on a named request', () => {
+    expect(initializedBody()).toBe('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    expect(Object.keys(modernHeaders('tools/list'))).not.toContain('mcp-name');
+    expect(modernHeaders('tools/call', 'x')['mcp-name']).toBe('x');
   });
 });

@@ -71,6 +71,33 @@ describe('Wire.post: a JSON-RPC answer', () => {
     expect(bad.x.read?.raw.toString()).toContain('"no"');
   });
 
+  it('a 2xx answer over the cap given is refused (a parse failure naming the cap), not read on', async () => {
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { pad: 'p'.repeat(5000) } });
+    const { x } = await once(answer(200, big));
+    expect(x.result).toBeNull();
+    expect(x.error).toMatchObject({ errorClass: 'parse', payload: { detail: expect.stringMatching(/over 4 KiB cap/) } });
+  });
+
+  it('an error body cut off midway still leaves the status to classify (its body read as empty)', async () => {
+    const h: Handler = (_m, _req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"jsonrpc":"2.0",');
+      setImmediate(() => res.destroy());
+    };
+    const { x } = await once(h);
+    expect(x).toMatchObject({ status: 500, answered: true });
+    expect(x.error?.errorClass).toBe('http_5xx');
+    expect(x.read?.raw.length).toBe(0);
+  });
+
+  it('a JSON-RPC result in a non-2xx answer is no result: a 502 is a server error, a 300 not followed a 4xx-class one', async () => {
+    const body = { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25' } };
+    const bad = await once(answer(502, body));
+    expect(bad.x).toMatchObject({ result: null, error: { errorClass: 'http_5xx', payload: { httpStatus: 502 } } });
+    const multiple = await once((_m, _req, res) => json(res, 300, body, { location: '/elsewhere' }));
+    expect(multiple.x).toMatchObject({ result: null, error: { errorClass: 'http_4xx', payload: { httpStatus: 300 } } });
+  });
+
   it('an error body is read only up to the small cap (truncated, not refused)', async () => {
     const { x } = await withLoopback(answer(500, 'e'.repeat(5000)), { smallCap: 1000 }, async (l) => ({ x: sent(await post(l.wire, l.url)) }));
     expect(x.read?.raw.length).toBe(1000);
@@ -139,7 +166,7 @@ describe('Wire.post: the v1 step a failure is classified at', () => {
 describe('Wire.post: no HTTP answer', () => {
   it('a dropped connection: a tls-class failure, not answered, no status', async () => {
     const { x, wire } = await once((_m, req) => req.socket.destroy());
-    expect(x).toMatchObject({ status: null, url: null, read: null, result: null, answered: false });
+    expect(x).toMatchObject({ step: 'initialize', status: null, url: null, read: null, result: null, answered: false });
     expect(x.error?.errorClass).toBe('tls');
     expect(wire.answered).toBe(false);
     expect(wire.protocolStatuses).toEqual([]);
@@ -227,8 +254,9 @@ describe('Wire.get and Wire.deleteSession', () => {
     });
   });
 
-  it('deleteSession is bounded by 5 s at most, or the request timeout when shorter', async () => {
-    await withLoopback(() => {}, { timeoutMs: 150 }, async (l) => {
+  it('deleteSession is bounded by the request timeout when it is shorter than 5 s', async () => {
+    // The answer comes at 1 s, the timeout is 100 ms: the DELETE gives up first (with 5 s it would wait).
+    await withLoopback((_m, _req, res) => void setTimeout(() => res.writeHead(204).end(), 1_000), { timeoutMs: 100 }, async (l) => {
       await l.wire.deleteSession(l.url, Wire.base());
       expect(l.wire.log[0]!.status).toBeNull();
     });
