@@ -212,6 +212,18 @@ describe('probeV2: its steps, as logged and as sent', () => {
     expect(l.got.slice(2).map((g) => [g.headers['mcp-session-id'], g.headers['mcp-protocol-version']])).toEqual(Array(5).fill(['s-1', '2025-11-25']));
   });
 
+  it('a session id sent twice: the first one is the session', async () => {
+    const h = legacy({}, {
+      initialize: (msg, _req, res) => {
+        res.setHeader('mcp-session-id', ['s-a', 's-b']);
+        json(res, 200, result(msg, { protocolVersion: '2025-11-25', capabilities: {} }));
+      },
+    });
+    const { r, l } = await run(h);
+    expect(r.session).toBe(true);
+    expect(l.got.slice(2).map((g) => g.headers['mcp-session-id'])).toEqual(['s-a', 's-a', 's-a', 's-a']);
+  });
+
   it('legacy 2025-03-26 without a session: neither header on the later steps (that revision defines no version header)', async () => {
     const { r, l } = await run(legacy({ protocolVersion: '2025-03-26' }));
     expect(r).toMatchObject({ status: 'ok', protocolVersion: '2025-03-26', session: false });
