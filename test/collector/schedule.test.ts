@@ -439,20 +439,24 @@ describe('lpt(jobs, options): a job that fails', () => {
 });
 
 describe('lpt(jobs, options): the edges of the rules', () => {
-  it('trips at exactly K failures spanning exactly the span, not at K − 1 or a millisecond short', async () => {
+  it('trips at exactly K failures spanning exactly the span, not a millisecond short', async () => {
     const clock = manualClock();
     await clock.advance(500);
-    const h = harness(spec('a', 10));
-    const done = lpt(h.jobs, options({ clock, unresponsiveAfter: 3, unresponsiveSpanMs: 1_000 }));
+    const h = harness([...spec('a', 10), ...spec('b', 10)]);
+    const done = lpt(h.jobs, options({ concurrency: 2, clock, unresponsiveAfter: 3, unresponsiveSpanMs: 1_000 }));
     await tick();
-    await h.finish('a1', { kind: 'unreachable' }); // the streak starts when this one ends: t = 500
+    await h.finish('a1', { kind: 'unreachable' }); // a's streak starts when this one ends: t = 500
+    await h.finish('b1', { kind: 'unreachable' }); // and b's
     await clock.advance(999);
     await h.finish('a2', { kind: 'unreachable' });
-    await h.finish('a3', { kind: 'unreachable' }); // 3 failures over 999 ms: not yet
+    await h.finish('a3', { kind: 'unreachable' }); // a: 3 failures over 999 ms: not yet
+    await h.finish('b2', { kind: 'unreachable' });
     expect(h.skipped).toEqual([]);
     await clock.advance(1);
-    await h.finish('a4', { kind: 'unreachable' }); // over 1,000 ms
-    expect(h.skipped).toHaveLength(6);
+    await h.finish('b3', { kind: 'unreachable' }); // b: the 3rd failure, 1,000 ms after the first: trips
+    expect(h.skipped.map(([n]) => n)).toEqual(spec('b', 10).slice(3).map(([, n]) => n));
+    await h.finish('a4', { kind: 'unreachable' }); // a: the 4th, over 1,000 ms: trips
+    expect(h.skipped).toHaveLength(7 + 6);
     await done;
   });
 
