@@ -29,7 +29,10 @@ export const COLLECTOR_TEST_FILES = [
   'test/collector/errors.test.ts',
   'test/collector/schedule.test.ts',
   'test/collector/store.test.ts',
-  'test/collector/lock.test.ts',
+  // store.ts's lock: the same property as lock.test.ts (a dead, zombie or reused holder's lock is taken,
+  // a live one refuses) through Store.open's ProcView, in milliseconds; lock.test.ts (20 SIGKILLed
+  // collectors, ~10 s) made every Store.open mutant slow and still runs in `npm test` (vitest.config.ts).
+  'test/collector/store-lock-fast.test.ts',
   'test/collector/http.test.ts',
   // http.ts: the redirect and address-policy tests drive it against loopback servers
   'test/collector/redirect-headers.test.ts',
@@ -45,6 +48,10 @@ export const COLLECTOR_TEST_FILES = [
   'test/collector/probe-v2-sse.test.ts',
   'test/collector/probe-v2-canary.test.ts',
   'test/collector/probe-v2-auth.test.ts',
+  // issue 27: wire.ts driven directly (budget, classes, throttling, no-answer cases, get and DELETE)
+  'test/collector/probe-v2-wire.test.ts',
+  // issue 27: index.ts's own keeping — handshake facts and their bounds, final URL, notes, budget, session
+  'test/collector/probe-v2-handshake.test.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

@@ -111,6 +111,27 @@ describe('classify(failure): edges, codes and texts', () => {
     expect(classify(thrown('a string')).payload.detail).toBe('unexpected failure: : a string');
     expect(classify(thrown({ name: 7, message: 8 })).payload.detail).toBe('unexpected failure: 7: 8');
   });
+  it('reads what a thrown object carries only when it is a string: a numeric code, a status text, a message that is not text', () => {
+    expect(classify(thrown({ code: 404, name: 'X', message: 'm' })).payload).toEqual({ step: 'initialize', httpStatus: null, jsonrpcCode: null, detail: 'unexpected failure: X: m' });
+    expect(classify(thrown({ code: GUARD.addressRefused, message: 5 })).payload).toEqual({ step: 'address', httpStatus: null, jsonrpcCode: null, detail: '' });
+    expect(classify(thrown({ code: GUARD.redirectNotFollowed, status: '302', message: 'redirect not followed' })).payload).toEqual({ step: 'initialize', httpStatus: null, jsonrpcCode: null, detail: 'redirect not followed' });
+    expect(classify(thrown(err('ECONNRESET'))).payload).toEqual({ step: 'initialize', httpStatus: null, jsonrpcCode: null, detail: 'connection failed: ECONNRESET' });
+  });
+  it('an abort carrying a code that is not a timeout code is the overall deadline, not that code', () => {
+    expect(classify(thrown({ name: 'AbortError', code: 'ABORT_ERR', message: 'aborted' })).payload.detail).toBe('overall request deadline reached');
+    expect(classify(thrown({ name: 'AbortError', code: 'ETIMEDOUT' })).payload.detail).toBe('timeout (ETIMEDOUT)');
+  });
+  it('describes a thrown null or undefined without failing', () => {
+    expect(classify(thrown(null)).payload.detail).toBe('unexpected failure: : null');
+    expect(classify(thrown(undefined)).payload.detail).toBe('unexpected failure: : undefined');
+  });
+  it('says "session lost" only for a 404, only on tools/list, only after a session', () => {
+    const f = (o: Partial<Extract<Failure, { kind: 'status' }>>): Failure => ({ kind: 'status', step: 'tools/list', status: 404, wwwAuthenticate: null, retryAfter: null, rpc: null, sessionIssued: true, ...o });
+    expect(classify(f({})).payload.detail).toBe('session lost: 404 on tools/list after initialize issued a session');
+    expect(classify(f({ step: 'initialize' })).payload.detail).toBe('http 404');
+    expect(classify(f({ status: 410 })).payload.detail).toBe('http 410');
+    expect(classify(f({ sessionIssued: false })).payload.detail).toBe('http 404');
+  });
   it('follows the cause chain eight errors deep, no deeper, and stops on a cycle', () => {
     const chain = (depth: number) => {
       let e: Error = err('ECONNREFUSED');

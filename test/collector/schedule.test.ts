@@ -3,14 +3,15 @@
 // first, back-off on 429/503, unresponsive hosts, the deadline, exactly one run() or skip() per job.
 // hostQueues: the schedule before issue 12, kept for the benchmark.
 import { describe, expect, it } from 'vitest';
-import { hostQueues, lpt, perHostLimit, type HostJob, type HostSignal, type ScheduleClock, type ScheduleOptions } from '../../collector/schedule.ts';
+import { hostQueues, lpt, perHostLimit, realClock, type HostJob, type HostSignal, type ScheduleClock, type ScheduleOptions } from '../../collector/schedule.ts';
 import type { NotAttemptedReason } from '../../src/lib/index.ts';
 
-function manualClock(): ScheduleClock & { advance(ms: number): Promise<void> } {
+function manualClock(): ScheduleClock & { advance(ms: number): Promise<void>; pending(): number } {
   let t = 0;
   let timers: { at: number; fn: () => void }[] = [];
   return {
     now: () => t,
+    pending: () => timers.length,
     after(ms, fn) {
       const timer = { at: t + ms, fn };
       timers.push(timer);
@@ -139,6 +140,18 @@ describe('lpt(jobs, options): limits and order', () => {
     await h.drain();
     await done;
     expect(h.started.slice(4)).toEqual(['b4', 'a2', 'b5', 'a3', 'b6']);
+  });
+
+  it('judges a freed slot by where hosts stand now, not by where they stood when last offered', async () => {
+    // h: 10 targets, k: 9, both limit 2 (divisor 5), 2 slots; the oldest job finishes first. After h3,
+    // h has 7 queued (3.5 per slot) and k 8 (4): k goes next, although h, offered twice meanwhile, once
+    // stood at 4 per slot and first listed.
+    const h = harness([...spec('h', 10), ...spec('k', 9)]);
+    const done = lpt(h.jobs, options({ concurrency: 2, perHostDivisor: 5 }));
+    await tick();
+    await h.drain();
+    await done;
+    expect(h.started.join(' ')).toBe('h1 h2 k1 h3 k2 h4 k3 h5 k4 h6 k5 h7 k6 h8 k7 h9 k8 h10 k9');
   });
 
   it('counts the whole run\'s targets per host for the limit when told (a resumed run)', async () => {
@@ -289,6 +302,7 @@ describe('lpt(jobs, options): the deadline', () => {
     expect(h.running.size).toBe(2);
     await h.drain();
     await done;
+    expect(clock.pending()).toBe(0); // a1's back-off (60 s) cancelled with the run
     expect(h.calls.size).toBe(12);
     expect([...h.calls.values()].every((n) => n === 1)).toBe(true);
   });
@@ -335,5 +349,279 @@ describe('hostQueues(jobs, options): the schedule before issue 12', () => {
     }
     expect((await done).scheduler).toBe('host-queues');
     expect(h.started).toHaveLength(12);
+  });
+});
+
+describe('lpt(jobs, options): what the report says', () => {
+  it('measures each host from its first start to its last finish; a host that never ran reports 0', async () => {
+    const clock = manualClock();
+    await clock.advance(700); // the run starts at 700 on this clock
+    const h = harness([...spec('a', 2), ...spec('b', 1)]);
+    const done = lpt(h.jobs, options({ clock, deadline: 5_700 }));
+    await tick();
+    await clock.advance(1_000);
+    await h.finish('a1');
+    await clock.advance(1_500.4);
+    await h.finish('b1');
+    await h.finish('a2');
+    const report = await done;
+    expect(report.scheduler).toBe('lpt');
+    expect(report.hosts).toEqual([
+      { host: 'a', targets: 2, limit: 1, maxInFlight: 1, backoffs: 0, wallMs: 2_500, notAttempted: 0 },
+      { host: 'b', targets: 1, limit: 1, maxInFlight: 1, backoffs: 0, wallMs: 2_500, notAttempted: 0 },
+    ]);
+    const none = await lpt(harness(spec('c', 2)).jobs, options({ clock, deadline: 0 }));
+    expect(none.hosts).toEqual([{ host: 'c', targets: 2, limit: 1, maxInFlight: 0, backoffs: 0, wallMs: 0, notAttempted: 2 }]);
+    expect(none.maxInFlightPerHost).toBe(0);
+  });
+
+  it('leaves no timer behind once done: neither the deadline nor a back-off (they would keep the process alive)', async () => {
+    const clock = manualClock();
+    const h = harness(spec('a', 2));
+    const done = lpt(h.jobs, options({ clock, deadline: 600_000, backoffBaseMs: 1_000 }));
+    await tick();
+    expect(clock.pending()).toBe(1); // the deadline
+    await h.finish('a1', { kind: 'throttled', retryAfterMs: null });
+    expect(clock.pending()).toBe(2);
+    await clock.advance(1_000);
+    expect(clock.pending()).toBe(1);
+    await h.finish('a2');
+    await done;
+    expect(clock.pending()).toBe(0);
+  });
+});
+
+describe('lpt(jobs, options): a job that fails', () => {
+  it('a run() that rejects rejects the schedule; later finishes start nothing, no back-off is set and the deadline skips nothing', async () => {
+    const clock = manualClock();
+    const h = harness([...spec('a', 1), ...spec('c', 3)]);
+    let fail!: (e: Error) => void;
+    const failing: HostJob = { host: 'b', run: () => new Promise((_, reject) => (fail = reject)), skip: () => {} };
+    const done = lpt([...h.jobs, failing], options({ concurrency: 3, clock, deadline: 10_000 }));
+    await tick();
+    expect(h.started).toEqual(['c1', 'a1']);
+    fail(new Error('write failed'));
+    await expect(done).rejects.toThrow('write failed');
+    expect(clock.pending()).toBe(0); // the deadline timer cancelled
+    await h.finish('a1', { kind: 'throttled', retryAfterMs: 1_000 });
+    await h.finish('c1');
+    expect(clock.pending()).toBe(0);
+    await clock.advance(20_000);
+    expect(h.started).toEqual(['c1', 'a1']);
+    expect(h.skipped).toEqual([]);
+  });
+
+  it('a run() that throws synchronously rejects it too', async () => {
+    const jobs: HostJob[] = [{ host: 'a', run: () => { throw new Error('sync bug'); }, skip: () => {} }];
+    await expect(lpt(jobs, options())).rejects.toThrow('sync bug');
+  });
+
+  it.each([
+    ['throws', () => { throw new Error('skip failed'); }],
+    ['rejects', () => Promise.reject(new Error('skip failed'))],
+  ])('a skip() that %s rejects the schedule', async (_how, skip) => {
+    const jobs: HostJob[] = [{ host: 'a', run: () => Promise.resolve({ kind: 'ok' }), skip }];
+    await expect(lpt(jobs, options({ deadline: -1 }))).rejects.toThrow('skip failed');
+  });
+
+  it('waits for a skip() that writes asynchronously before it resolves', async () => {
+    let wrote!: () => void;
+    const written: string[] = [];
+    const jobs: HostJob[] = [{ host: 'a', run: () => Promise.resolve({ kind: 'ok' }), skip: (r) => new Promise<void>((res) => (wrote = () => (written.push(r), res()))) }];
+    let resolved = false;
+    const done = lpt(jobs, options({ deadline: -1 })).then((r) => ((resolved = true), r));
+    await tick();
+    expect(resolved).toBe(false);
+    wrote();
+    expect((await done).hosts[0]!.notAttempted).toBe(1);
+    expect(written).toEqual(['run_deadline']);
+  });
+});
+
+describe('lpt(jobs, options): the edges of the rules', () => {
+  it('trips at exactly K failures spanning exactly the span, not a millisecond short', async () => {
+    const clock = manualClock();
+    await clock.advance(500);
+    const h = harness([...spec('a', 10), ...spec('b', 10)]);
+    const done = lpt(h.jobs, options({ concurrency: 2, clock, unresponsiveAfter: 3, unresponsiveSpanMs: 1_000 }));
+    await tick();
+    await h.finish('a1', { kind: 'unreachable' }); // a's streak starts when this one ends: t = 500
+    await h.finish('b1', { kind: 'unreachable' }); // and b's
+    await clock.advance(999);
+    await h.finish('a2', { kind: 'unreachable' });
+    await h.finish('a3', { kind: 'unreachable' }); // a: 3 failures over 999 ms: not yet
+    await h.finish('b2', { kind: 'unreachable' });
+    expect(h.skipped).toEqual([]);
+    await clock.advance(1);
+    await h.finish('b3', { kind: 'unreachable' }); // b: the 3rd failure, 1,000 ms after the first: trips
+    expect(h.skipped.map(([n]) => n)).toEqual(spec('b', 10).slice(3).map(([, n]) => n));
+    await h.finish('a4', { kind: 'unreachable' }); // a: the 4th, over 1,000 ms: trips
+    expect(h.skipped).toHaveLength(7 + 6);
+    await done;
+  });
+
+  it('does not trip at K − 1 failures however long they last', async () => {
+    const clock = manualClock();
+    const h = harness(spec('a', 4));
+    const done = lpt(h.jobs, options({ clock, unresponsiveAfter: 3, unresponsiveSpanMs: 0 }));
+    await tick();
+    await h.finish('a1', { kind: 'unreachable' });
+    await clock.advance(60_000);
+    await h.finish('a2', { kind: 'unreachable' });
+    await h.finish('a3', { kind: 'ok' });
+    await h.finish('a4', { kind: 'unreachable' });
+    await done;
+    expect(h.skipped).toEqual([]);
+  });
+
+  it('a host with limit 3 weighs its last 6 answers: 3 throttled of 6 pause it, 2 of 6 do not', async () => {
+    const clock = manualClock();
+    const h = harness(spec('g', 40));
+    const done = lpt(h.jobs, options({ concurrency: 1, perHostDivisor: 14, clock })); // ceil(40 / 14) = 3: a window of 6
+    await tick();
+    const seq = async (kinds: string) => {
+      for (const k of kinds) await h.finish(h.started.at(-1)!, k === 't' ? { kind: 'throttled', retryAfterMs: 5_000 } : { kind: 'ok' });
+    };
+    await seq('oooooo'); // six answers, none throttled
+    await seq('t'); // o o o o o t: 1 of 6
+    await seq('oo');
+    await seq('t'); // o o t o o t: 2 of 6 (a window of 4, t o o t, would say half)
+    expect(h.running.size).toBe(1);
+    await seq('t'); // o t o o t t: 3 of 6, the host's
+    expect(h.running.size).toBe(0);
+    await clock.advance(5_000);
+    expect(h.running.size).toBe(1);
+    for (let i = 0; i < 40; i++) await h.drain();
+    expect((await done).hosts[0]).toMatchObject({ limit: 3, backoffs: 1 });
+  });
+});
+
+describe('lpt(jobs, options): when it ends', () => {
+  it('resolves only once the last job in flight has finished', async () => {
+    const h = harness(spec('a', 1).concat(spec('b', 1)));
+    let resolved = false;
+    const done = lpt(h.jobs, options()).then(() => (resolved = true));
+    await tick();
+    await h.finish('a1');
+    expect(resolved).toBe(false);
+    await h.finish('b1');
+    await done;
+    expect(resolved).toBe(true);
+  });
+
+  it('a deadline while every host waits out a back-off ends the run at the deadline, not at the back-off', async () => {
+    const clock = manualClock();
+    await clock.advance(1_000);
+    const h = harness(spec('a', 3));
+    let resolved = false;
+    const done = lpt(h.jobs, options({ clock, deadline: 11_000 })).then((r) => ((resolved = true), r));
+    await tick();
+    await h.finish('a1', { kind: 'throttled', retryAfterMs: 60_000 });
+    await clock.advance(9_999);
+    expect(h.skipped).toEqual([]);
+    await clock.advance(1);
+    expect(h.skipped.map(([n, r]) => `${n} ${r}`)).toEqual(['a2 run_deadline', 'a3 run_deadline']);
+    await tick();
+    expect(resolved).toBe(true);
+    expect((await done).hosts[0]).toMatchObject({ notAttempted: 2, backoffs: 1 });
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('a 429 answered after the deadline sets no back-off timer', async () => {
+    const clock = manualClock();
+    const h = harness([...spec('a', 2), ...spec('b', 2)]);
+    const done = lpt(h.jobs, options({ clock, concurrency: 2, deadline: 1_000 }));
+    await tick();
+    await clock.advance(1_000);
+    expect(clock.pending()).toBe(0);
+    await h.finish('a1', { kind: 'throttled', retryAfterMs: 30_000 });
+    expect(clock.pending()).toBe(0);
+    await h.finish('b1');
+    await done;
+  });
+
+  it('a 429 with Retry-After 0 pauses nothing: the host’s next job starts at once', async () => {
+    const clock = manualClock();
+    const h = harness(spec('a', 2));
+    const done = lpt(h.jobs, options({ clock }));
+    await tick();
+    await h.finish('a1', { kind: 'throttled', retryAfterMs: 0 });
+    expect(h.started).toEqual(['a1', 'a2']);
+    expect(clock.pending()).toBe(0);
+    await h.finish('a2');
+    expect((await done).hosts[0]!.backoffs).toBe(1);
+  });
+
+  it('a signal the schedule does not know rejects the run', async () => {
+    const jobs: HostJob[] = [{ host: 'a', run: () => Promise.resolve({ kind: 'weird' } as unknown as HostSignal), skip: () => {} }];
+    await expect(lpt(jobs, options())).rejects.toThrow('unknown host signal {"kind":"weird"}');
+  });
+});
+
+describe('lpt(jobs, options): the 429 window, once more', () => {
+  it('two good answers then a 429: 1 of 3, not the host’s', async () => {
+    const clock = manualClock();
+    const h = harness(spec('a', 5));
+    const done = lpt(h.jobs, options({ clock }));
+    await tick();
+    await h.finish('a1');
+    await h.finish('a2');
+    await h.finish('a3', { kind: 'throttled', retryAfterMs: 5_000 });
+    expect(h.started).toEqual(['a1', 'a2', 'a3', 'a4']);
+    await h.drain();
+    await h.drain();
+    expect((await done).hosts[0]!.backoffs).toBe(0);
+  });
+
+  it('a host with limit 3 forgets its seventh-last answer: o o o t o o o t t pauses it (3 of the last 6)', async () => {
+    const clock = manualClock();
+    const h = harness(spec('g', 40));
+    const done = lpt(h.jobs, options({ concurrency: 1, perHostDivisor: 14, clock }));
+    await tick();
+    for (const k of 'ooooootooot') await h.finish(h.started.at(-1)!, k === 't' ? { kind: 'throttled', retryAfterMs: 5_000 } : { kind: 'ok' });
+    expect(h.running.size).toBe(1); // t o o o t in the last 6 (with o before): 2 of 6
+    await h.finish(h.started.at(-1)!, { kind: 'throttled', retryAfterMs: 5_000 }); // t o o o t t: 3 of 6 (of the last 5 only 2)
+    expect(h.running.size).toBe(0);
+    await clock.advance(5_000);
+    for (let i = 0; i < 40; i++) await h.drain();
+    expect((await done).hosts[0]!.backoffs).toBe(1);
+  });
+});
+
+describe('realClock', () => {
+  it('reads a clock that moves forward and calls a timer once, after its delay, unless cancelled', async () => {
+    const t0 = realClock.now();
+    const calls: string[] = [];
+    realClock.after(30, () => calls.push('later'));
+    realClock.after(0, () => calls.push('fired'));
+    const cancel = realClock.after(0, () => calls.push('cancelled'));
+    cancel();
+    realClock.after(-5, () => calls.push('negative'));
+    await new Promise((r) => setTimeout(r, 60));
+    expect(calls).toEqual(['fired', 'negative', 'later']); // the 30 ms timer, set first, fires last
+    expect(realClock.now()).toBeGreaterThan(t0);
+  });
+});
+
+describe('hostQueues(jobs, options): what it reports', () => {
+  it('reports each host’s lanes as its peak in flight, within the global slots', async () => {
+    const clock = manualClock();
+    await clock.advance(300);
+    const h = harness([...spec('a', 4), ...spec('b', 1)]);
+    const done = hostQueues(h.jobs, options({ concurrency: 3, perHostDivisor: 2, clock })); // a: 2 lanes, b: 1
+    await tick();
+    await clock.advance(200);
+    expect(h.running.size).toBe(3);
+    for (let i = 0; i < 4; i++) {
+      await h.drain();
+      await tick();
+    }
+    const report = await done;
+    expect(report.hosts.map((x) => [x.host, x.limit, x.maxInFlight, x.wallMs])).toEqual([
+      ['a', 2, 2, 200],
+      ['b', 1, 1, 200],
+    ]);
+    expect(report.maxInFlightPerHost).toBe(2);
+    expect(h.peak.all).toBe(3);
   });
 });
