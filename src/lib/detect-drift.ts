@@ -1,7 +1,7 @@
 // detectDrift: one target's contract history (methodology v1, "Statistics, exactly" → Drift).
 // A target drifted iff its tools_sha256 differs from the last *successful* observation; failures,
 // no_endpoint, retired and excluded rows never move the head.
-import type { Observation } from './contract/index.ts';
+import type { Observation } from './contract/observation.ts';
 import { inTimeOrder } from './observation-order.ts';
 
 export interface ContractRef {

@@ -14,7 +14,8 @@
 // counts once, as the mean of within-host shares, so one host serving hundreds of names cannot dominate.
 // Partial runs never feed these figures: pass the Run and a partial one is refused.
 import { fsum, max } from 'd3-array';
-import { ERROR_CLASSES, type Observation, type Run } from './contract/index.ts';
+import { ERROR_CLASSES, type Observation } from './contract/observation.ts';
+import type { Run } from './contract/run.ts';
 import { endpointHost as hostOf } from './endpoint-host.ts';
 import { wilson, type WilsonInterval } from './wilson.ts';
 

@@ -1,5 +1,5 @@
 // Time order of one target's observation rows, shared by detectDrift and contractIntervals.
-import type { Observation } from './contract/index.ts';
+import type { Observation } from './contract/observation.ts';
 
 /**
  * A sorted copy: by observed_at as an instant (RFC 3339 with a variable number of fraction digits and

@@ -2,7 +2,14 @@
 // server/webStandardStreamableHttp.js): answers as `event: message\nid: …\ndata: <json>\n\n`, the
 // resumability priming event as `id: …\ndata: \n\n`; `: keepalive` comments as FIELD-NOTES lists.
 import { describe, expect, it } from 'vitest';
-import { AnswerBodyError, answerFromBody, answerTextFromBody, INITIALIZE_REQUEST_ID, isAnswer, TOOLS_LIST_REQUEST_ID } from '../../src/lib/index.ts';
+import {
+  AnswerBodyError,
+  answerFromBody,
+  answerTextFromBody,
+  INITIALIZE_REQUEST_ID,
+  isAnswer,
+  TOOLS_LIST_REQUEST_ID,
+} from '../../src/lib/answer-body.ts';
 
 const toolsAnswer = { jsonrpc: '2.0', id: 2, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } };
 const sse = (...events: string[]) => events.join('');

@@ -1,7 +1,14 @@
 // src/lib/bridge.ts: when `auto` stops recording v1 (bridge days read off runs.jsonl) and the bridge
 // note's cross-table of v1 outcome/error class × v2 status.
 import { describe, expect, it } from 'vitest';
-import { BRIDGE_DAYS, bridgeComplete, bridgeDays, bridgeTable, seriesToRecord, type AnyRun } from '../../src/lib/index.ts';
+import {
+  BRIDGE_DAYS,
+  bridgeComplete,
+  bridgeDays,
+  bridgeTable,
+  seriesToRecord,
+} from '../../src/lib/bridge.ts';
+import type { AnyRun } from '../../src/lib/contract/run.ts';
 
 /** Only the fields bridgeDays reads; the rest of a run row does not matter to it. */
 const run = (run_id: string, series: 'v1' | 'v2', over: Partial<{ status: 'finished' | 'failed'; partial: boolean }> = {}) =>

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import vectors from '../../src/lib/canonical-vectors.json' with { type: 'json' };
-import { CanonicalError, canonicalJson, MAX_CANONICAL_DEPTH, sha256Hex, toolsSha256 } from '../../src/lib/index.ts';
+import {
+  CanonicalError,
+  canonicalJson,
+  MAX_CANONICAL_DEPTH,
+  sha256Hex,
+  toolsSha256,
+} from '../../src/lib/canonical.ts';
 
 type Vector = { name: string; input: string; canonical?: string; sha256?: string; error?: string };
 const all = vectors.vectors as Vector[];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contractIntervals } from '../../src/lib/index.ts';
+import { contractIntervals } from '../../src/lib/contract-intervals.ts';
 import { hashOf, row } from './helpers/rows.ts';
 
 const A = hashOf('A');
@@ -52,7 +52,7 @@ describe('contractIntervals(rows)', () => {
 
 describe('contractIntervals and detectDrift on lean rows (DriftRow: ok and retired rows, drift fields only)', () => {
   it('give what they give on the full rows, failures included', async () => {
-    const { detectDrift } = await import('../../src/lib/index.ts');
+    const { detectDrift } = await import('../../src/lib/detect-drift.ts');
     const rows = [
       row('2026-01-01', { ok: 'A' }),
       row('2026-01-02', { error: 'timeout' }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectDrift, REPEAT_MOVER_CHANGES } from '../../src/lib/index.ts';
+import { detectDrift, REPEAT_MOVER_CHANGES } from '../../src/lib/detect-drift.ts';
 import { hashOf, row } from './helpers/rows.ts';
 
 const A = hashOf('A');

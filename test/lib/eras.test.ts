@@ -1,6 +1,12 @@
 // The era rules of methodology v2: what a server/discover answer says, the -32022 rule, revisions.
 import { describe, expect, it } from 'vitest';
-import { advertisesLegacy, definesProtocolVersionHeader, discoverVerdict, isLegacyRevision, modernErrorOf } from '../../src/lib/index.ts';
+import {
+  advertisesLegacy,
+  definesProtocolVersionHeader,
+  discoverVerdict,
+  isLegacyRevision,
+  modernErrorOf,
+} from '../../src/lib/eras.ts';
 
 const err = (code: number, data?: unknown, id: unknown = 1) => ({ jsonrpc: '2.0', id, error: data === undefined ? { code, message: 'x' } : { code, message: 'x', data } });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { errorClassShares, PartialRunError, Run, wilson } from '../../src/lib/index.ts';
+import { Run } from '../../src/lib/contract/run.ts';
+import { errorClassShares, PartialRunError } from '../../src/lib/error-class-shares.ts';
+import { wilson } from '../../src/lib/wilson.ts';
 import { row } from './helpers/rows.ts';
 
 const day = '2026-04-01';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { everChangedShare, kaplanMeier } from '../../src/lib/index.ts';
+import { everChangedShare } from '../../src/lib/ever-changed-share.ts';
+import { kaplanMeier } from '../../src/lib/survival/kaplan-meier.ts';
 
 // s1 changed on day 1 and was followed 5 days; s2 changed on day 3, last seen that day; s3 joined late
 // (followed 2 days, unchanged); s4 followed 5 days, unchanged. Kaplan–Meier: S(1) = 3/4 (1 of 4 at

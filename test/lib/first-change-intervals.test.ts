@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { contractIntervals, detectDrift, firstChangeIntervals, halfLife, kaplanMeier } from '../../src/lib/index.ts';
+import { contractIntervals } from '../../src/lib/contract-intervals.ts';
+import { detectDrift } from '../../src/lib/detect-drift.ts';
+import { firstChangeIntervals } from '../../src/lib/first-change-intervals.ts';
+import { halfLife } from '../../src/lib/survival/half-life.ts';
+import { kaplanMeier } from '../../src/lib/survival/kaplan-meier.ts';
 import { hashOf, row } from './helpers/rows.ts';
 
 const A = hashOf('A');

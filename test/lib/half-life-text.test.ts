@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { detectDrift, halfLifeNote, halfLifeText, kaplanMeier, volatility, type Drift } from '../../src/lib/index.ts';
+import { detectDrift, type Drift } from '../../src/lib/detect-drift.ts';
+import { halfLifeNote, halfLifeText } from '../../src/lib/half-life-text.ts';
+import { kaplanMeier } from '../../src/lib/survival/kaplan-meier.ts';
+import { volatility } from '../../src/lib/volatility.ts';
 import { row } from './helpers/rows.ts';
 
 const text = (t: number[], e: (0 | 1)[]) => halfLifeText(kaplanMeier(t, e.map(Boolean)));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hiddenCharacters, showHidden } from '../../src/lib/index.ts';
+import { hiddenCharacters, showHidden } from '../../src/lib/hidden-characters.ts';
 
 describe('hiddenCharacters(text)', () => {
   it.each([

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CanonicalError, hiddenCharacters, jsonLines, rfc8785Json, unescapePointerToken } from '../../src/lib/index.ts';
+import { CanonicalError, rfc8785Json } from '../../src/lib/canonical.ts';
+import { hiddenCharacters } from '../../src/lib/hidden-characters.ts';
+import { jsonLines } from '../../src/lib/json-lines.ts';
+import { unescapePointerToken } from '../../src/lib/pointer-diff.ts';
 import { githubTools, liveMcpBenchCatalogues } from './helpers/fixtures.ts';
 
 /** The value a pointer names (RFC 6901 §4), read independently of jsonLines. */

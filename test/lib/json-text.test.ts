@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonTextError, repeatedMemberNames } from '../../src/lib/index.ts';
+import { JsonTextError, repeatedMemberNames } from '../../src/lib/json-text.ts';
 import { githubTools } from './helpers/fixtures.ts';
 
 describe('repeatedMemberNames(jsonText)', () => {

@@ -1,7 +1,9 @@
 // resultCaching (MCP 2026-07-28 Caching, SEP-2549) on near misses, read through the same body reader
 // the loader uses (answerFromBody: JSON and event-stream bodies), and listCachingCounts' denominators.
 import { describe, expect, it } from 'vitest';
-import { answerFromBody, listCachingCounts, resultCaching, TOOLS_LIST_REQUEST_ID, wilson } from '../../src/lib/index.ts';
+import { answerFromBody, TOOLS_LIST_REQUEST_ID } from '../../src/lib/answer-body.ts';
+import { listCachingCounts, resultCaching } from '../../src/lib/list-caching.ts';
+import { wilson } from '../../src/lib/wilson.ts';
 
 const answer = (result: unknown) => ({ jsonrpc: '2.0', id: TOOLS_LIST_REQUEST_ID, result });
 const modern = (result: unknown) => resultCaching(answer(result), { modern: true });

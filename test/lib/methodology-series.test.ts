@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { contractSha256, METHODOLOGY_SERIES, SERIES, toolsSha256, V1_SERIES } from '../../src/lib/index.ts';
+import { toolsSha256 } from '../../src/lib/canonical.ts';
+import { METHODOLOGY_SERIES, SERIES, V1_SERIES } from '../../src/lib/methodology-series.ts';
+import { contractSha256 } from '../../src/lib/surface-hashes.ts';
 import { githubTools, tool } from './helpers/fixtures.ts';
 
 const changelog = (note: string) => new URL(`../../content/changelog/${note}.md`, import.meta.url);

@@ -3,7 +3,15 @@
 // join that does not hash to the page's name fails.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { entrySpans, joinPage, manifestBytes, manifestObjects, parseManifest, sha256Hex, splitPage } from '../../src/lib/index.ts';
+import { sha256Hex } from '../../src/lib/canonical.ts';
+import {
+  entrySpans,
+  joinPage,
+  manifestBytes,
+  manifestObjects,
+  parseManifest,
+  splitPage,
+} from '../../src/lib/page-parts.ts';
 
 const real = JSON.parse(readFileSync(new URL('../../fixtures/registry/real/official-v0-listing-2025-12-12.json', import.meta.url), 'utf8')) as { servers: unknown[] };
 const enc = (s: string) => new TextEncoder().encode(s);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CanonicalError, escapePointerToken, MAX_CANONICAL_DEPTH, pointerDiff } from '../../src/lib/index.ts';
+import { CanonicalError, MAX_CANONICAL_DEPTH } from '../../src/lib/canonical.ts';
+import { escapePointerToken, pointerDiff } from '../../src/lib/pointer-diff.ts';
 
 /** { k: { k: … leaf … } } nested `depth` objects deep. */
 const nested = (depth: number, leaf: unknown): unknown => {

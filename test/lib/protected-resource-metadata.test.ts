@@ -1,6 +1,9 @@
 // RFC 9728 metadata: where to look (§3.1) and what counts (validity; §3.3 match as a secondary fact).
 import { describe, expect, it } from 'vitest';
-import { checkProtectedResourceMetadata, protectedResourceMetadataUrls } from '../../src/lib/index.ts';
+import {
+  checkProtectedResourceMetadata,
+  protectedResourceMetadataUrls,
+} from '../../src/lib/protected-resource-metadata.ts';
 
 describe('protectedResourceMetadataUrls(resource)', () => {
   it.each([

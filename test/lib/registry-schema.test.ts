@@ -4,7 +4,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REGISTRY_SCHEMA_MAX_ERRORS, registryHygiene, registrySchemaChecker, type RegistrySchemaCheck } from '../../src/lib/index.ts';
+import {
+  REGISTRY_SCHEMA_MAX_ERRORS,
+  registryHygiene,
+  registrySchemaChecker,
+  type RegistrySchemaCheck,
+} from '../../src/lib/registry-schema.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '..', '..', 'fixtures', 'registry');
 const SPEC = path.join(FIXTURES, 'spec');

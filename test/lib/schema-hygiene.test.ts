@@ -1,7 +1,9 @@
 // LiveMCPBench counts were computed with a separate Python script over the same file; the outputSchema
 // count (104 of 527) is also stated in fixtures/tools/real/PROVENANCE.md.
 import { describe, expect, it } from 'vitest';
-import { schemaHygiene, toolsSha256, wilson } from '../../src/lib/index.ts';
+import { toolsSha256 } from '../../src/lib/canonical.ts';
+import { schemaHygiene } from '../../src/lib/schema-hygiene.ts';
+import { wilson } from '../../src/lib/wilson.ts';
 import { liveMcpBenchCatalogues } from './helpers/fixtures.ts';
 
 describe('schemaHygiene(catalogues)', () => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { censorAtMigrations, contractIntervals, protocolMigration, stitchedChanges, stitchedIntervals, stitchSeries, type DriftRow } from '../../src/lib/index.ts';
+import { contractIntervals } from '../../src/lib/contract-intervals.ts';
+import type { DriftRow } from '../../src/lib/detect-drift.ts';
+import {
+  censorAtMigrations,
+  protocolMigration,
+  stitchedChanges,
+  stitchedIntervals,
+  stitchSeries,
+} from '../../src/lib/series-timeline.ts';
 
 const d = (n: number) => `2026-12-${String(n).padStart(2, '0')}`;
 /** An ok row of run r<n> on day n (both series of a bridge run share the run_id), or a failure. */

@@ -2,7 +2,9 @@
 // collector records it and the site derives it again. Bodies are shaped as real servers send them
 // (SDK v1 over SSE and as JSON), around a real tool list.
 import { describe, expect, it } from 'vitest';
-import { PARTIAL_LISTING, servedSetHash, servedToolHashes, sha256Hex, toolDefinitionHash, toolDefinitionHashes, toolSetHash } from '../../src/lib/index.ts';
+import { sha256Hex } from '../../src/lib/canonical.ts';
+import { PARTIAL_LISTING, servedSetHash, servedToolHashes } from '../../src/lib/served-tool-hashes.ts';
+import { toolDefinitionHash, toolDefinitionHashes, toolSetHash } from '../../src/lib/tool-definition-hash.ts';
 import { githubTools } from './helpers/fixtures.ts';
 
 const tools = githubTools('v0.24.0').slice(0, 5);

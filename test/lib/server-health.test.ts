@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { serverHealth, wilson, type HealthProbe } from '../../src/lib/index.ts';
+import { serverHealth, type HealthProbe } from '../../src/lib/server-health.ts';
+import { wilson } from '../../src/lib/wilson.ts';
 
 const at = (day: string, ok: boolean, latencyMs: number | null = null): HealthProbe => ({ ms: Date.parse(`${day}T06:00:00Z`), ok, latencyMs });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { summariseDiff, trackTombstones } from '../../src/lib/index.ts';
+import { summariseDiff } from '../../src/lib/summarise-diff.ts';
+import { trackTombstones } from '../../src/lib/track-tombstones.ts';
 import { githubTools, tool } from './helpers/fixtures.ts';
 import { mutated } from './helpers/rules.ts';
 

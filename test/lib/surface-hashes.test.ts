@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { contractSha256, proseSha256, toolsSha256, toolSurfaceHashes } from '../../src/lib/index.ts';
+import { toolsSha256 } from '../../src/lib/canonical.ts';
+import { contractSha256, proseSha256, toolSurfaceHashes } from '../../src/lib/surface-hashes.ts';
 import { githubTools, proxyTools, tool } from './helpers/fixtures.ts';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');

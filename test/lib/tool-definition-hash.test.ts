@@ -4,16 +4,16 @@ import { readFileSync } from 'node:fs';
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { rfc8785Json } from '../../src/lib/canonical.ts';
 import {
   instructionsHash,
-  mulberry32,
-  rfc8785Json,
   toolDefinitionHash,
   ToolDefinitionHashError,
   toolDefinitionHashes,
   toolSetHash,
   toolsPage,
-} from '../../src/lib/index.ts';
+} from '../../src/lib/tool-definition-hash.ts';
+import { mulberry32 } from '../../src/lib/validation.ts';
 import { githubTools } from './helpers/fixtures.ts';
 
 interface Vectors {

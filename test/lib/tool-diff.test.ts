@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyChange, jsonLines, lineForPointer, TOOL_DIFF_MAX_EDITS, toolDiff, trackTombstones, type Tool, type ToolDiff } from '../../src/lib/index.ts';
+import { jsonLines } from '../../src/lib/json-lines.ts';
+import { classifyChange } from '../../src/lib/rules/registry.ts';
+import { lineForPointer, TOOL_DIFF_MAX_EDITS, toolDiff, type ToolDiff } from '../../src/lib/tool-diff.ts';
+import type { Tool } from '../../src/lib/tool.ts';
+import { trackTombstones } from '../../src/lib/track-tombstones.ts';
 import { githubReleases, githubTools, tool } from './helpers/fixtures.ts';
 import { mutated } from './helpers/rules.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseToolsList, ToolsListError } from '../../src/lib/index.ts';
+import { parseToolsList, ToolsListError } from '../../src/lib/tool.ts';
 import { proxyTools } from './helpers/fixtures.ts';
 
 describe('parseToolsList(json)', () => {

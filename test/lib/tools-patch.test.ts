@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
-import { escapePointerToken, rfc8785Json, toolsByName, toolsPatch, type Tool } from '../../src/lib/index.ts';
+import { rfc8785Json } from '../../src/lib/canonical.ts';
+import { escapePointerToken } from '../../src/lib/pointer-diff.ts';
+import type { Tool } from '../../src/lib/tool.ts';
+import { toolsByName, toolsPatch } from '../../src/lib/tools-patch.ts';
 import { githubReleases, githubTools } from './helpers/fixtures.ts';
 import { mutated } from './helpers/rules.ts';
 

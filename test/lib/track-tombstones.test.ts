@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { trackTombstones } from '../../src/lib/index.ts';
+import { trackTombstones } from '../../src/lib/track-tombstones.ts';
 
 describe('trackTombstones(versions)', () => {
   it('keeps, per version, the last known definition of every tool seen earlier and absent now', () => {

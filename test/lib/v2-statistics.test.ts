@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { eraAdoption, type ObservationV2, PartialRunV2Error, statusAgreement, studyShare, v2Statistics, wilson } from '../../src/lib/index.ts';
+import type { ObservationV2 } from '../../src/lib/contract/observation-v2.ts';
+import {
+  eraAdoption,
+  PartialRunV2Error,
+  statusAgreement,
+  studyShare,
+  v2Statistics,
+} from '../../src/lib/v2-statistics.ts';
+import { wilson } from '../../src/lib/wilson.ts';
 import { rowV2 } from './helpers/rows-v2.ts';
 
 const day = '2026-12-01';

@@ -1,6 +1,6 @@
 // v2Status(facts): every row of the study's outcome table (§4) and every tie between two rows.
 import { describe, expect, it } from 'vitest';
-import { V2_STATUSES, v2Status, type V2Facts, type V2Status } from '../../src/lib/index.ts';
+import { V2_STATUSES, v2Status, type V2Facts, type V2Status } from '../../src/lib/v2-status.ts';
 
 /** An endpoint that answered 404 to everything: the facts every case below starts from. */
 const base: V2Facts = {

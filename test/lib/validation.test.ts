@@ -3,6 +3,7 @@
 // reviewer column's errors, scoring and which gate stands for a run's figures.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import type { V2Status } from '../../src/lib/v2-status.ts';
 import {
   allocate,
   cohensKappa,
@@ -15,9 +16,8 @@ import {
   WORKSHEET_FORMAT,
   WorksheetError,
   type ValidationRecord,
-  type V2Status,
   type Worksheet,
-} from '../../src/lib/index.ts';
+} from '../../src/lib/validation.ts';
 
 const rowsOf = (spec: Partial<Record<V2Status, number>>) =>
   Object.entries(spec).flatMap(([status, k]) => Array.from({ length: k! }, (_, i) => ({ target: `${status}-${String(i).padStart(3, '0')}`, status: status as V2Status })));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { detectDrift, volatility } from '../../src/lib/index.ts';
+import { detectDrift } from '../../src/lib/detect-drift.ts';
+import { volatility } from '../../src/lib/volatility.ts';
 import { row } from './helpers/rows.ts';
 
 const drift = (target: string, labels: string[]) => detectDrift(labels.map((l, i) => row(`2026-05-0${i + 1}`, { ok: l }, { target })));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wilson } from '../../src/lib/index.ts';
+import { wilson } from '../../src/lib/wilson.ts';
 
 /** qnorm(0.975), typed here rather than imported, so a wrong constant in src fails these tests. */
 const z2 = 1.959963984540054 ** 2;

@@ -1,6 +1,10 @@
 // parseWwwAuthenticate(value): RFC 9110 §11.6.1 challenges, several per field, quoted commas, token68.
 import { describe, expect, it } from 'vitest';
-import { parseWwwAuthenticate, resourceMetadataHint, type Challenge } from '../../src/lib/index.ts';
+import {
+  parseWwwAuthenticate,
+  resourceMetadataHint,
+  type Challenge,
+} from '../../src/lib/www-authenticate.ts';
 
 const ch = (scheme: string, params: Record<string, string> = {}, token68: string | null = null): Challenge => ({ scheme, token68, params: Object.assign(Object.create(null), params) });
 const plain = (cs: Challenge[]) => cs.map((c) => ({ scheme: c.scheme, token68: c.token68, params: { ...c.params } }));

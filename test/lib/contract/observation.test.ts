@@ -1,6 +1,7 @@
 // The row contract (methodology v1, "Rows"): what it accepts is what readers of data/ may rely on.
 import { describe, expect, it } from 'vitest';
-import { Observation, sha256Hex } from '../../../src/lib/index.ts';
+import { sha256Hex } from '../../../src/lib/canonical.ts';
+import { Observation } from '../../../src/lib/contract/observation.ts';
 import { row } from '../helpers/rows.ts';
 
 const day = '2026-04-01';

@@ -1,7 +1,8 @@
 // The roster contract (methodology v1, "Roster"): data/rosters/<day>.json, one per run.
 // The target below is a real registry entry (fixtures/registry/real, official listing of 2025-12-12).
 import { describe, expect, it } from 'vitest';
-import { Roster, sha256Hex } from '../../../src/lib/index.ts';
+import { sha256Hex } from '../../../src/lib/canonical.ts';
+import { Roster } from '../../../src/lib/contract/roster.ts';
 
 const page = sha256Hex('page 1');
 

@@ -1,6 +1,7 @@
 // The run contract (methodology v1, "Runs"): one row per collector run in data/runs.jsonl.
 import { describe, expect, it } from 'vitest';
-import { ERROR_CLASSES, OUTCOMES, Run } from '../../../src/lib/index.ts';
+import { ERROR_CLASSES, OUTCOMES } from '../../../src/lib/contract/observation.ts';
+import { Run } from '../../../src/lib/contract/run.ts';
 
 const zero = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, 0]));
 

@@ -2,7 +2,7 @@
 // so a test can mutate what it gets.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Tool } from '../../../src/lib/index.ts';
+import type { Tool } from '../../../src/lib/tool.ts';
 
 const root = fileURLToPath(new URL('../../../fixtures/tools/real/', import.meta.url));
 const read = (path: string): unknown => JSON.parse(readFileSync(root + path, 'utf8'));

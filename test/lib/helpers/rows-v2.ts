@@ -1,6 +1,6 @@
 // Valid methodology-v2 rows for tests of src/lib, parsed through the contract so a test can never
 // feed the analysis a row the collector could not write.
-import { ObservationV2 } from '../../../src/lib/index.ts';
+import { ObservationV2 } from '../../../src/lib/contract/observation-v2.ts';
 
 const H = (c: string) => c.repeat(64);
 

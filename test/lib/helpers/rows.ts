@@ -1,6 +1,7 @@
 // Observation rows as the collector writes them: every row goes through the zod contract, so a test
 // cannot use a row the collector could not write.
-import { Observation, sha256Hex } from '../../../src/lib/index.ts';
+import { sha256Hex } from '../../../src/lib/canonical.ts';
+import { Observation } from '../../../src/lib/contract/observation.ts';
 
 type Kind =
   | { ok: string }

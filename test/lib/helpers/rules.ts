@@ -1,4 +1,6 @@
-import { classifyChange, RULES, type Finding, type Rule, type Tool } from '../../../src/lib/index.ts';
+import type { Finding, Rule } from '../../../src/lib/rules/finding.ts';
+import { classifyChange, RULES } from '../../../src/lib/rules/registry.ts';
+import type { Tool } from '../../../src/lib/tool.ts';
 
 /** A change rule by id (body rules have no `check`: run them with classifyBody). */
 export function rule(id: string): Rule {

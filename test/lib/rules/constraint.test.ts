@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprint, type Finding, type Tool } from '../../../src/lib/index.ts';
+import { fingerprint, type Finding } from '../../../src/lib/rules/finding.ts';
+import type { Tool } from '../../../src/lib/tool.ts';
 import { githubTools, proxyTools } from '../helpers/fixtures.ts';
 import { alone, mutated } from '../helpers/rules.ts';
 

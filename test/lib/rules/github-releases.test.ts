@@ -1,7 +1,8 @@
 // Real drift between consecutive github-mcp-server releases. Every expectation below was read off the
 // fixture files with a separate Python script (json.load and set differences), not from our output.
 import { describe, expect, it } from 'vitest';
-import { classifyChange, summariseDiff } from '../../../src/lib/index.ts';
+import { classifyChange } from '../../../src/lib/rules/registry.ts';
+import { summariseDiff } from '../../../src/lib/summarise-diff.ts';
 import { githubReleases, githubTools } from '../helpers/fixtures.ts';
 
 const fileOf = (tag: string) => githubReleases().find((r) => r.tag === tag)!.file.replace(/^tools-|\.json$/g, '');

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { classifyBody, classifyChange, instructionsHash, MAX_CANONICAL_DEPTH, RULES, serverInstructionsChanged, trackTombstones, type Tool } from '../../../src/lib/index.ts';
+import { MAX_CANONICAL_DEPTH } from '../../../src/lib/canonical.ts';
+import { serverInstructionsChanged } from '../../../src/lib/rules/instructions.ts';
+import { classifyBody, classifyChange, RULES } from '../../../src/lib/rules/registry.ts';
+import { instructionsHash } from '../../../src/lib/tool-definition-hash.ts';
+import type { Tool } from '../../../src/lib/tool.ts';
+import { trackTombstones } from '../../../src/lib/track-tombstones.ts';
 import { githubTools, proxyTools } from '../helpers/fixtures.ts';
 import { mutated, rule } from '../helpers/rules.ts';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyBody, fingerprint } from '../../../src/lib/index.ts';
+import { fingerprint } from '../../../src/lib/rules/finding.ts';
+import { classifyBody } from '../../../src/lib/rules/registry.ts';
 import { githubTools, tool } from '../helpers/fixtures.ts';
 
 // A served tools/list answer built from a real tool list; the mutation is made on the text, since a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprint } from '../../../src/lib/index.ts';
+import { fingerprint } from '../../../src/lib/rules/finding.ts';
 import { githubTools, proxyTools } from '../helpers/fixtures.ts';
 import { alone, mutated } from '../helpers/rules.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprint } from '../../../src/lib/index.ts';
+import { fingerprint } from '../../../src/lib/rules/finding.ts';
 import { githubTools, tool } from '../helpers/fixtures.ts';
 import { alone } from '../helpers/rules.ts';
 

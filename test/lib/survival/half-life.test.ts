@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { halfLife, kaplanMeier, MEDIAN_TOLERANCE } from '../../../src/lib/index.ts';
+import { halfLife, MEDIAN_TOLERANCE } from '../../../src/lib/survival/half-life.ts';
+import { kaplanMeier } from '../../../src/lib/survival/kaplan-meier.ts';
 
 const hl = (t: number[], e: (0 | 1)[]) => halfLife(kaplanMeier(t, e.map(Boolean)));
 

@@ -4,7 +4,8 @@
 // reproduced in many tutorials) checks the same rows to the 3–4 digits R prints.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { kaplanMeier, Z_95, type KMRow } from '../../../src/lib/index.ts';
+import { kaplanMeier, type KMRow } from '../../../src/lib/survival/kaplan-meier.ts';
+import { Z_95 } from '../../../src/lib/survival/z.ts';
 
 /** qnorm(0.975), typed here rather than imported, so a wrong constant in src fails these tests. */
 const Z = 1.959963984540054;
