@@ -205,9 +205,9 @@ describe('send(ctx, url, opts, trace, read): which redirects are followed', () =
   it('follows a Location on https: (here to a plain-http port, so the TLS handshake is what fails, after the hop)', async () => {
     await withServers(['127.0.0.1'], (origins) => (_req, res, s) => void (s.url === '/mcp' ? res.writeHead(308, { location: origins[0]!.replace('http:', 'https:') + '/tls' }).end() : res.writeHead(200).end()), async ([origin], [seen], ctx) => {
       const trace = newTrace();
-      const err = await send(ctx, `${origin}/mcp`, opts(), trace, readText).catch((e: unknown) => e as { code?: string });
+      const err: unknown = await send(ctx, `${origin}/mcp`, opts(), trace, readText).then(() => null, (e: unknown) => e);
       expect(err).toBeInstanceOf(Error);
-      expect(err.code).not.toBe(GUARD.redirectNotFollowed);
+      expect((err as { code?: string }).code).not.toBe(GUARD.redirectNotFollowed);
       expect(trace).toEqual({ finalUrl: `${origin!.replace('http:', 'https:')}/tls`, redirects: 1 });
       expect(seen).toHaveLength(1); // the TLS hello is not an HTTP request
     });
