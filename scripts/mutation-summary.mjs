@@ -5,8 +5,8 @@
 //
 // Score = (killed + timeout) / (killed + timeout + survived + no coverage), Stryker's "mutation score".
 // "Without the equivalents" leaves out of that denominator every surviving or uncovered mutant that
-// docs/mutation-equivalents.json lists (issue 27's rule): each entry names a file, a line, the mutator and
-// the replacement Stryker printed, and the group whose reason docs/MUTATION.md gives. An entry that matches
+// docs/mutation-equivalents.json lists (issue 27's rule): each entry names a file, a line and column, where the mutated code ends (end, line:column), the mutator
+// and the replacement Stryker printed, and the group whose reason docs/MUTATION.md gives. An entry that matches
 // no surviving mutant is reported (stale: the code or the tests moved), and so is a listed mutant that was
 // killed after all. --survivors prints every surviving or uncovered mutant not listed as equivalent.
 import { readFileSync } from 'node:fs';
@@ -19,13 +19,13 @@ if (reports.length === 0 || flags.has('--help')) {
   process.exit(reports.length === 0 && !flags.has('--help') ? 2 : 0);
 }
 const equivPath = new URL('../docs/mutation-equivalents.json', import.meta.url);
-/** @type {{ groups: Record<string, string>, mutants: { file: string, line: number, mutator: string, replacement: string, group: string }[] }} */
+/** @type {{ groups: Record<string, string>, mutants: { file: string, line: number, column: number, end: string, mutator: string, replacement: string, group: string }[] }} */
 const equiv = JSON.parse(readFileSync(equivPath, 'utf8'));
 for (const e of equiv.mutants) {
   if (!equiv.groups[e.group]) throw new Error(`docs/mutation-equivalents.json: ${e.file}:${e.line} names group "${e.group}", which has no reason`);
 }
-const keyOf = (file, line, mutator, replacement) => `${file}\u0000${line}\u0000${mutator}\u0000${replacement}`;
-const listed = new Map(equiv.mutants.map((e) => [keyOf(e.file, e.line, e.mutator, e.replacement), e]));
+const keyOf = (file, line, column, end, mutator, replacement) => `${file}\u0000${line}:${column}-${end}\u0000${mutator}\u0000${replacement}`;
+const listed = new Map(equiv.mutants.map((e) => [keyOf(e.file, e.line, e.column, e.end, e.mutator, e.replacement), e]));
 const matched = new Set();
 const DETECTED = new Set(['Killed', 'Timeout']);
 const UNDETECTED = new Set(['Survived', 'NoCoverage']);
@@ -40,13 +40,13 @@ for (const report of reports) {
       if (m.static) r.static++;
       if (r[m.status] === undefined) { r.other++; continue; }
       r[m.status]++;
-      const k = keyOf(file, m.location.start.line, m.mutatorName, m.replacement ?? '');
+      const k = keyOf(file, m.location.start.line, m.location.start.column, `${m.location.end.line}:${m.location.end.column}`, m.mutatorName, m.replacement ?? '');
       const e = listed.get(k);
       if (e) matched.add(k);
       if (UNDETECTED.has(m.status)) {
         if (e) r.equivalent++;
         else undetected.push({ file, line: m.location.start.line, column: m.location.start.column, mutator: m.mutatorName, replacement: m.replacement ?? '', status: m.status, static: !!m.static });
-      } else if (e && DETECTED.has(m.status)) killedButListed.push(`${file}:${m.location.start.line} ${m.mutatorName} → ${m.replacement}`);
+      } else if (e && DETECTED.has(m.status)) killedButListed.push(`${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} → ${m.replacement}`);
     }
     rows.push(r);
   }
@@ -74,8 +74,8 @@ if (flags.has('--markdown')) {
 const below = rows.map(line).filter((r) => r.all > 0 && r.det / (r.all - r.equivalent) < 0.9);
 console.log(`\n${below.length} file(s) below 90 % without the equivalents${below.length ? ': ' + below.map((r) => `${r.file} ${r.without}`).join(', ') : ''}`);
 const files = new Set(rows.map((r) => r.file));
-const stale = equiv.mutants.filter((e) => files.has(e.file) && !matched.has(keyOf(e.file, e.line, e.mutator, e.replacement)));
-if (stale.length) console.log(`\n${stale.length} listed equivalent(s) match no mutant of these reports (the code moved?):\n` + stale.map((e) => `  ${e.file}:${e.line} ${e.mutator} → ${e.replacement}`).join('\n'));
+const stale = equiv.mutants.filter((e) => files.has(e.file) && !matched.has(keyOf(e.file, e.line, e.column, e.end, e.mutator, e.replacement)));
+if (stale.length) console.log(`\n${stale.length} listed equivalent(s) match no mutant of these reports (the code moved?):\n` + stale.map((e) => `  ${e.file}:${e.line}:${e.column} ${e.mutator} → ${e.replacement}`).join('\n'));
 if (killedButListed.length) console.log(`\n${killedButListed.length} listed as equivalent but detected (remove them from the list):\n  ` + killedButListed.join('\n  '));
 if (flags.has('--survivors')) {
   console.log(`\n${undetected.length} surviving or uncovered, not listed as equivalent:`);

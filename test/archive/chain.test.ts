@@ -74,6 +74,14 @@ describe('lineRunId(line)', () => {
     expect(lineRunId('')).toBeNull();
     expect(lineRunId('{"run_id":"","x":1}')).toBe('');
   });
+
+  it('a line cut short after its run id (a torn tail before repair) still names its run, whatever the cut-off rest holds', () => {
+    // The digest of a day file counts such a line for its run either way; only the id's own characters
+    // decide whether JSON has to read it. A backslash later in the line is not an escape in the id.
+    expect(lineRunId('{"run_id":"r1","name":"io.x/y')).toBe('r1');
+    expect(lineRunId('{"run_id":"r1","name":"a\\"b","desc":"cut')).toBe('r1');
+    expect(lineRunId('{"run_id":"r1","note":"C:\\dir\\')).toBe('r1');
+  });
 });
 
 describe('rowSeriesFolders(dir)', () => {
