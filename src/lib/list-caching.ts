@@ -25,15 +25,25 @@ export interface ResultCaching {
   cacheScope: CacheScope | null;
   /** `cacheScope` is present but not exactly `public` or `private`. */
   cacheScopeInvalid: boolean;
-  /** `resultType` when a string (clipped at 64). */
+  /** `resultType` when a string (a longer one than CACHING_TEXT_MAX cut to it, `…` included). */
   resultType: string | null;
-  /** `_meta["io.modelcontextprotocol/serverInfo"]` when its name and version are strings (clipped at 512 and 256). */
+  /** `_meta["io.modelcontextprotocol/serverInfo"]` when its name and version are strings (cut to CACHING_TEXT_MAX likewise). */
   serverInfo: { name: string; version: string } | null;
   /** A modern answer: the required fields it lacks (absent or of a wrong type or value), in CACHING_REQUIRED order; null for a legacy answer (not applicable). */
   missing: CachingField[] | null;
 }
 
 const own = (o: Record<string, unknown>, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/**
+ * The longest resultType, serverInfo name and serverInfo version a row records (ObservationV2's bounds,
+ * which read them from here). A longer one is cut so that, with its ellipsis, it is no longer than this (one
+ * shorter when the cut would split a surrogate pair).
+ */
+export const CACHING_TEXT_MAX = { resultType: 64, serverInfoName: 512, serverInfoVersion: 256 } as const;
+
+/** `text` when it fits in `max` code units; else cut one shorter than clip() would (clip keeps `max` and adds `…`). */
+const within = (text: string, max: number) => (text.length <= max ? text : clip(text, max - 1));
 
 /**
  * What one answer's `result` says about caching. `message` is the JSON-RPC message (a result, or an
@@ -55,10 +65,10 @@ export function resultCaching(message: unknown, opts: { modern: boolean }): Resu
         if (s === 'public' || s === 'private') out.cacheScope = s;
         else out.cacheScopeInvalid = true;
       }
-      if (typeof result.resultType === 'string' && own(result, 'resultType')) out.resultType = clip(result.resultType, 64);
+      if (typeof result.resultType === 'string' && own(result, 'resultType')) out.resultType = within(result.resultType, CACHING_TEXT_MAX.resultType);
       const meta = own(result, '_meta') && isObject(result._meta) ? result._meta : null;
       const info = meta && own(meta, SERVER_INFO_META) && isObject(meta[SERVER_INFO_META]) ? (meta[SERVER_INFO_META] as Record<string, unknown>) : null;
-      if (info && typeof info.name === 'string' && typeof info.version === 'string') out.serverInfo = { name: clip(info.name, 512), version: clip(info.version, 256) };
+      if (info && typeof info.name === 'string' && typeof info.version === 'string') out.serverInfo = { name: within(info.name, CACHING_TEXT_MAX.serverInfoName), version: within(info.version, CACHING_TEXT_MAX.serverInfoVersion) };
     }
   } catch {
     // A hostile object (a throwing getter) says nothing; what was read before stays.

@@ -245,7 +245,9 @@ async function cachingServers(today: () => number): Promise<{ host: McpHost; ent
   const publicUrl = host.mount('/public/mcp', { kind: 'mcp', era: 'modern', tools, listCache: { ttlMs: CACHING.publicTtlMs, cacheScope: 'public' } });
   const privateUrl = host.mount('/private/mcp', { kind: 'mcp', era: 'dual', tools: drifting });
   const absentUrl = host.mount('/absent/mcp', { kind: 'raw', handler: rawModern(tools, { ...info }, { resultType: 'complete' }) });
-  const invalidUrl = host.mount('/invalid/mcp', { kind: 'raw', handler: rawModern(tools, { ttlMs: 1000, cacheScope: 'public' }, { ttlMs: '60s', cacheScope: 'shared' }) });
+  // Hostile lengths too: a resultType and a server name and version far over what a row records.
+  const huge = { _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'n'.repeat(20_000), version: 'v'.repeat(20_000) } } };
+  const invalidUrl = host.mount('/invalid/mcp', { kind: 'raw', handler: rawModern(tools, { ttlMs: 1000, cacheScope: 'public', ...huge }, { ttlMs: '60s', cacheScope: 'shared', resultType: 'r'.repeat(20_000) }) });
   const sseUrl = host.mount('/sse/mcp', { kind: 'raw', handler: rawModern(tools, { ttlMs: 0, cacheScope: 'private' }, { ttlMs: -5, cacheScope: 'public' }, true) });
   return {
     host,
@@ -253,7 +255,7 @@ async function cachingServers(today: () => number): Promise<{ host: McpHost; ent
       entry(CACHING.public, publicUrl, 'A public list', 'https://example.com/public'),
       entry(CACHING.privateDrifts, privateUrl, 'A private list that changes on day 1', 'https://example.com/private'),
       entry(CACHING.absent, absentUrl, 'Says nothing about caching', 'https://example.com/absent'),
-      entry(CACHING.invalid, invalidUrl, 'An invalid cacheScope and a string ttlMs', 'https://example.com/invalid'),
+      entry(CACHING.invalid, invalidUrl, 'An invalid cacheScope, a string ttlMs and overlong text', 'https://example.com/invalid'),
       entry(CACHING.sse, sseUrl, 'A public list as an event stream, with a negative ttlMs', 'https://example.com/sse'),
     ],
   };

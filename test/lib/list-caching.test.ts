@@ -2,7 +2,9 @@
 // the loader uses (answerFromBody: JSON and event-stream bodies), and listCachingCounts' denominators.
 import { describe, expect, it } from 'vitest';
 import { answerFromBody, TOOLS_LIST_REQUEST_ID } from '../../src/lib/answer-body.ts';
-import { listCachingCounts, resultCaching } from '../../src/lib/list-caching.ts';
+import { ObservationV2 } from '../../src/lib/contract/observation-v2.ts';
+import { answerCaching, CACHING_TEXT_MAX, cachingRowFields, listCachingCounts, resultCaching } from '../../src/lib/list-caching.ts';
+import { rowV2 } from './helpers/rows-v2.ts';
 import { wilson } from '../../src/lib/wilson.ts';
 
 const answer = (result: unknown) => ({ jsonrpc: '2.0', id: TOOLS_LIST_REQUEST_ID, result });
@@ -56,9 +58,11 @@ describe('resultCaching(message, { modern })', () => {
   it('hostile text is clipped; junk in resultType and serverInfo reads as null; nothing throws', () => {
     const long = 'x'.repeat(100_000);
     const c = modern({ resultType: long, ttlMs: 1, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': { name: long, version: long } } });
-    expect(c.resultType!.length).toBe(65);
-    expect(c.serverInfo!.name.length).toBe(513);
-    expect(c.serverInfo!.version.length).toBe(257);
+    // Cut to the row's bounds with the ellipsis counted (before 2026-12-05 the cut kept 64, 512 and 256
+    // units and added '…', one over the contract: the collector refused to write such a row).
+    expect(c.resultType).toBe(`${'x'.repeat(63)}…`);
+    expect(c.serverInfo!.name).toBe(`${'x'.repeat(511)}…`);
+    expect(c.serverInfo!.version).toBe(`${'x'.repeat(255)}…`);
     expect(modern({ resultType: 7, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'n', version: 2 } } })).toMatchObject({ resultType: null, serverInfo: null });
     expect(modern({ _meta: { 'io.modelcontextprotocol/serverInfo': 'srv' } }).serverInfo).toBeNull();
     expect(modern({ _meta: [1, 2] }).serverInfo).toBeNull();
@@ -68,6 +72,34 @@ describe('resultCaching(message, { modern })', () => {
     const throwing = { id: 2, result: Object.defineProperty({ cacheScope: 'public' }, 'ttlMs', { enumerable: true, get: () => { throw new Error('boom'); } }) };
     expect(() => resultCaching(throwing, { modern: true })).not.toThrow();
     expect(resultCaching(throwing, { modern: true }).missing).toContain('ttlMs');
+  });
+
+  it('text at its bound is kept whole, one unit more is cut to the bound, a surrogate pair is never split', () => {
+    const at = (n: number, ch = 'y') => ch.repeat(n);
+    const info = (name: string, version: string) => ({ 'io.modelcontextprotocol/serverInfo': { name, version } });
+    const whole = modern({ resultType: at(CACHING_TEXT_MAX.resultType), _meta: info(at(CACHING_TEXT_MAX.serverInfoName), at(CACHING_TEXT_MAX.serverInfoVersion)) });
+    expect(whole.resultType).toBe(at(64));
+    expect(whole.serverInfo).toEqual({ name: at(512), version: at(256) });
+    const over = modern({ resultType: at(65), _meta: info(at(513), at(257)) });
+    expect(over.resultType).toBe(`${at(63)}…`);
+    expect(over.serverInfo).toEqual({ name: `${at(511)}…`, version: `${at(255)}…` });
+    // An emoji (two UTF-16 units) across the cut: dropped whole, so the text is one unit shorter.
+    const pair = modern({ resultType: `${at(62)}😀zz` });
+    expect(pair.resultType).toBe(`${at(62)}…`);
+  });
+
+  it('a modern ok row carrying the longest cut values passes the row contract the collector writes through', () => {
+    const long = '\u00e9'.repeat(100_000);
+    const answer2 = (result: unknown, id: number) => ({ jsonrpc: '2.0', id, result });
+    const meta = { 'io.modelcontextprotocol/serverInfo': { name: long, version: long } };
+    const fields = cachingRowFields(answerCaching(answer2({ ttlMs: 1, cacheScope: 'public', _meta: meta }, 1), [answer2({ tools: [], resultType: long, ttlMs: 1, cacheScope: 'public' }, TOOLS_LIST_REQUEST_ID)]));
+    expect([fields.list_result_type!.length, fields.server_info_name!.length, fields.server_info_version!.length]).toEqual([64, 512, 256]);
+    const row = { ...rowV2('2026-12-05', { ok: 'modern' }, { target: 'io.example/long' }), ...fields };
+    expect(ObservationV2.safeParse(row).success).toBe(true);
+    // Near miss: one unit over any bound and the contract refuses the row.
+    for (const k of ['list_result_type', 'server_info_name', 'server_info_version'] as const) {
+      expect(ObservationV2.safeParse({ ...row, [k]: `${row[k]}x` }).success, k).toBe(false);
+    }
   });
 
   it('reads own properties only: an inherited cacheScope is absent', () => {

@@ -116,10 +116,12 @@ describe('list caching on an archive the collector recorded', () => {
       const first = pages[0]!;
       expect(r.list_cache_scope, r.target).toBe(scopeOf(first));
       expect(r.list_ttl_ms, r.target).toBe(ttlOk(first) ? first.ttlMs : null);
-      expect(r.list_result_type, r.target).toBe(typeof first.resultType === 'string' ? first.resultType : null);
+      // Text over the row's bound is cut to it, the ellipsis counted (the caching servers' are ASCII).
+      const cut = (t: string, max: number) => (t.length <= max ? t : `${t.slice(0, max - 1)}…`);
+      expect(r.list_result_type, r.target).toBe(typeof first.resultType === 'string' ? cut(first.resultType, 64) : null);
       const info = (x: Row) => x._meta?.['io.modelcontextprotocol/serverInfo'];
       const named = [info(discover), info(first)].find((x) => typeof x?.name === 'string' && typeof x?.version === 'string');
-      expect([r.server_info_name, r.server_info_version], r.target).toEqual(named ? [named.name, named.version] : [null, null]);
+      expect([r.server_info_name, r.server_info_version], r.target).toEqual(named ? [cut(named.name, 512), cut(named.version, 256)] : [null, null]);
       const lacks = (x: Row) => [...(ttlOk(x) ? [] : ['ttlMs']), ...(['public', 'private'].includes(x.cacheScope) ? [] : ['cacheScope'])];
       expect(r.caching_missing, r.target).toEqual([...lacks(discover).map((f) => `discover.${f}`), ...[...new Set(pages.flatMap(lacks))].map((f) => `tools/list.${f}`)]);
     }
@@ -152,6 +154,9 @@ describe('list caching on an archive the collector recorded', () => {
     expect(by.get(CACHING.privateDrifts)).toMatchObject({ cacheScope: 'private', ttlMs: 0, resultType: 'complete', missing: [] });
     expect(by.get(CACHING.absent)).toMatchObject({ cacheScope: null, cacheScopeInvalid: false, ttlMs: null, ttlMsInvalid: false, resultType: 'complete', missing: ['discover.ttlMs', 'discover.cacheScope', 'tools/list.ttlMs', 'tools/list.cacheScope'] });
     expect(by.get(CACHING.invalid)).toMatchObject({ cacheScope: null, cacheScopeInvalid: true, ttlMs: null, ttlMsInvalid: true, missing: ['tools/list.ttlMs', 'tools/list.cacheScope'] });
+    // Its 20,000-character resultType and server name and version: recorded, cut to the row's bounds.
+    const invalidRow = latestRows.find((r) => r.target === CACHING.invalid)!;
+    expect([invalidRow.list_result_type, invalidRow.server_info_name, invalidRow.server_info_version]).toEqual([`${'r'.repeat(63)}…`, `${'n'.repeat(511)}…`, `${'v'.repeat(255)}…`]);
     expect(by.get(CACHING.sse)).toMatchObject({ cacheScope: 'public', ttlMs: null, ttlMsInvalid: true, missing: ['tools/list.ttlMs'] });
     expect(latestRows.find((r) => r.target === CACHING.sse)!.body_content_type).toMatch(/^text\/event-stream/);
     // Legacy and failing targets have no entry.

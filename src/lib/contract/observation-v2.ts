@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { SHA256_HEX } from '../canonical.ts';
 import { ERAS } from '../eras.ts';
+import { CACHING_TEXT_MAX } from '../list-caching.ts';
 import { V2_STATUSES } from '../v2-status.ts';
 import { ERROR_CLASSES, NOT_ATTEMPTED_REASONS } from './observation.ts';
 
@@ -132,11 +133,11 @@ export const ObservationV2 = z
     list_cache_scope: z.enum(['public', 'private', 'absent', 'invalid']).nullable().optional(),
     /** Its ttlMs, when a finite number ≥ 0. */
     list_ttl_ms: z.number().nonnegative().nullable().optional(),
-    /** Its resultType, when a string (clipped at 64). */
-    list_result_type: z.string().max(64).nullable().optional(),
+    /** Its resultType, when a string (cut to 64 code units with its ellipsis). */
+    list_result_type: z.string().max(CACHING_TEXT_MAX.resultType).nullable().optional(),
     /** _meta["io.modelcontextprotocol/serverInfo"] of the discover result (else of the first page), when its name and version are strings. */
-    server_info_name: z.string().max(512).nullable().optional(),
-    server_info_version: z.string().max(256).nullable().optional(),
+    server_info_name: z.string().max(CACHING_TEXT_MAX.serverInfoName).nullable().optional(),
+    server_info_version: z.string().max(CACHING_TEXT_MAX.serverInfoVersion).nullable().optional(),
     /** Fields 2026-07-28 requires that the answers lack: discover.ttlMs, discover.cacheScope, tools/list.ttlMs, tools/list.cacheScope. */
     caching_missing: z.array(z.enum(['discover.ttlMs', 'discover.cacheScope', 'tools/list.ttlMs', 'tools/list.cacheScope'])).max(4).nullable().optional(),
   })
