@@ -32,6 +32,13 @@ describe('contractIntervals(rows)', () => {
     const rows = [row('2026-03-01', { ok: 'A' }), row('2026-03-02', { ok: 'B' }), row('2026-03-05', 'retired')];
     expect(contractIntervals(rows).map((i) => [i.event, i.retired])).toEqual([[true, false], [false, true]]);
   });
+  it('counts a retired row at the very instant of the last ok observation as retirement, one a second earlier not', () => {
+    const at = (t: string) => ({ at: `2026-03-04T${t}Z` });
+    const same = [row('2026-03-01', { ok: 'A' }), row('2026-03-04', { ok: 'A' }, at('06:00:00')), row('2026-03-04', 'retired', at('06:00:00'))];
+    expect(contractIntervals(same).map((i) => i.retired)).toEqual([true]);
+    const before = [row('2026-03-01', { ok: 'A' }), row('2026-03-04', { ok: 'A' }, at('06:00:00')), row('2026-03-04', 'retired', at('05:59:59'))];
+    expect(contractIntervals(before).map((i) => i.retired)).toEqual([false]);
+  });
   it('does not mark a target retired that came back after its retired row', () => {
     const rows = [row('2026-03-01', { ok: 'A' }), row('2026-03-02', 'retired'), row('2026-03-09', { ok: 'A' })];
     expect(contractIntervals(rows)).toEqual([{ target: 'io.example/server', tools_sha256: A, start_day: '2026-03-01', end_day: '2026-03-09', duration: 8, event: false, retired: false }]);

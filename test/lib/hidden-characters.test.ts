@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hiddenCharacters, showHidden } from '../../src/lib/hidden-characters.ts';
+import { escapeHidden, hiddenCharacters, showHidden } from '../../src/lib/hidden-characters.ts';
 
 describe('hiddenCharacters(text)', () => {
   it.each([
@@ -29,5 +29,15 @@ describe('hiddenCharacters(text)', () => {
 describe('showHidden(text)', () => {
   it('writes hidden characters as visible escapes and leaves the rest', () => {
     expect(showHidden('a\u200Bb\u{E0041} \u26A0\uFE0F\n')).toBe('a\\u{200B}b\\u{E0041} \u26A0\uFE0F\n');
+  });
+});
+
+describe('escapeHidden(text, escape)', () => {
+  it('keeps a recommended subdivision flag whole and escapes the tags of any other tag sequence', () => {
+    const wales = '\u{1F3F4}\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073}\u{E007F}';
+    const mark = (c: string) => `[${c.codePointAt(0)!.toString(16)}]`;
+    expect(escapeHidden(`Wales ${wales}`, mark)).toBe(`Wales ${wales}`);
+    expect(showHidden(wales)).toBe(wales);
+    expect(escapeHidden('\u{1F3F4}\u{E0075}\u{E007F}', mark)).toBe('\u{1F3F4}[e0075][e007f]');
   });
 });

@@ -38,4 +38,8 @@ describe('SERIES, METHODOLOGY_SERIES', () => {
     expect(SERIES.v2.title).toMatch(/^v2\b/);
     expect(SERIES.v2.summary).toMatch(/^[A-Z][^.]*[^.\s]\.$/);
   });
+  it('v2 names the changelog note it will have, a file name of its own', () => {
+    expect(SERIES.v2.note).toBe('methodology-v2');
+    expect(new Set(METHODOLOGY_SERIES.map((id) => SERIES[id].note)).size).toBe(METHODOLOGY_SERIES.length);
+  });
 });

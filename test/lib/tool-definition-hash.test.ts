@@ -169,7 +169,25 @@ describe('toolsPage(answerText)', () => {
     expect(() => toolsPage('{"id":2,"result":{"tools":[{"name":"x","title":"a","title":"b"}]}}')).toThrow(expect.objectContaining({ reason: 'repeated member name' }));
   });
   it('refuses an answer without a result.tools array', () => {
-    expect(() => toolsPage('{"jsonrpc":"2.0","id":2,"error":{"code":-32601}}')).toThrow(expect.objectContaining({ reason: 'not an array' }));
+    expect(() => toolsPage('{"jsonrpc":"2.0","id":2,"error":{"code":-32601}}')).toThrow(expect.objectContaining({ reason: 'not an array', message: 'answer has no result.tools array' }));
+  });
+  it('refuses a repeated tools member (two listings in one answer)', () => {
+    expect(() => toolsPage('{"id":2,"result":{"tools":[],"tools":[{"name":"x"}]}}')).toThrow(
+      expect.objectContaining({ reason: 'repeated member name', message: 'repeated member name at "/result/tools": no canonical form' }),
+    );
+    // a repeated member beside the listing in result is outside the listing and /result's own members
+    expect(() => toolsPage('{"id":2,"result":{"tools":[],"_meta":{"a":1,"a":2}}}')).not.toThrow();
+  });
+  it('says an answer that is not json is not json, naming no page, with the reader\'s error as its cause', () => {
+    let caught: unknown;
+    try {
+      toolsPage('{"id":2,');
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(ToolDefinitionHashError);
+    expect(caught).toMatchObject({ reason: 'not json', message: 'text is not json' });
+    expect((caught as Error).cause).toMatchObject({ name: 'JsonTextError', reason: 'not json' });
   });
 });
 

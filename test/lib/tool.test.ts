@@ -23,6 +23,10 @@ describe('parseToolsList(json)', () => {
     expect(() => parseToolsList(json)).toThrow(new ToolsListError(message));
     expect(() => parseToolsList(json)).toThrow(expect.objectContaining({ name: 'ToolsListError', message }));
   });
+  it('reads a result next to an "error" member holding undefined (a caller-built object) as a result', () => {
+    const tools = [{ name: 'a' }];
+    expect(parseToolsList({ id: 2, result: { tools }, error: undefined })).toBe(tools);
+  });
   it('reads a result next to "error": null (JSON-RPC 1.0 style) as a result', () => {
     const tools = [{ name: 'a' }];
     expect(parseToolsList({ id: 2, result: { tools }, error: null })).toBe(tools);

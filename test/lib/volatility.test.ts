@@ -49,6 +49,17 @@ describe('volatility(drifts, window)', () => {
     expect(v.volatile).toEqual([{ target: 'd', changes: 3 }, { target: 'B', changes: 2 }, { target: 'b', changes: 2 }]);
     expect(volatility([...given].reverse())).toEqual(v);
   });
+  it('counts a target as answering only when its ok history overlaps the window, edges included', () => {
+    const late = [drift('late', ['A', 'B'])];
+    // 'late' answered on 05-01 and 05-02 only
+    expect(volatility(late, { to: '2026-05-01' }).answering).toBe(1);
+    expect(volatility(late, { from: '2026-05-02' }).answering).toBe(1);
+    expect(volatility(late, { from: '2026-05-03' }).answering).toBe(0);
+    const later = [detectDrift([row('2026-05-10', { ok: 'A' }, { target: 'x' }), row('2026-05-12', { ok: 'A' }, { target: 'x' })])];
+    expect(volatility(later, { to: '2026-05-09' }).answering).toBe(0);
+    expect(volatility(later, { to: '2026-05-10' }).answering).toBe(1);
+    expect(volatility(later, { from: '2026-05-12', to: '2026-05-20' }).answering).toBe(1);
+  });
   it('gives NaN shares when nothing changed', () => {
     expect(volatility([]).volatileShare).toBeNaN();
     expect(volatility([]).changesPerTarget).toBeNaN();
