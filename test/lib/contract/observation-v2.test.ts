@@ -44,6 +44,20 @@ describe('ObservationV2: the rows the collector writes', () => {
     expect(issues(row(kind))).toEqual([]);
   });
 
+  it('accepts rows with every text and list field filled, as the collector writes them', () => {
+    const auth = row({ auth: 'noncompliant', bearer: true }, {
+      step: 'initialize', detail: 'http 401 from initialize', http_status: 401, www_authenticate: 'Bearer realm="x", resource_metadata="https://a.example/.well-known/oauth-protected-resource"',
+      retry_after: '120', final_url: 'https://a.example/mcp', redirects: 1, auth_http_status: 401, auth_schemes: ['bearer'], auth_bearer: true, auth_metadata_valid: false,
+      auth_metadata_url: 'https://a.example/.well-known/oauth-protected-resource', auth_metadata_problem: 'hint: http 404',
+    });
+    const ok = modernOk({
+      capabilities: ['tools'], server_name: 'srv', server_version: '1.0.0', session: false, handshake_content_type: 'application/json', body_content_type: 'text/event-stream',
+      instructions_sha256: hex, tools_set_hash: hex, handshake_latency_ms: 12.5, canary_http_status: 200, canary_jsonrpc_code: -32602,
+    });
+    const sse = row({ status: 'legacy_sse' }, { legacy_sse_endpoint: '/messages?sessionId=1' });
+    for (const r of [auth, ok, sse]) expect(issues(r)).toEqual([]);
+  });
+
   it('accepts every outcome, probe step and metadata source it names, and nothing else', () => {
     expect(OUTCOMES_V2).toEqual(['ok', 'error', 'no_endpoint', 'retired', 'excluded', 'not_attempted']);
     for (const step of PROBE_STEPS_V2) expect(issues(row({ status: 'not_mcp' }, { step }))).toEqual([]);
