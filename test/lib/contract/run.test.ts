@@ -171,6 +171,10 @@ describe('RunV2', () => {
   ])('refuses %s', (_what, change) => {
     expect(RunV2.safeParse({ ...finishedV2(), ...change }).success).toBe(false);
   });
+  it('takes a coverage from 0 to 1, and refuses one outside', () => {
+    for (const coverage of [0, 0.5, 1]) expect(RunV2.safeParse({ ...finishedV2(), coverage }).success).toBe(true);
+    for (const coverage of [-0.01, 1.01]) expect(RunV2.safeParse({ ...finishedV2(), coverage }).success).toBe(false);
+  });
   it('accepts instants with an offset', () => {
     expect(RunV2.safeParse({ ...finishedV2(), started_at: '2026-04-01T08:00:00+02:00', finished_at: '2026-04-01T08:12:31.4+02:00' }).success).toBe(true);
   });
