@@ -84,6 +84,8 @@ describe('isAnswer(msg, id)', () => {
     ['null', false, null],
     ['an array holding an answer', false, [{ id: 2, result: {} }]],
     ['a string of JSON', false, '{"id":2,"result":{}}'],
+    ['undefined (nothing at all)', false, undefined],
+    ['a number', false, 2],
   ])('takes %s as an answer: %s', (_what, want, msg) => {
     expect(isAnswer(msg, 2)).toBe(want);
   });

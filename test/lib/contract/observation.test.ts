@@ -1,7 +1,7 @@
 // The row contract (methodology v1, "Rows"): what it accepts is what readers of data/ may rely on.
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/lib/canonical.ts';
-import { Observation } from '../../../src/lib/contract/observation.ts';
+import { ERROR_CLASSES, NOT_ATTEMPTED_REASONS, Observation, OUTCOMES, PROBE_STEPS } from '../../../src/lib/contract/observation.ts';
 import { row } from '../helpers/rows.ts';
 
 const day = '2026-04-01';
@@ -70,5 +70,69 @@ describe('Observation', () => {
     ['a negative redirect count', { redirects: -1 }],
   ])('refuses %s', (_what, change) => {
     expect(Observation.safeParse({ ...row(day, { ok: 'A' }), ...change }).success).toBe(false);
+  });
+});
+
+describe('Observation: not_attempted rows (changelog "Deviation from v1: scheduling")', () => {
+  const na = (reason: 'host_unresponsive' | 'run_deadline' = 'run_deadline') => row(day, { notAttempted: reason });
+  it('accepts a not_attempted row for either reason, with no probe results', () => {
+    expect(issues(na('host_unresponsive'))).toEqual([]);
+    expect(issues(na('run_deadline'))).toEqual([]);
+    expect(issues({ ...na(), tools_set_hash: null })).toEqual([]);
+  });
+  it('refuses a not_attempted row without its reason, null or absent', () => {
+    expect(issues({ ...na(), not_attempted_reason: null })).toEqual(['not_attempted row needs a not_attempted_reason']);
+    const { not_attempted_reason: _, ...absent } = na();
+    expect(issues(absent)).toEqual(['not_attempted row needs a not_attempted_reason']);
+    expect(Observation.safeParse({ ...na(), not_attempted_reason: 'crash' }).success).toBe(false);
+  });
+  it.each<[string, Record<string, unknown>]>([
+    ['an error_class', { error_class: 'timeout' }],
+    ['tools_sha256', { tools_sha256: hex }],
+    ['body_sha256', { body_sha256: hex }],
+    ['an http_status', { http_status: 503 }],
+    ['tools_set_hash', { tools_set_hash: hex }],
+  ])('refuses a not_attempted row carrying %s', (_what, change) => {
+    expect(issues({ ...na(), ...change })).toEqual(['not_attempted row carries probe results']);
+  });
+  it.each<[string, Observation]>([
+    ['ok', row(day, { ok: 'A' })],
+    ['error', row(day, { error: 'timeout' })],
+    ['no_endpoint', row(day, 'no_endpoint')],
+    ['retired', row(day, 'retired')],
+    ['excluded', row(day, 'excluded')],
+  ])('a reason goes with not_attempted only: refuses an %s row with one, accepts it with null or none', (outcome, r) => {
+    expect(issues({ ...r, not_attempted_reason: 'host_unresponsive' })).toEqual([`${outcome} row carries a not_attempted_reason`]);
+    expect(issues({ ...r, not_attempted_reason: null })).toEqual([]);
+    const { not_attempted_reason: _, ...absent } = r;
+    expect(issues(absent)).toEqual([]);
+  });
+});
+
+describe('Observation: tools_set_hash (issue 26) and the rest of the rules', () => {
+  it('goes with ok rows only; null or absent on every other row', () => {
+    expect(issues({ ...row(day, { ok: 'A' }), tools_set_hash: hex })).toEqual([]);
+    expect(issues({ ...row(day, { error: 'parse' }), tools_set_hash: hex })).toEqual(['error row carries tools_set_hash']);
+    expect(issues({ ...row(day, { error: 'parse' }), tools_set_hash: null })).toEqual([]);
+    expect(issues({ ...row(day, 'retired'), tools_set_hash: hex })).toEqual(['retired row carries probe results']);
+    expect(issues({ ...row(day, 'excluded'), tools_set_hash: hex })).toEqual(['excluded row carries probe results']);
+    expect(issues({ ...row(day, 'excluded'), tools_set_hash: null })).toEqual([]);
+  });
+  it('refuses an excluded row with an error_class and a no_endpoint row without one', () => {
+    expect(issues({ ...row(day, 'excluded'), error_class: 'auth' })).toEqual(['excluded row carries probe results']);
+    expect(issues({ ...row(day, 'no_endpoint'), error_class: null })).toEqual(['no_endpoint row must have error_class no_endpoint']);
+  });
+  it('accepts an ok row with zero tools, and a restated row of series v1-contract', () => {
+    expect(issues({ ...row(day, { ok: 'A' }), tool_count: 0 })).toEqual([]);
+    expect(issues({ ...row(day, { ok: 'A' }), methodology_version: 'v1-contract' })).toEqual([]);
+  });
+  it('takes every error class and probe step it names, and nothing else', () => {
+    for (const c of ERROR_CLASSES.filter((c) => c !== 'no_endpoint')) expect(issues({ ...row(day, { error: 'auth' }), error_class: c })).toEqual([]);
+    expect(ERROR_CLASSES).toEqual(['timeout', 'tls', 'http_4xx', 'http_5xx', 'auth', 'rate_limited', 'no_endpoint', 'parse']);
+    for (const step of PROBE_STEPS) expect(issues({ ...row(day, { error: 'auth' }), step })).toEqual([]);
+    expect(PROBE_STEPS).toEqual(['roster', 'address', 'initialize', 'initialized', 'tools/list']);
+    expect(OUTCOMES).toEqual(['ok', 'error', 'no_endpoint', 'retired', 'excluded', 'not_attempted']);
+    expect(NOT_ATTEMPTED_REASONS).toEqual(['host_unresponsive', 'run_deadline']);
+    expect(Observation.safeParse({ ...row(day, { error: 'auth' }), step: 'discover' }).success).toBe(false);
   });
 });

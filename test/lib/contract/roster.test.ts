@@ -1,8 +1,9 @@
 // The roster contract (methodology v1, "Roster"): data/rosters/<day>.json, one per run.
 // The target below is a real registry entry (fixtures/registry/real, official listing of 2025-12-12).
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/lib/canonical.ts';
-import { Roster } from '../../../src/lib/contract/roster.ts';
+import { OFFICIAL_META, Roster } from '../../../src/lib/contract/roster.ts';
 
 const page = sha256Hex('page 1');
 
@@ -58,5 +59,17 @@ describe('Roster', () => {
     const r = roster();
     edit(r);
     expect(Roster.safeParse(r).success).toBe(false);
+  });
+});
+
+describe('OFFICIAL_META', () => {
+  it("is the key the registry's listing puts its own metadata under (isLatest, status) on every entry", () => {
+    const listing = JSON.parse(readFileSync(new URL('../../../fixtures/registry/real/official-v0-listing-2025-12-12.json', import.meta.url), 'utf8')) as { servers: { _meta?: Record<string, { isLatest?: unknown; status?: unknown }> }[] };
+    expect(listing.servers.length).toBeGreaterThan(0);
+    for (const entry of listing.servers) {
+      const official = entry._meta?.[OFFICIAL_META];
+      expect(typeof official?.isLatest).toBe('boolean');
+      expect(typeof official?.status).toBe('string');
+    }
   });
 });
