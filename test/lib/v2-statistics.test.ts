@@ -72,6 +72,38 @@ describe('v2Statistics(rows)', () => {
     expect(() => v2Statistics(rows, { run: { run_id: 'other', partial: false } })).toThrow(RangeError);
   });
 
+  it('the run id: the rows’, else the run named (a run with no rows), else empty', () => {
+    expect(v2Statistics([], { run: { run_id: 'r-empty', partial: false } }).run_id).toBe('r-empty');
+    expect(v2Statistics([]).run_id).toBe('');
+    expect(v2Statistics(rows).run_id).toBe(`${day}-r1`);
+    // A partial run with no rows is still refused; a full one is not.
+    expect(() => v2Statistics([], { run: { run_id: 'r-empty', partial: true } })).toThrow(PartialRunV2Error);
+    expect(() => v2Statistics(rows, { run: { run_id: `${day}-r1`, partial: false } })).not.toThrow();
+  });
+
+  it('negotiated versions: most frequent first, a tie in version order, whatever the row order', () => {
+    const v = (target: string, version: string) => rowV2(day, { ok: 'legacy', version }, { target });
+    const one = [v('a', '2025-06-18'), v('b', '2024-11-05'), v('c', '2025-03-26')];
+    const want = [
+      { version: '2024-11-05', count: 1 },
+      { version: '2025-03-26', count: 1 },
+      { version: '2025-06-18', count: 1 },
+    ];
+    expect(v2Statistics(one).protocolVersions).toEqual(want);
+    expect(v2Statistics([...one].reverse()).protocolVersions).toEqual(want);
+    expect(v2Statistics([...one, v('d', '2025-06-18')]).protocolVersions[0]).toEqual({ version: '2025-06-18', count: 2 });
+  });
+
+  it('RQ3 counts true only: a gated row with bearer or metadata unknown is not counted as having it', () => {
+    const gated = [
+      rowV2(day, { auth: 'noncompliant', bearer: false, valid: false }, { target: 'g1' }),
+      rowV2(day, { auth: 'noncompliant', bearer: true, valid: false }, { target: 'g2' }),
+      rowV2(day, { auth: 'noncompliant', bearer: false, valid: true }, { target: 'g3' }),
+    ];
+    const a = v2Statistics(gated).auth;
+    expect([a.followable.count, a.bearer.count, a.metadataValid.count, a.followable.n]).toEqual([0, 1, 1, 3]);
+  });
+
   it('an empty denominator gives NaN shares, 0 hosts, never a division by zero presented as 0', () => {
     const none = v2Statistics([rowV2(day, 'no_endpoint', { target: 'z' })]);
     expect(none.auth.followable).toMatchObject({ count: 0, n: 0, hosts: 0, largestHostCount: 0 });
@@ -121,6 +153,32 @@ describe('statusAgreement (RQ6)', () => {
     // s0 was not probed in the earlier run (not_attempted): it drops out, the rest is unchanged but one ok/ok pair.
     expect(a.n).toBe(49);
     expect(a.agreement.count).toBe(34);
+  });
+
+  it('no target probed in both runs: n 0, agreement, expected and κ NaN', () => {
+    const r = statusAgreement([rowV2(day, { ok: 'modern' }, { target: 'a' })], [rowV2(day, { ok: 'modern' }, { target: 'b' })]);
+    expect(r.n).toBe(0);
+    expect(r.agreement.count).toBe(0);
+    expect(r.agreement.p).toBeNaN();
+    expect(r.expected).toBeNaN();
+    expect(r.kappa).toBeNaN();
+  });
+
+  it('κ below chance is negative: two runs that always disagree', () => {
+    // Two endpoints swapping ok and server_error: pₒ = 0, pₑ = 0.5·0.5 + 0.5·0.5 = 0.5, κ = −1.
+    const e = [rowV2(day, { ok: 'legacy' }, { target: 'a' }), rowV2(day, { status: 'server_error' }, { target: 'b' })];
+    const l = [rowV2(day, { status: 'server_error' }, { target: 'a' }), rowV2(day, { ok: 'legacy' }, { target: 'b' })];
+    const r = statusAgreement(e, l);
+    expect(r).toMatchObject({ n: 2, expected: 0.5, kappa: -1 });
+    expect(r.agreement.count).toBe(0);
+  });
+
+  it('a probed row without a status is an error, not a status of its own', () => {
+    const bad = { ...rowV2(day, { ok: 'modern' }, { target: 'a' }), status: null };
+    expect(() => statusAgreement([bad], [])).toThrow(/without a status/);
+    expect(() => statusAgreement([], [bad])).toThrow(/without a status/);
+    // Near miss: an unprobed row has no status and is simply left out.
+    expect(statusAgreement([rowV2(day, 'not_attempted', { target: 'a' })], [rowV2(day, { ok: 'modern' }, { target: 'a' })]).n).toBe(0);
   });
 
   it('κ is undefined (NaN) when every endpoint has one status in both runs; a duplicated target is an error', () => {
