@@ -159,6 +159,11 @@ describe('studyFrame: the counts', () => {
     expect(order(['deleted', null])).toEqual([{ status: 'deleted', count: 1 }, { status: null, count: 1 }]);
     expect(order([null, 'b', 'a', null])).toEqual([{ status: null, count: 2 }, { status: 'a', count: 1 }, { status: 'b', count: 1 }]);
     expect(order(['b', 'a', 'b'])).toEqual([{ status: 'b', count: 2 }, { status: 'a', count: 1 }]);
+    // Ties met already in code-unit order stay so; a status that reads as a number is still a string after null.
+    expect(order(['a', 'b', 'c']).map((x) => x.status)).toEqual(['a', 'b', 'c']);
+    expect(order(['c', 'b', 'a']).map((x) => x.status)).toEqual(['a', 'b', 'c']);
+    expect(order(['1', null]).map((x) => x.status)).toEqual(['1', null]);
+    expect(order([null, '1']).map((x) => x.status)).toEqual(['1', null]);
   });
   it('only an error row refused at the address step counts as a private address', () => {
     expect(bucketOf(row({ outcome: 'not_attempted', step: 'address', redirects: 0 }))).toBe('frame');
