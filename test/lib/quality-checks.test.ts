@@ -190,6 +190,16 @@ describe('qualityChecks: uptime and stability', () => {
     expect(status(input({ changes: [c('2026-11-20', false)] }), 'stability.no_breaking_change_30d')).toBe('pass');
     expect(check(input({ changes: [c('2026-11-03'), c('2026-11-30'), c('2026-11-10')] }), 'stability.no_breaking_change_30d').detail).toBe('3 breaking changes 2026-11-02 to 2026-12-01, the latest on 2026-11-30 (2026-11-30-abc)');
   });
+  it('the window ends on the as-of day: a breaking change dated after it is not counted, one on it is', () => {
+    const c = (day: string) => ({ day, id: `${day}-x`, breaking: true });
+    expect(status(input({ changes: [c('2026-12-02')] }), 'stability.no_breaking_change_30d')).toBe('pass');
+    expect(check(input({ changes: [c('2026-12-01'), c('2026-12-02')] }), 'stability.no_breaking_change_30d').detail).toBe('1 breaking change 2026-11-02 to 2026-12-01, the latest on 2026-12-01 (2026-12-01-x)');
+  });
+  it('a first observation after the as-of day reads as 0 days observed, never a negative count', () => {
+    expect(check(input({ firstObservedDay: '2026-12-05' }), 'stability.no_breaking_change_30d').detail).toBe('no breaking change since 2026-12-05, but observed for 0 days, fewer than 30');
+    // Near miss: first observed on the as-of day itself is one day.
+    expect(check(input({ firstObservedDay: '2026-12-01' }), 'stability.no_breaking_change_30d').detail).toBe('no breaking change since 2026-12-01, but observed for 1 days, fewer than 30');
+  });
   it('without a breaking change, fewer than 30 days of observation is unknown; 30 days pass', () => {
     expect(check(input({ firstObservedDay: '2026-11-03' }), 'stability.no_breaking_change_30d')).toMatchObject({ status: 'unknown', detail: 'no breaking change since 2026-11-03, but observed for 29 days, fewer than 30' });
     expect(status(input({ firstObservedDay: '2026-11-02' }), 'stability.no_breaking_change_30d')).toBe('pass');
