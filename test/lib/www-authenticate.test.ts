@@ -62,6 +62,8 @@ describe('parseWwwAuthenticate(value)', () => {
     ['an unquoted URL, read as far as a token goes', 'Basic realm="r", Bearer resource_metadata=https://h/m', 'expected a comma between parameters at character 47'],
     ['neither a token68 nor parameters', 'Negotiate @@', 'expected a token68 or parameters at character 10'],
     ['a token68 that does not start the text after the scheme', 'Negotiate @abc', 'expected a token68 or parameters at character 10'],
+    ['"=" with no parameter name before it', 'Bearer =x', 'expected a token68 or parameters at character 7'],
+    ['"=" with no parameter name after a comma (a new challenge, which needs a scheme)', 'Bearer a=b, =c', 'expected an auth-scheme at character 12'],
     ['garbage after a token68', 'Negotiate abc== def', 'expected a comma after the token68 at character 16'],
     // `realm=` is itself a token68 (token characters, then "="): the error is after it.
     ['an unquoted value that is no token', 'Bearer realm=@', 'expected a comma after the token68 at character 13'],
