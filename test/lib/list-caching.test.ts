@@ -66,6 +66,15 @@ describe('resultCaching(message, { modern })', () => {
     expect(modern({ resultType: 7, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'n', version: 2 } } })).toMatchObject({ resultType: null, serverInfo: null });
     expect(modern({ _meta: { 'io.modelcontextprotocol/serverInfo': 'srv' } }).serverInfo).toBeNull();
     expect(modern({ _meta: [1, 2] }).serverInfo).toBeNull();
+    // Array values have a length like strings do: still not text, so not recorded.
+    expect(modern({ resultType: ['complete'] }).resultType).toBeNull();
+    const si = (name: unknown, version: unknown) => modern({ _meta: { 'io.modelcontextprotocol/serverInfo': { name, version } } }).serverInfo;
+    expect(si(['srv'], ['1'])).toBeNull();
+    expect(si(['srv'], '1')).toBeNull();
+    expect(si('srv', ['1'])).toBeNull();
+    expect(si('srv', '1')).toEqual({ name: 'srv', version: '1' });
+    // A junk resultType does not stop the reading: the server info after it is still read.
+    expect(modern({ resultType: 7, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'srv', version: '1' } } })).toMatchObject({ resultType: null, serverInfo: { name: 'srv', version: '1' } });
     for (const junk of [null, undefined, 'text', 42, [], [answer({ ttlMs: 1 })], { result: 'x' }, { result: [1] }, { error: { code: -32603 } }]) {
       expect(resultCaching(junk, { modern: true })).toMatchObject({ ttlMs: null, cacheScope: null, missing: ['ttlMs', 'cacheScope'] });
     }
@@ -192,6 +201,11 @@ describe('listCachingCounts(answers)', () => {
     expect(c.private.share).toEqual(wilson(2, 5));
     expect(c.missingRequired).toMatchObject({ count: 3, n: 5 });
     expect(c.missingByField).toEqual({ 'discover.ttlMs': 2, 'tools/list.cacheScope': 2 });
+  });
+  it('absent and invalid are told apart: two invalid scopes and one absent', () => {
+    const l = (cacheScope: 'public' | null, cacheScopeInvalid: boolean) => ({ list: { cacheScope, cacheScopeInvalid }, missing: ['tools/list.cacheScope'] });
+    const c = listCachingCounts([l(null, true), l(null, true), l(null, false)]);
+    expect([c.absent.count, c.invalid.count, c.public.count, c.n]).toEqual([1, 2, 0, 3]);
   });
   it('no answers: every count 0 of 0, share NaN', () => {
     const c = listCachingCounts([]);
