@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerFromBody, TOOLS_LIST_REQUEST_ID } from '../../src/lib/answer-body.ts';
 import { ObservationV2 } from '../../src/lib/contract/observation-v2.ts';
-import { answerCaching, CACHING_TEXT_MAX, cachingRowFields, listCachingCounts, resultCaching } from '../../src/lib/list-caching.ts';
+import { answerCaching, CACHING_TEXT_MAX, cachingRowFields, combineCaching, listCachingCounts, resultCaching, SERVER_INFO_META } from '../../src/lib/list-caching.ts';
 import { rowV2 } from './helpers/rows-v2.ts';
 import { wilson } from '../../src/lib/wilson.ts';
 
@@ -66,6 +66,15 @@ describe('resultCaching(message, { modern })', () => {
     expect(modern({ resultType: 7, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'n', version: 2 } } })).toMatchObject({ resultType: null, serverInfo: null });
     expect(modern({ _meta: { 'io.modelcontextprotocol/serverInfo': 'srv' } }).serverInfo).toBeNull();
     expect(modern({ _meta: [1, 2] }).serverInfo).toBeNull();
+    // Array values have a length like strings do: still not text, so not recorded.
+    expect(modern({ resultType: ['complete'] }).resultType).toBeNull();
+    const si = (name: unknown, version: unknown) => modern({ _meta: { 'io.modelcontextprotocol/serverInfo': { name, version } } }).serverInfo;
+    expect(si(['srv'], ['1'])).toBeNull();
+    expect(si(['srv'], '1')).toBeNull();
+    expect(si('srv', ['1'])).toBeNull();
+    expect(si('srv', '1')).toEqual({ name: 'srv', version: '1' });
+    // A junk resultType does not stop the reading: the server info after it is still read.
+    expect(modern({ resultType: 7, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'srv', version: '1' } } })).toMatchObject({ resultType: null, serverInfo: { name: 'srv', version: '1' } });
     for (const junk of [null, undefined, 'text', 42, [], [answer({ ttlMs: 1 })], { result: 'x' }, { result: [1] }, { error: { code: -32603 } }]) {
       expect(resultCaching(junk, { modern: true })).toMatchObject({ ttlMs: null, cacheScope: null, missing: ['ttlMs', 'cacheScope'] });
     }
@@ -110,6 +119,19 @@ describe('resultCaching(message, { modern })', () => {
     expect(resultCaching(JSON.parse('{"id":2,"result":{"__proto__":{"cacheScope":"public"}}}'), { modern: true }).cacheScope).toBeNull();
   });
 
+  it('reads own properties only at every level: an inherited result, resultType, _meta or serverInfo is absent', () => {
+    const info = { name: 'srv', version: '1' };
+    const inheritedResult = Object.create({ result: { ttlMs: 5, cacheScope: 'public', resultType: 'complete' } }) as Record<string, unknown>;
+    expect(resultCaching(inheritedResult, { modern: true })).toMatchObject({ ttlMs: null, cacheScope: null, resultType: null, missing: ['ttlMs', 'cacheScope'] });
+    const result = Object.create({ resultType: 'complete', _meta: { [SERVER_INFO_META]: info } }) as Record<string, unknown>;
+    Object.assign(result, { ttlMs: 1, cacheScope: 'public' });
+    expect(resultCaching({ id: 2, result }, { modern: true })).toMatchObject({ resultType: null, serverInfo: null, missing: [] });
+    const meta = Object.create({ [SERVER_INFO_META]: info }) as Record<string, unknown>;
+    expect(modern({ _meta: meta }).serverInfo).toBeNull();
+    // Near miss: the same values as own properties are read.
+    expect(modern({ resultType: 'complete', _meta: { [SERVER_INFO_META]: info } })).toMatchObject({ resultType: 'complete', serverInfo: info });
+  });
+
   it('an SSE-wrapped answer reads the same as the JSON one, through answerFromBody', () => {
     const msg = answer({ tools: [], ttlMs: 30_000, cacheScope: 'private', resultType: 'complete' });
     const sse = `: keepalive\n\nid: 0\ndata: \n\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\nevent: message\nid: 1\ndata: ${JSON.stringify(msg)}\n\n`;
@@ -120,7 +142,51 @@ describe('resultCaching(message, { modern })', () => {
   });
 });
 
+describe('answerCaching(discover, pages) and cachingRowFields', () => {
+  const msg = (id: number, result: unknown) => ({ jsonrpc: '2.0', id, result });
+  const info = (name: string) => ({ [SERVER_INFO_META]: { name, version: '1' } });
+
+  it('the list is the first page; missing fields are named by where, discover first, each once over all pages', () => {
+    const c = answerCaching(msg(1, { ttlMs: 1 }), [msg(2, { tools: [], cacheScope: 'private' }), msg(3, { tools: [], ttlMs: 2, cacheScope: 'public' }), msg(4, { tools: [] })]);
+    expect(c.list).toMatchObject({ cacheScope: 'private', ttlMs: null });
+    expect(c.missing).toEqual(['discover.cacheScope', 'tools/list.ttlMs', 'tools/list.cacheScope']);
+    expect(cachingRowFields(c)).toMatchObject({ list_cache_scope: 'private', list_ttl_ms: null, caching_missing: c.missing });
+  });
+
+  it('no tools/list page: the list reads as absent, and only the discover result can lack a field', () => {
+    const c = answerCaching(msg(1, { ttlMs: 0, cacheScope: 'public' }), []);
+    expect(c.list).toEqual(resultCaching(null, { modern: true }));
+    expect(c.missing).toEqual([]);
+    expect(cachingRowFields(c)).toEqual({ list_cache_scope: 'absent', list_ttl_ms: null, list_result_type: null, server_info_name: null, server_info_version: null, caching_missing: [] });
+  });
+
+  it('readings of a legacy answer (missing not applicable) add nothing to the missing fields', () => {
+    const legacy = resultCaching(msg(1, {}), { modern: false });
+    expect(combineCaching(legacy, [legacy]).missing).toEqual([]);
+    expect(combineCaching(legacy, [resultCaching(msg(2, {}), { modern: true })]).missing).toEqual(['tools/list.ttlMs', 'tools/list.cacheScope']);
+    expect(combineCaching(resultCaching(msg(1, {}), { modern: true }), [legacy]).missing).toEqual(['discover.ttlMs', 'discover.cacheScope']);
+  });
+
+  it('the row names the server by the discover result, else by the first page; the list scope is public, private, invalid or absent', () => {
+    const page = (extra: object) => [msg(2, { tools: [], ttlMs: 1, cacheScope: 'public', ...extra })];
+    expect(cachingRowFields(answerCaching(msg(1, { _meta: info('from-discover') }), page({ _meta: info('from-list') }))).server_info_name).toBe('from-discover');
+    expect(cachingRowFields(answerCaching(msg(1, {}), page({ _meta: info('from-list') })))).toMatchObject({ server_info_name: 'from-list', server_info_version: '1' });
+    expect(cachingRowFields(answerCaching(msg(1, {}), page({ cacheScope: 'shared' }))).list_cache_scope).toBe('invalid');
+    expect(cachingRowFields(answerCaching(msg(1, {}), [msg(2, { tools: [] })])).list_cache_scope).toBe('absent');
+    expect(cachingRowFields(answerCaching(msg(1, {}), page({ resultType: 'complete' })))).toMatchObject({ list_cache_scope: 'public', list_ttl_ms: 1, list_result_type: 'complete' });
+  });
+});
+
 describe('listCachingCounts(answers)', () => {
+  it('missing fields: an answer counts once per field, keys in code-unit order whatever the answers’ order', () => {
+    const a = (missing: string[]) => ({ list: { cacheScope: 'public' as const, cacheScopeInvalid: false }, missing });
+    const c = listCachingCounts([a(['tools/list.ttlMs', 'tools/list.ttlMs']), a(['discover.ttlMs']), a(['tools/list.cacheScope', 'discover.ttlMs']), a([])]);
+    expect(Object.entries(c.missingByField)).toEqual([['discover.ttlMs', 2], ['tools/list.cacheScope', 1], ['tools/list.ttlMs', 1]]);
+    expect(c.missingRequired).toEqual({ count: 3, n: 4, share: wilson(3, 4) });
+    expect(c.public).toEqual({ count: 4, n: 4, share: wilson(4, 4) });
+    expect([c.private.count, c.absent.count, c.invalid.count]).toEqual([0, 0, 0]);
+  });
+
   it('public / private / absent / invalid partition the answers, each over all of them, with Wilson intervals', () => {
     const rows = [
       { list: { cacheScope: 'public' as const, cacheScopeInvalid: false }, missing: [] },
@@ -135,6 +201,11 @@ describe('listCachingCounts(answers)', () => {
     expect(c.private.share).toEqual(wilson(2, 5));
     expect(c.missingRequired).toMatchObject({ count: 3, n: 5 });
     expect(c.missingByField).toEqual({ 'discover.ttlMs': 2, 'tools/list.cacheScope': 2 });
+  });
+  it('absent and invalid are told apart: two invalid scopes and one absent', () => {
+    const l = (cacheScope: 'public' | null, cacheScopeInvalid: boolean) => ({ list: { cacheScope, cacheScopeInvalid }, missing: ['tools/list.cacheScope'] });
+    const c = listCachingCounts([l(null, true), l(null, true), l(null, false)]);
+    expect([c.absent.count, c.invalid.count, c.public.count, c.n]).toEqual([1, 2, 0, 3]);
   });
   it('no answers: every count 0 of 0, share NaN', () => {
     const c = listCachingCounts([]);

@@ -36,6 +36,20 @@ describe('checkProtectedResourceMetadata(text, expectedResource)', () => {
     // Code-point equality: a trailing slash or a case difference is a mismatch.
     expect(checkProtectedResourceMetadata(doc({ resource: 'https://h/mcp/', authorization_servers: ['x'] }), 'https://h/mcp').resourceMatches).toBe(false);
   });
+  it('a resource is kept up to 2,048 characters; a longer one is cut there, and the §3.3 match reads the whole one', () => {
+    const base = 'https://h/';
+    const at = base + 'a'.repeat(2048 - base.length);
+    expect(at).toHaveLength(2048);
+    expect(checkProtectedResourceMetadata(doc({ resource: at, authorization_servers: ['x'] }), at)).toEqual({ valid: true, resource: at, resourceMatches: true, problem: null });
+    const over = `${at}b`;
+    const got = checkProtectedResourceMetadata(doc({ resource: over, authorization_servers: ['x'] }), over);
+    expect(got.resource).toBe(at);
+    expect(got.resourceMatches).toBe(true);
+    // Cut on an invalid document too: the problem is reported with the clipped resource.
+    expect(checkProtectedResourceMetadata(doc({ resource: over, authorization_servers: [] }), over)).toEqual({ valid: false, resource: at, resourceMatches: null, problem: 'authorization_servers is empty' });
+    // The cut value never matches by accident: a resource equal to the expected one only in its first 2,048 characters does not match.
+    expect(checkProtectedResourceMetadata(doc({ resource: over, authorization_servers: ['x'] }), at).resourceMatches).toBe(false);
+  });
   it.each([
     ['<!doctype html><title>Sign in</title>', 'not json'],
     ['[1,2]', 'not a json object'],

@@ -54,6 +54,11 @@ describe('qualityChecks: the list', () => {
     expect(checks.every((c) => c.status === 'unknown')).toBe(true);
     expect(check(input({ v2Run: false, v2: null }), 'protocol.modern').detail).toBe('no full methodology v2 run yet');
     expect(check(input({ v2: null }), 'protocol.modern').detail).toBe('not in the latest full v2 run');
+    // Every check read off the v2 row says the same when there is none.
+    for (const id of ['protocol.revision_published', 'auth.challenge_followable', 'errors.in_channel']) {
+      expect(check(input({ v2: null }), id), id).toMatchObject({ status: 'unknown', detail: 'not in the latest full v2 run', source: null });
+      expect(check(input({ v2Run: false, v2: null }), id).detail, id).toBe('no full methodology v2 run yet');
+    }
   });
 });
 
@@ -169,6 +174,8 @@ describe('qualityChecks: the tools of the latest answer', () => {
   it('no answer, an unreadable one, or an empty list is unknown', () => {
     expect(status(input({ tools: null }), 'hygiene.descriptions')).toBe('unknown');
     expect(check(input({ tools: 'raw body missing' }), 'hygiene.descriptions').detail).toBe('the latest answer could not be read: raw body missing');
+    expect(check(input({ tools: 'raw body missing' }), 'hygiene.output_schemas')).toMatchObject({ status: 'unknown', source: null, run_id: null, observed_at: null });
+    expect(check(input({ tools: null }), 'hygiene.strict_input_schemas')).toMatchObject({ status: 'unknown', detail: 'no successful tools/list answer yet', source: null });
     expect(check(withTools([]), 'hygiene.descriptions')).toMatchObject({ status: 'unknown', detail: 'the latest answer listed no tool' });
   });
 });
@@ -189,6 +196,21 @@ describe('qualityChecks: uptime and stability', () => {
     expect(status(input({ changes: [c('2026-11-01')] }), 'stability.no_breaking_change_30d')).toBe('pass');
     expect(status(input({ changes: [c('2026-11-20', false)] }), 'stability.no_breaking_change_30d')).toBe('pass');
     expect(check(input({ changes: [c('2026-11-03'), c('2026-11-30'), c('2026-11-10')] }), 'stability.no_breaking_change_30d').detail).toBe('3 breaking changes 2026-11-02 to 2026-12-01, the latest on 2026-11-30 (2026-11-30-abc)');
+  });
+  it('two breaking changes on the latest day: the detail names the first given', () => {
+    const c = (day: string, id: string) => ({ day, id, breaking: true });
+    expect(check(input({ changes: [c('2026-11-20', 'early'), c('2026-11-30', 'first'), c('2026-11-30', 'second')] }), 'stability.no_breaking_change_30d').detail).toBe('3 breaking changes 2026-11-02 to 2026-12-01, the latest on 2026-11-30 (first)');
+    expect(check(input({ changes: [c('2026-11-30', 'second'), c('2026-11-30', 'first'), c('2026-11-20', 'early')] }), 'stability.no_breaking_change_30d').detail).toBe('3 breaking changes 2026-11-02 to 2026-12-01, the latest on 2026-11-30 (second)');
+  });
+  it('the window ends on the as-of day: a breaking change dated after it is not counted, one on it is', () => {
+    const c = (day: string) => ({ day, id: `${day}-x`, breaking: true });
+    expect(status(input({ changes: [c('2026-12-02')] }), 'stability.no_breaking_change_30d')).toBe('pass');
+    expect(check(input({ changes: [c('2026-12-01'), c('2026-12-02')] }), 'stability.no_breaking_change_30d').detail).toBe('1 breaking change 2026-11-02 to 2026-12-01, the latest on 2026-12-01 (2026-12-01-x)');
+  });
+  it('a first observation after the as-of day reads as 0 days observed, never a negative count', () => {
+    expect(check(input({ firstObservedDay: '2026-12-05' }), 'stability.no_breaking_change_30d').detail).toBe('no breaking change since 2026-12-05, but observed for 0 days, fewer than 30');
+    // Near miss: first observed on the as-of day itself is one day.
+    expect(check(input({ firstObservedDay: '2026-12-01' }), 'stability.no_breaking_change_30d').detail).toBe('no breaking change since 2026-12-01, but observed for 1 days, fewer than 30');
   });
   it('without a breaking change, fewer than 30 days of observation is unknown; 30 days pass', () => {
     expect(check(input({ firstObservedDay: '2026-11-03' }), 'stability.no_breaking_change_30d')).toMatchObject({ status: 'unknown', detail: 'no breaking change since 2026-11-03, but observed for 29 days, fewer than 30' });

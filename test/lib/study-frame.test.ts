@@ -34,6 +34,10 @@ describe('normaliseEndpointUrl', () => {
     expect(normaliseEndpointUrl('https://api.example.com:8443/mcp')).toBe('https://api.example.com:8443/mcp');
     expect(normaliseEndpointUrl('http://api.example.com/mcp')).toBe('http://api.example.com/mcp');
   });
+  it('trims any white space around the URL, not only what the URL parser drops (a no-break space, a BOM)', () => {
+    expect(normaliseEndpointUrl('\u00a0https://api.example.com/mcp\u00a0')).toBe('https://api.example.com/mcp');
+    expect(normaliseEndpointUrl('\ufeffhttps://api.example.com/mcp')).toBe('https://api.example.com/mcp');
+  });
   it('is null for what is not an absolute URL', () => {
     expect(normaliseEndpointUrl('')).toBeNull();
     expect(normaliseEndpointUrl('/mcp')).toBeNull();
@@ -84,6 +88,22 @@ describe('studyFrame: duplicate URLs merged', () => {
     expect(frame.probed).toBe(3);
     expect(frame.notAttempted).toBe(0);
   });
+  it('a probed row wins its URL whatever its name; between two probed rows (ok or error) the first name wins', () => {
+    const keptOf = (rows: FrameRow[]) => studyFrame(rows).rows.map((r) => r.target);
+    const u = 'https://same.example/mcp';
+    // Probed (ok, then error) against not attempted, the probed one named after it, in both input orders.
+    expect(keptOf([row({ target: 'a', endpoint: u, outcome: 'not_attempted' }), row({ target: 'b', endpoint: u, outcome: 'ok' })])).toEqual(['b']);
+    expect(keptOf([row({ target: 'b', endpoint: u, outcome: 'ok' }), row({ target: 'a', endpoint: u, outcome: 'not_attempted' })])).toEqual(['b']);
+    expect(keptOf([row({ target: 'a', endpoint: u, outcome: 'not_attempted' }), row({ target: 'b', endpoint: u, outcome: 'error' })])).toEqual(['b']);
+    expect(keptOf([row({ target: 'b', endpoint: u, outcome: 'error' }), row({ target: 'a', endpoint: u, outcome: 'not_attempted' })])).toEqual(['b']);
+    // Near miss: both probed, or both not attempted: the first name, in both input orders.
+    expect(keptOf([row({ target: 'b', endpoint: u, outcome: 'ok' }), row({ target: 'a', endpoint: u, outcome: 'error' })])).toEqual(['a']);
+    expect(keptOf([row({ target: 'a', endpoint: u, outcome: 'error' }), row({ target: 'b', endpoint: u, outcome: 'ok' })])).toEqual(['a']);
+    expect(keptOf([row({ target: 'b', endpoint: u, outcome: 'not_attempted' }), row({ target: 'a', endpoint: u, outcome: 'not_attempted' })])).toEqual(['a']);
+    const three = studyFrame([row({ target: 'c', endpoint: u, outcome: 'ok' }), row({ target: 'a', endpoint: u, outcome: 'not_attempted' }), row({ target: 'b', endpoint: u, outcome: 'error' })]);
+    expect(three.rows.map((r) => r.target)).toEqual(['b']);
+    expect(three.frame).toMatchObject({ endpoints: 1, probed: 1, notAttempted: 0, excluded: { duplicate_url: 2 } });
+  });
   it('a URL only not-attempted rows have stays in the frame once, not attempted', () => {
     const { frame, rows: kept } = studyFrame([row({ target: 'y', endpoint: 'https://x.example/', outcome: 'not_attempted' }), row({ target: 'x', endpoint: 'https://x.example', outcome: 'not_attempted' })]);
     expect(kept.map((r) => r.target)).toEqual(['x']);
@@ -132,6 +152,28 @@ describe('studyFrame: the counts', () => {
     ]);
     expect(frame.nonHttps).toBe(1);
     expect(frame.registryStatus.map((s) => s.status)).toEqual(['active', 'Zed', 'deleted', 'zombie']);
+  });
+  it('statuses recorded for no row (none recorded) sort after a tie, whichever was met first', () => {
+    const order = (statuses: (string | null)[]) => studyFrame(statuses.map((registry_status) => row({ registry_status }))).frame.registryStatus;
+    expect(order([null, 'deleted'])).toEqual([{ status: 'deleted', count: 1 }, { status: null, count: 1 }]);
+    expect(order(['deleted', null])).toEqual([{ status: 'deleted', count: 1 }, { status: null, count: 1 }]);
+    expect(order([null, 'b', 'a', null])).toEqual([{ status: null, count: 2 }, { status: 'a', count: 1 }, { status: 'b', count: 1 }]);
+    expect(order(['b', 'a', 'b'])).toEqual([{ status: 'b', count: 2 }, { status: 'a', count: 1 }]);
+    // Ties met already in code-unit order stay so; a status that reads as a number is still a string after null.
+    expect(order(['a', 'b', 'c']).map((x) => x.status)).toEqual(['a', 'b', 'c']);
+    expect(order(['c', 'b', 'a']).map((x) => x.status)).toEqual(['a', 'b', 'c']);
+    expect(order(['1', null]).map((x) => x.status)).toEqual(['1', null]);
+    expect(order([null, '1']).map((x) => x.status)).toEqual(['1', null]);
+  });
+  it('only an error row refused at the address step counts as a private address', () => {
+    expect(bucketOf(row({ outcome: 'not_attempted', step: 'address', redirects: 0 }))).toBe('frame');
+    expect(bucketOf(row({ outcome: 'ok', step: 'address', redirects: 0 }))).toBe('frame');
+    expect(bucketOf(row({ outcome: 'error', step: 'address', redirects: 0, endpoint: null }))).toBe('private_address');
+  });
+  it('an excluded or not-active row is counted in its bucket, never in the frame, even when its URL is unique', () => {
+    const { frame, rows: kept } = studyFrame([row({ target: 'a', outcome: 'excluded' }), row({ target: 'b', registry_status: 'deprecated' }), row({ target: 'c', outcome: 'retired' }), row({ target: 'd' })]);
+    expect(kept.map((r) => r.target)).toEqual(['d']);
+    expect(frame).toMatchObject({ listed: 4, endpoints: 1, probed: 1, excluded: { opted_out: 1, not_active: 1, retired: 1, duplicate_url: 0 } });
   });
   it('a row with no endpoint, or one no URL parser reads, is counted, and two unreadable ones are not merged', () => {
     const { frame, rows: kept } = studyFrame([row({ target: 'n', outcome: 'error', endpoint: null }), row({ target: 'x', endpoint: 'not a url' }), row({ target: 'y', endpoint: 'also not' }), row({ target: 'z', endpoint: 'not a url' })]);

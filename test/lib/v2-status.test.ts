@@ -36,6 +36,13 @@ const ROWS: Array<[string, Partial<V2Facts>, V2Status]> = [
   ['anything else: 404/405/HTML 200', {}, 'not_mcp'],
   ['anything else: 400 without a modern error', { httpStatuses: [400, 400] }, 'not_mcp'],
   ['anything else: 599 is 5xx, 600 is not', { httpStatuses: [600] }, 'not_mcp'],
+  // Each edge of the 5xx range alone, with its near miss (no other status in the list to lean on).
+  ['500 alone, the first 5xx', { httpStatuses: [500] }, 'server_error'],
+  ['499 alone is not a server error', { httpStatuses: [499] }, 'not_mcp'],
+  ['599 alone, the last 5xx', { httpStatuses: [599] }, 'server_error'],
+  ['428 and 430 are not 429', { httpStatuses: [428, 430] }, 'not_mcp'],
+  ['401 or 403 without an auth fact (no challenge) is not auth', { httpStatuses: [401, 403] }, 'not_mcp'],
+  ['401 + Bearer + valid metadata but no answer: unreachable never comes from an auth fact', { answered: false, auth: bearer401, httpStatuses: [] }, 'unreachable'],
   // Ties: the earlier row wins.
   ['excluded over everything', { excluded: true, auth: bearer401, handshake: true, toolsListed: true }, 'excluded'],
   ['unreachable over a stale auth fact', { answered: false, auth: bearer401 }, 'unreachable'],
