@@ -169,6 +169,17 @@ describe('lineForPointer(diff, pointer, side)', () => {
     const at = lineForPointer(d, pointer, side);
     expect([line(at), at?.exact]).toEqual([text, exact]);
   });
+  it('places a property that became required on its `required` entry also under a parent property whose name holds a line break', () => {
+    // The schema part of the pointer is matched whole: a parent name with "\n" (JSON allows it) is
+    // still the schema that owns the `required` list; its near miss is the same name without it.
+    for (const parent of ['a\nb', 'a b']) {
+      const nested = (required: string[]) => ({ name: 'x', inputSchema: { properties: { [parent]: { properties: { c: { type: 'number' }, d: { type: 'string' } }, required } } } });
+      const nd = toolDiff(nested(['d']), nested(['d', 'c']), { context: 1 });
+      const at = lineForPointer(nd, `/inputSchema/properties/${parent}/properties/c`, 'after');
+      const shown = at === null ? null : nd.hunks[at.hunk]!.lines[at.line]!;
+      expect([shown?.kind, shown?.pointer, shown?.text.trim(), at?.exact]).toEqual(['+', `/inputSchema/properties/${parent}/required/1`, '"c"', true]);
+    }
+  });
   it('is null when nothing at or above the pointer changed', () => {
     expect(lineForPointer(toolDiff({ name: 'x', a: 1, b: 2 }, { name: 'x', a: 1, b: 3 }), '/a')).toEqual({ hunk: 0, line: expect.any(Number), exact: true });
     expect(lineForPointer(toolDiff({ name: 'x' }, { name: 'x' }), '/a')).toBeNull();
