@@ -122,7 +122,7 @@ export function lineForPointer(diff: ToolDiff, pointer: string, side: 'before' |
  * `<schema>/properties/<name>` (input-property-became-required names the property): its entry there.
  */
 function requiredEntry(diff: ToolDiff, pointer: string, kind: '+' | '-'): { hunk: number; line: number } | null {
-  const m = /^(.*)\/properties\/([^/]*)$/.exec(pointer);
+  const m = /^(.*)\/properties\/([^/]*)$/s.exec(pointer);
   if (m === null) return null;
   const [, schema, token] = m as unknown as [string, string, string];
   const name = unescapePointerToken(token);

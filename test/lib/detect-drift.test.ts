@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectDrift, REPEAT_MOVER_CHANGES } from '../../src/lib/detect-drift.ts';
+import { detectDrift, type DriftRow, REPEAT_MOVER_CHANGES } from '../../src/lib/detect-drift.ts';
 import { hashOf, row } from './helpers/rows.ts';
 
 const A = hashOf('A');
@@ -69,5 +69,18 @@ describe('detectDrift(rows)', () => {
     // A lean row (DriftRow, as the site's loader keeps them) is not checked by the zod contract.
     const { target, outcome, day, run_id, tools_sha256, body_sha256 } = row('2026-01-01', { ok: 'A' });
     expect(() => detectDrift([{ target, outcome, day, run_id, tools_sha256, body_sha256, observed_at: 'yesterday' }])).toThrow(new RangeError('detectDrift: unparseable observed_at'));
+  });
+  it('moves the head only on a row whose outcome is ok and that carries both hashes (lean rows are not checked by the contract)', () => {
+    const lean = (day: string, outcome: string, tools: string | null, body: string | null): DriftRow => ({ target: 'io.example/server', outcome: outcome as DriftRow['outcome'], observed_at: `${day}T06:00:00Z`, day, run_id: `${day}-r1`, tools_sha256: tools, body_sha256: body });
+    for (const bad of [lean('2026-01-02', 'error', B, B), lean('2026-01-02', 'ok', null, B), lean('2026-01-02', 'ok', B, null)]) {
+      const d = detectDrift([lean('2026-01-01', 'ok', A, A), bad, lean('2026-01-03', 'ok', A, A)]);
+      expect([d.changes.length, d.versions.length, d.versions[0]!.observations, d.head!.day]).toEqual([0, 1, 2, '2026-01-03']);
+    }
+    // The near miss: an ok row with both hashes moves it (A → B → A: two changes).
+    expect(detectDrift([lean('2026-01-01', 'ok', A, A), lean('2026-01-02', 'ok', B, B), lean('2026-01-03', 'ok', A, A)]).changes).toHaveLength(2);
+  });
+  it('is a repeat mover at two changes, not at one', () => {
+    expect(detectDrift([row('2026-01-01', { ok: 'A' }), row('2026-01-02', { ok: 'B' })]).repeatMover).toBe(false);
+    expect(detectDrift([row('2026-01-01', { ok: 'A' })]).repeatMover).toBe(false);
   });
 });

@@ -86,3 +86,33 @@ describe('revisions', () => {
     expect(advertisesLegacy('modern', null)).toBe(false);
   });
 });
+
+describe('discoverVerdict: the reason a fallback records', () => {
+  it.each([
+    ['a JSON-RPC error names its code', err(-32601), 'json-rpc error -32601'],
+    ['an error with a string code has no code', { jsonrpc: '2.0', id: 1, error: { code: '-32020', message: 'x' } }, 'json-rpc error without a code'],
+    ['an error with a fractional code has no code', { jsonrpc: '2.0', id: 1, error: { code: -32020.5, message: 'x' } }, 'json-rpc error without a code'],
+    ['an error without a code', { jsonrpc: '2.0', id: 1, error: { message: 'x' } }, 'json-rpc error without a code'],
+    ['an error to another id is no answer to ours', err(-32601, undefined, 9), 'json that is not a discover result'],
+    ['JSON that is not JSON-RPC', { status: 'ok' }, 'json that is not a discover result'],
+    ['no JSON at all', undefined, 'no json-rpc answer'],
+    ['a JSON string', 'Not Found', 'no json-rpc answer'],
+  ])('%s', (_what, msg, reason) => {
+    expect(discoverVerdict(msg, 1)).toEqual({ kind: 'fallback', reason });
+  });
+  it('reads an error without an id as an answer to ours (the server could not read it), like id null', () => {
+    expect(discoverVerdict({ jsonrpc: '2.0', error: { code: -32020, message: 'x' } }, 1)).toEqual({ kind: 'rejected', error: { code: -32020, supportedVersions: null } });
+    expect(discoverVerdict({ jsonrpc: '2.0', error: { code: -32601, message: 'x' } }, 1)).toEqual({ kind: 'fallback', reason: 'json-rpc error -32601' });
+    expect(modernErrorOf({ jsonrpc: '2.0', error: { code: -32021, message: 'x' } }, 1)).toEqual({ code: -32021, supportedVersions: null });
+  });
+});
+
+describe('revisions are whole dates', () => {
+  it.each([
+    ['a date with text before it', '1 2024-10-07'],
+    ['a date with text after it', '2024-10-07x'],
+  ])('%s is not a legacy revision and defines no header', (_what, v) => {
+    expect(isLegacyRevision(v)).toBe(false);
+    expect(definesProtocolVersionHeader(v.replace('2024-10-07', '2025-06-18'))).toBe(false);
+  });
+});

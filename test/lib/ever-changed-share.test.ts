@@ -94,4 +94,18 @@ describe('everChangedShare(intervals, opts)', () => {
   ])('throws a RangeError for %s', (_what, xs, opts) => {
     expect(() => everChangedShare(xs, opts)).toThrow(RangeError);
   });
+  it('says why it refuses, at each bound and not just inside it', () => {
+    const baseline = new RangeError('everChangedShare baseline must be a whole number of days ≥ 1');
+    const durations = new RangeError('everChangedShare durations must be whole days ≥ 0');
+    const followed = new RangeError('everChangedShare observed_days must be whole days ≥ duration');
+    expect(() => everChangedShare(four, { baseline: 0 })).toThrow(baseline);
+    expect(() => everChangedShare(four, { baseline: 1.5 })).toThrow(baseline);
+    expect(() => everChangedShare(four, { baseline: 1 })).not.toThrow();
+    expect(() => everChangedShare([{ duration: -1, event: false, observed_days: 0 }])).toThrow(durations);
+    expect(() => everChangedShare([{ duration: 0.5, event: false, observed_days: 1 }])).toThrow(durations);
+    expect(everChangedShare([{ duration: 0, event: false, observed_days: 0 }]).map((r) => [r.days, r.share, r.observed])).toEqual([[0, 0, 1]]);
+    expect(() => everChangedShare([{ duration: 3, event: true, observed_days: 2 }])).toThrow(followed);
+    expect(() => everChangedShare([{ duration: 2, event: true, observed_days: 2.5 }])).toThrow(followed);
+    expect(everChangedShare([{ duration: 2, event: true, observed_days: 2 }]).map((r) => r.share)).toEqual([0, 0, 1]);
+  });
 });

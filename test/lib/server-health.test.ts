@@ -23,4 +23,18 @@ describe('serverHealth(probes, { asOfDay, days })', () => {
     const untimed = serverHealth([at('2026-01-31', true, null)], { asOfDay: '2026-01-31' });
     expect([untimed.ok, untimed.latency.n]).toEqual([1, 0]);
   });
+
+  it('starts the window at the first day’s first millisecond and ends it before the next day’s, to the millisecond', () => {
+    const ms = (iso: string, ok = true): HealthProbe => ({ ms: Date.parse(iso), ok, latencyMs: 10 });
+    const h = serverHealth(
+      [ms('2026-01-24T23:59:59.999Z'), ms('2026-01-25T00:00:00.000Z'), ms('2026-01-31T23:59:59.999Z'), ms('2026-02-01T00:00:00.000Z')],
+      { asOfDay: '2026-01-31', days: 7 },
+    );
+    expect([h.fromDay, h.toDay, h.probes, h.ok]).toEqual(['2026-01-25', '2026-01-31', 2, 2]);
+  });
+
+  it('times no probe whose latency is not a finite number (NaN, Infinity), but counts it as ok', () => {
+    const h = serverHealth([at('2026-01-30', true, Number.NaN), at('2026-01-30', true, Number.POSITIVE_INFINITY), at('2026-01-31', true, 100)], { asOfDay: '2026-01-31' });
+    expect([h.ok, h.latency]).toEqual([3, { n: 1, median: 100, p90: 100 }]);
+  });
 });

@@ -149,7 +149,7 @@ describe('toolDiff(before, after, opts)', () => {
     expectFaithful(d, before, after);
   });
   it('throws a RangeError with neither version', () => {
-    expect(() => toolDiff(undefined, undefined)).toThrow(RangeError);
+    expect(() => toolDiff(undefined, undefined)).toThrow(new RangeError('toolDiff needs a before or an after tool'));
   });
 });
 
@@ -162,12 +162,24 @@ describe('lineForPointer(diff, pointer, side)', () => {
     ['a removed enum value, in the before version', '/inputSchema/properties/b/enum/0', 'before', '"p",', true],
     ['an added enum value, in the after version', '/inputSchema/properties/b/enum/1', 'after', '"r"', true],
     ['an unchanged value shown as context', '/inputSchema/properties/b/enum/0', 'after', '"q",', true],
+    ['an unchanged value that moved, by its pointer in the before version', '/inputSchema/properties/b/enum/1', 'before', '"q",', true],
     ['a property that became required, on its entry in `required`', '/inputSchema/properties/c', 'after', '"c"', true],
     ['an unchanged pointer, near the first change under its nearest changed ancestor', '/inputSchema/properties/a/type', 'after', '"p",', false],
     ['the whole tool', '', 'after', '"r"', true],
   ] as const)('places %s', (_what, pointer, side, text, exact) => {
     const at = lineForPointer(d, pointer, side);
     expect([line(at), at?.exact]).toEqual([text, exact]);
+  });
+  it('places a property that became required on its `required` entry also under a parent property whose name holds a line break', () => {
+    // The schema part of the pointer is matched whole: a parent name with "\n" (JSON allows it) is
+    // still the schema that owns the `required` list; its near miss is the same name without it.
+    for (const parent of ['a\nb', 'a b']) {
+      const nested = (required: string[]) => ({ name: 'x', inputSchema: { properties: { [parent]: { properties: { c: { type: 'number' }, d: { type: 'string' } }, required } } } });
+      const nd = toolDiff(nested(['d']), nested(['d', 'c']), { context: 1 });
+      const at = lineForPointer(nd, `/inputSchema/properties/${parent}/properties/c`, 'after');
+      const shown = at === null ? null : nd.hunks[at.hunk]!.lines[at.line]!;
+      expect([shown?.kind, shown?.pointer, shown?.text.trim(), at?.exact]).toEqual(['+', `/inputSchema/properties/${parent}/required/1`, '"c"', true]);
+    }
   });
   it('is null when nothing at or above the pointer changed', () => {
     expect(lineForPointer(toolDiff({ name: 'x', a: 1, b: 2 }, { name: 'x', a: 1, b: 3 }), '/a')).toEqual({ hunk: 0, line: expect.any(Number), exact: true });
@@ -198,3 +210,55 @@ describe('lineForPointer(diff, pointer, side)', () => {
     expect(required).toEqual(['input-property-became-required dismiss_notification/inputSchema/properties/state → /inputSchema/required/1 "state"']);
   });
 });
+
+describe('toolDiff folds and lineForPointer placement, each with its near miss', () => {
+  it('says "1 unchanged line" for a fold of one line and "2 unchanged lines" for two', () => {
+    const before = { name: 'x', a: 1, b: 2, c: 3 };
+    const after = { name: 'x', a: 1, b: 2, c: 4 };
+    const wide = toolDiff(before, after, { context: 2 }).hunks[0]!.lines;
+    expect(wide[0]).toEqual({ kind: 'fold', text: '1 unchanged line', pointer: '', count: 1 });
+    expect(wide.at(-1)!.kind).toBe(' ');
+    const narrow = toolDiff(before, after, { context: 1 }).hunks[0]!.lines;
+    expect([narrow[0], narrow.at(-1)]).toEqual([
+      { kind: 'fold', text: '2 unchanged lines', pointer: '', count: 2 },
+      { kind: 'fold', text: '1 unchanged line', pointer: '', count: 1 },
+    ]);
+  });
+  const shown = (d: ToolDiff, at: { hunk: number; line: number; exact: boolean } | null) => (at === null ? null : [d.hunks[at.hunk]!.lines[at.line]!.kind, d.hunks[at.hunk]!.lines[at.line]!.pointer, at.exact]);
+  it('places a pointer with no change of its own near the first change under its nearest changed ancestor, not the first change of the tool', () => {
+    const d = toolDiff(
+      { name: 'x', description: 'old', inputSchema: { properties: { a: { type: 'string' }, b: { type: 'number' } } } },
+      { name: 'x', description: 'new', inputSchema: { properties: { a: { type: 'string' }, b: { type: 'integer' } } } },
+      { context: 0 },
+    );
+    expect(shown(d, lineForPointer(d, '/inputSchema/properties/a/type'))).toEqual(['-', '/inputSchema/properties/b/type', false]);
+    // An ancestor whose only change is an addition: near that added line.
+    const e = toolDiff(
+      { name: 'x', description: 'old', inputSchema: { properties: { a: { type: 'string' } } } },
+      { name: 'x', description: 'new', inputSchema: { properties: { a: { type: 'string' }, c: { type: 'number' } } } },
+      { context: 0 },
+    );
+    expect(shown(e, lineForPointer(e, '/inputSchema/properties/a/type'))).toEqual(['+', '/inputSchema/properties/c', false]);
+    expect(shown(e, lineForPointer(e, '/inputSchema/properties/a/type', 'before'))).toEqual(['+', '/inputSchema/properties/c', false]);
+  });
+  it('places a property that became required on its own entry in that schema\'s `required`, on the side asked for', () => {
+    const schema = (required: string[], cEnum: string[]) => ({ name: 'x', inputSchema: { properties: { a: { enum: cEnum }, b: { type: 'number' }, c: { type: 'number' } }, required } });
+    // "c" also added as an enum value earlier in the printing: not the required entry.
+    const d = toolDiff(schema(['a'], ['p']), schema(['a', 'b', 'c'], ['p', 'c']), { context: 0 });
+    expect(shown(d, lineForPointer(d, '/inputSchema/properties/c'))).toEqual(['+', '/inputSchema/required/2', true]);
+    expect(shown(d, lineForPointer(d, '/inputSchema/properties/b'))).toEqual(['+', '/inputSchema/required/1', true]);
+    // On the before side there is no '-' entry: placed near the '+' one, not exact.
+    const e = toolDiff(schema(['a'], ['p']), schema(['a', 'c'], ['p']), { context: 0 });
+    expect(shown(e, lineForPointer(e, '/inputSchema/properties/c', 'before'))).toEqual(['+', '/inputSchema/required/1', false]);
+    expect(shown(e, lineForPointer(e, '/inputSchema/properties/c', 'after'))).toEqual(['+', '/inputSchema/required/1', true]);
+    // A property that stopped being required, on the before side: its '-' entry.
+    const f = toolDiff(schema(['a', 'c'], ['p']), schema(['a'], ['p']), { context: 0 });
+    expect(shown(f, lineForPointer(f, '/inputSchema/properties/c', 'before'))).toEqual(['-', '/inputSchema/required/1', true]);
+  });
+  it('does not take a pointer below a property for the property: its required entry is not its place', () => {
+    const d = toolDiff({ name: 'x', inputSchema: { properties: { c: { type: 'number' } } } }, { name: 'x', inputSchema: { properties: { c: { type: 'number' } }, required: ['c'] } }, { context: 0 });
+    expect(shown(d, lineForPointer(d, '/inputSchema/properties/c/type'))).toEqual(['+', '/inputSchema/required', false]);
+    expect(shown(d, lineForPointer(d, '/inputSchema/properties/c'))).toEqual(['+', '/inputSchema/required/0', true]);
+  });
+});
+
