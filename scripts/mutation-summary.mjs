@@ -1,21 +1,23 @@
 #!/usr/bin/env node
 // Per-file figures of a Stryker run, with and without the documented equivalent mutants.
 //
-//   node scripts/mutation-summary.mjs reports/mutation/mutation.json [more reports…] [--survivors] [--markdown]
+//   node scripts/mutation-summary.mjs reports/mutation/mutation.json [more reports…] [--survivors] [--markdown] [--groups]
 //
 // Score = (killed + timeout) / (killed + timeout + survived + no coverage), Stryker's "mutation score".
 // "Without the equivalents" leaves out of that denominator every surviving or uncovered mutant that
 // docs/mutation-equivalents.json lists (issue 27's rule): each entry names a file, a line and column, where the mutated code ends (end, line:column), the mutator
 // and the replacement Stryker printed, and the group whose reason docs/MUTATION.md gives. An entry that matches
 // no surviving mutant is reported (stale: the code or the tests moved), and so is a listed mutant that was
-// killed after all. --survivors prints every surviving or uncovered mutant not listed as equivalent.
+// killed after all. --survivors prints every surviving or uncovered mutant not listed as equivalent. --groups prints
+// every group of docs/mutation-equivalents.json as a Markdown list item: its reason and its mutants' places (file:line),
+// whether or not the reports cover them (docs/MUTATION.md carries that list).
 import { readFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 const flags = new Set(args.filter((a) => a.startsWith('--')));
 const reports = args.filter((a) => !a.startsWith('--'));
 if (reports.length === 0 || flags.has('--help')) {
-  console.error('usage: node scripts/mutation-summary.mjs <mutation.json>… [--survivors] [--markdown]');
+  console.error('usage: node scripts/mutation-summary.mjs <mutation.json>… [--survivors] [--markdown] [--groups]');
   process.exit(reports.length === 0 && !flags.has('--help') ? 2 : 0);
 }
 const equivPath = new URL('../docs/mutation-equivalents.json', import.meta.url);
@@ -80,4 +82,14 @@ if (killedButListed.length) console.log(`\n${killedButListed.length} listed as e
 if (flags.has('--survivors')) {
   console.log(`\n${undetected.length} surviving or uncovered, not listed as equivalent:`);
   for (const u of undetected) console.log(`  ${u.file}:${u.line}:${u.column} ${u.status}${u.static ? ' (static)' : ''} ${u.mutator} → ${u.replacement.replace(/\s+/g, ' ').slice(0, 140)}`);
+}
+if (flags.has('--groups')) {
+  console.log('');
+  for (const [group, why] of Object.entries(equiv.groups)) {
+    const byFile = new Map();
+    for (const e of equiv.mutants.filter((m) => m.group === group)) byFile.set(e.file, [...(byFile.get(e.file) ?? []), e.line]);
+    const places = [...byFile].map(([f, lines]) => `\`${f}\` ${[...new Set(lines)].sort((a, b) => a - b).join(', ')}`).join('; ');
+    const n = equiv.mutants.filter((m) => m.group === group).length;
+    console.log(`- **${group}** (${n}: ${places}): ${why}`);
+  }
 }
