@@ -193,3 +193,16 @@ describe('gateFor', () => {
     expect(gateFor([{ file: 'a', record: rec({ prober_version: 'p0' }) }], 'p1')).toMatchObject({ state: 'not_validated', reason: 'other_classifier' });
   });
 });
+
+describe('gateFor: the chosen record does not depend on the order the files were read', () => {
+  const rec = (over: Partial<ValidationRecord>): ValidationRecord => ({
+    format: VALIDATION_RECORD_FORMAT, scored_at: '2026-12-02T10:00:00Z', day: '2026-12-02', run_id: 'r1', run_day: '2026-12-01', prober_version: 'p1', seed: 1, n: 1, rule: '', worksheet_sha256: 'a'.repeat(64), threshold: 0.9,
+    agreement: { count: 1, n: 1, share: 1, lower: 0.2, upper: 1 }, kappa: null, expected: 1, passed: true, endpoints: [], disagreements: [], ...over,
+  });
+  it('two other classifiers scored at the same instant: the later file name stands, in either order', () => {
+    const a = { file: '2026-12-02-a.json', record: rec({ prober_version: 'p0' }) };
+    const b = { file: '2026-12-02-b.json', record: rec({ prober_version: 'p9' }) };
+    expect(gateFor([a, b], 'p1')).toMatchObject({ reason: 'other_classifier', file: b.file });
+    expect(gateFor([b, a], 'p1')).toMatchObject({ reason: 'other_classifier', file: b.file });
+  });
+});
