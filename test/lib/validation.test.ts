@@ -206,3 +206,127 @@ describe('gateFor: the chosen record does not depend on the order the files were
     expect(gateFor([b, a], 'p1')).toMatchObject({ reason: 'other_classifier', file: b.file });
   });
 });
+
+// ---- boundaries of the gate, each with its near miss --------------------------------------------------
+
+describe('mulberry32: the seed range and the stream', () => {
+  it('takes 0 and 4294967295, refuses one past either end, naming the seed', () => {
+    expect(() => mulberry32(0)).not.toThrow();
+    expect(() => mulberry32(0xffffffff)).not.toThrow();
+    expect(() => mulberry32(-1)).toThrow(new RangeError('mulberry32: the seed must be an integer from 0 to 4294967295, not -1'));
+    expect(() => mulberry32(2 ** 32)).toThrow(/not 4294967296$/);
+  });
+  it("the reference implementation's first outputs (t = a + 0x6D2B79F5, three mixing steps, / 2^32)", () => {
+    // The reference C/JS, written out here independently of the module.
+    const ref = (seed: number) => {
+      let a = seed >>> 0;
+      return () => {
+        a = (a + 0x6d2b79f5) | 0;
+        let t = Math.imul(a ^ (a >>> 15), 1 | a);
+        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+      };
+    };
+    for (const seed of [0, 1, 20261012, 0xffffffff]) {
+      const got = mulberry32(seed);
+      const want = ref(seed);
+      for (let i = 0; i < 50; i++) expect(got(), `seed ${seed}, output ${i}`).toBe(want());
+    }
+  });
+});
+
+describe('allocate: the boundaries of the rule', () => {
+  it('n = 1 is a draw of one (the largest stratum); n = 0 and 1.5 are refused', () => {
+    expect([...allocate(new Map<V2Status, number>([['ok', 2], ['not_mcp', 3]]), 1)]).toEqual([['ok', 0], ['not_mcp', 1]]);
+    expect(() => allocate(new Map([['ok', 1]]), 0)).toThrow(new RangeError('allocate: n must be a whole number from 1, not 0'));
+    expect(() => allocate(new Map([['ok', 5]]), 1.5)).toThrow(RangeError);
+  });
+  it('a stratum of size 0 is no stratum: it gets nothing and takes no share', () => {
+    expect([...allocate(new Map<V2Status, number>([['ok', 4], ['not_mcp', 0]]), 2)]).toEqual([['ok', 2]]);
+  });
+  it('exactly as many draws as statuses: one each; one fewer: the largest', () => {
+    const sizes = new Map<V2Status, number>([['ok', 9], ['unreachable', 5], ['not_mcp', 2]]);
+    expect([...allocate(sizes, 3)]).toEqual([['unreachable', 1], ['ok', 1], ['not_mcp', 1]]);
+    expect([...allocate(sizes, 2)]).toEqual([['unreachable', 1], ['ok', 1], ['not_mcp', 0]]);
+  });
+  it('strata of one each: everyone once, whatever n', () => {
+    expect([...allocate(new Map<V2Status, number>([['ok', 1], ['unreachable', 1]]), 30)]).toEqual([['unreachable', 1], ['ok', 1]]);
+    expect([...allocate(new Map<V2Status, number>([['ok', 1]]), 1)]).toEqual([['ok', 1]]);
+  });
+  it('equal fractional parts: the extra draw goes to the larger stratum; equal sizes too: to the earlier status', () => {
+    // m = 4, S = 2, rest 2 over spare 4 (sizes 1+1, 1+3 → spare 1 and 3): quotas 0.5, 1.5 → 0, 1 and one more by
+    // remainder: both .5, the larger (not_mcp, 4) wins → ok 1, not_mcp 3.
+    expect([...allocate(new Map<V2Status, number>([['ok', 2], ['not_mcp', 4]]), 4)]).toEqual([['ok', 1], ['not_mcp', 3]]);
+    // sizes equal (3, 3), m = 3: one each, rest 1 over spare 4: quotas .5, .5 → the earlier status (unreachable before ok).
+    expect([...allocate(new Map<V2Status, number>([['ok', 3], ['unreachable', 3]]), 3)]).toEqual([['unreachable', 2], ['ok', 1]]);
+    expect([...allocate(new Map<V2Status, number>([['unreachable', 3], ['ok', 3]]), 3)]).toEqual([['unreachable', 2], ['ok', 1]]);
+  });
+  it('the larger fractional part wins before the larger stratum', () => {
+    // m = 5, S = 2, rest 3 over spare 9 (sizes 4 and 7 → 3 and 6): quotas 1.0, 2.0 → exact, nothing left.
+    expect([...allocate(new Map<V2Status, number>([['ok', 4], ['not_mcp', 7]]), 5)]).toEqual([['ok', 2], ['not_mcp', 3]]);
+    // m = 4, S = 2, rest 2 over spare 9 (sizes 4, 7 → 3, 6): quotas 0.667, 1.333 → 0, 1, one more to ok (.667 > .333).
+    expect([...allocate(new Map<V2Status, number>([['ok', 4], ['not_mcp', 7]]), 4)]).toEqual([['ok', 2], ['not_mcp', 2]]);
+  });
+});
+
+describe('drawStratified: the draw as published', () => {
+  /** The header's rule written out again: per stratum in status order, rows by target, a partial Fisher–Yates. */
+  const reference = (rows: { target: string; status: V2Status }[], allocation: Map<V2Status, number>, seed: number) => {
+    const u = mulberry32(seed);
+    const out: string[] = [];
+    for (const [s, k] of allocation) {
+      const list = rows.filter((r) => r.status === s).map((r) => r.target).sort();
+      for (let i = 0; i < k; i++) {
+        const j = i + Math.floor(u() * (list.length - i));
+        const t = list[i]!;
+        list[i] = list[j]!;
+        list[j] = t;
+        out.push(list[i]!);
+      }
+    }
+    return out;
+  };
+  it('takes exactly the rows the published rule names, for the study seed', () => {
+    const rows = rowsOf({ ok: 40, unreachable: 25, auth_compliant: 6, not_mcp: 8, legacy_sse: 1 });
+    const d = drawStratified([...rows].reverse(), 30, 20261012);
+    expect([...d.population]).toEqual([['unreachable', 25], ['auth_compliant', 6], ['ok', 40], ['legacy_sse', 1], ['not_mcp', 8]]);
+    expect(d.drawn.map((r) => r.target)).toEqual(reference(rows, d.allocation, 20261012));
+  });
+  it('a stratum taken whole is every row of it once', () => {
+    const rows = rowsOf({ ok: 3 });
+    const d = drawStratified(rows, 3, 7);
+    expect(d.drawn.map((r) => r.target).sort()).toEqual(['ok-000', 'ok-001', 'ok-002']);
+    expect(d.drawn.map((r) => r.target)).toEqual(reference(rows, d.allocation, 7));
+  });
+  it('no rows: no population, no allocation, nothing drawn', () => {
+    expect(drawStratified([], 30, 1)).toEqual({ population: new Map(), allocation: new Map(), drawn: [] });
+  });
+  it('names the target listed twice', () => {
+    expect(() => drawStratified([{ target: 'x', status: 'ok' }, { target: 'x', status: 'not_mcp' }], 2, 1)).toThrow(new RangeError('drawStratified: target "x" appears twice'));
+  });
+});
+
+describe("Cohen's κ: margins and order", () => {
+  it('a label only the first rater used counts in its margin (0 on the other side)', () => {
+    // A: a 2, b 2; B: a 3, c 1 → pₑ = 2/4·3/4 + 2/4·0 = 3/8; pₒ = 2/4; κ = (1/2 − 3/8)/(5/8) = 1/5.
+    const k = cohensKappa([['a', 'a'], ['a', 'a'], ['b', 'a'], ['b', 'c']]);
+    expect(k.agree).toBe(2);
+    expect(k.expected).toBeCloseTo(3 / 8, 12);
+    expect(k.kappa).toBeCloseTo(1 / 5, 12);
+  });
+  it('gives the same bits whatever the order of the pairs', () => {
+    // pₑ = (1·1 + 3·2 + 1·2)/25 = 0.36, a sum whose rounding depends on the order of its terms.
+    const pairs: [string, string][] = [['a', 'a'], ['c', 'c'], ['c', 'c'], ['c', 'd'], ['d', 'd']];
+    const perms = (xs: [string, string][]): [string, string][][] => (xs.length <= 1 ? [xs] : xs.flatMap((x, i) => perms([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p])));
+    const first = cohensKappa(pairs);
+    expect(first.expected).toBeCloseTo(0.36, 12);
+    for (const p of perms(pairs)) {
+      const k = cohensKappa(p);
+      expect(k.expected).toBe(first.expected);
+      expect(k.kappa).toBe(first.kappa);
+    }
+  });
+  it('no pairs: n 0, agree 0 and every share undefined', () => {
+    expect(cohensKappa([])).toEqual({ n: 0, agree: 0, observed: NaN, expected: NaN, kappa: NaN });
+  });
+});
