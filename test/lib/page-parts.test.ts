@@ -162,6 +162,14 @@ describe('entrySpans: what the scanner splits, byte for byte, and what it leaves
     ['servers as a string', '{"servers":"[{}]"}'],
     ['a key one letter off', '{"serverz":[{}]}'],
     ['a shorter key', '{"server":[{}]}'],
+    // one byte off a splittable page: each must still be refused, not read around
+    ['a first byte that is not a brace', 'x"servers":[{}]}'],
+    ['a key without its opening quote', '{a":1,"servers":[{}]}'],
+    ['a key followed by another byte than a colon', '{"servers"=[{}]}'],
+    ['servers opened by another byte than a bracket', '{"servers":x{"a":1}]}'],
+    ['the servers array closed by a brace', '{"servers":[{}}}'],
+    ['the object closed by a bracket', '{"servers":[{}]]'],
+    ['a scalar followed by a bracket', '{"a":1],"servers":[{}]}'],
   ])('none for %s', (_why, text) => {
     expect(spansOf(text)).toBeNull();
   });
