@@ -332,6 +332,12 @@ describe("Cohen's κ: margins and order", () => {
       expect(k.kappa).toBe(first.kappa);
     }
   });
+  it("the record's pₑ can be recomputed to the bit: its terms are summed in code-unit order of the labels", () => {
+    // A: a 1, c 3, d 1; B: a 1, c 2, d 2 (n = 5). In order a, c, d the sum rounds to 0.36000000000000004; in the reverse order to 0.36.
+    const k = cohensKappa([['d', 'd'], ['c', 'd'], ['c', 'c'], ['c', 'c'], ['a', 'a']]);
+    expect(k.expected).toBe((1 / 5) * (1 / 5) + (3 / 5) * (2 / 5) + (1 / 5) * (2 / 5));
+    expect(k.expected).not.toBe((1 / 5) * (2 / 5) + (3 / 5) * (2 / 5) + (1 / 5) * (1 / 5));
+  });
   it('no pairs: n 0, agree 0 and every share undefined', () => {
     expect(cohensKappa([])).toEqual({ n: 0, agree: 0, observed: NaN, expected: NaN, kappa: NaN });
   });
