@@ -312,9 +312,10 @@ export type GateState =
  * Records of another prober version do not count (a changed classifier must be validated again).
  */
 export function gateFor(records: readonly { file: string; record: ValidationRecord }[], proberVersion: string): GateState {
-  const mine = records.filter((r) => r.record.prober_version === proberVersion).sort((a, b) => (a.record.scored_at < b.record.scored_at ? -1 : a.record.scored_at > b.record.scored_at ? 1 : a.file < b.file ? -1 : 1));
+  const latest = (a: (typeof records)[number], b: (typeof records)[number]) => (a.record.scored_at < b.record.scored_at ? -1 : a.record.scored_at > b.record.scored_at ? 1 : a.file < b.file ? -1 : 1);
+  const mine = records.filter((r) => r.record.prober_version === proberVersion).sort(latest);
   const last = mine.at(-1);
   if (last) return last.record.passed ? { state: 'passed', record: last.record, file: last.file } : { state: 'not_validated', reason: 'failed', record: last.record, file: last.file };
-  const other = [...records].sort((a, b) => (a.record.scored_at < b.record.scored_at ? -1 : 1)).at(-1);
+  const other = [...records].sort(latest).at(-1);
   return other ? { state: 'not_validated', reason: 'other_classifier', record: other.record, file: other.file } : { state: 'not_validated', reason: 'no_record', record: null, file: null };
 }

@@ -68,3 +68,38 @@ describe('jsonLines(value)', () => {
     expect(() => jsonLines(v)).toThrow(CanonicalError);
   });
 });
+
+describe('jsonLines: its boundaries', () => {
+  const nested = (k: number): unknown => JSON.parse('['.repeat(k) + ']'.repeat(k));
+  it('prints exactly the nesting the canonical writer hashes, and refuses one level more as it does', () => {
+    expect(() => rfc8785Json(nested(257))).not.toThrow();
+    expect(jsonLines(nested(257))).toHaveLength(2 * 257 - 1);
+    expect(() => rfc8785Json(nested(258))).toThrow(CanonicalError);
+    expect(() => jsonLines(nested(258))).toThrow(new CanonicalError('json nested deeper than 256 levels'));
+  });
+  it('leaves out members whose value is undefined, as JSON.stringify does, and keeps null', () => {
+    expect(jsonLines({ a: undefined, b: null, c: 1 })).toEqual([
+      { text: '{', pointer: '' },
+      { text: '  "b": null,', pointer: '/b' },
+      { text: '  "c": 1', pointer: '/c' },
+      { text: '}', pointer: '' },
+    ]);
+    expect(jsonLines({ a: undefined })).toEqual([{ text: '{}', pointer: '' }]);
+  });
+  it('an empty array or object is one line, with its comma when a member follows', () => {
+    expect(jsonLines({ a: [], b: {}, c: [] }).map((l) => l.text)).toEqual(['{', '  "a": [],', '  "b": {},', '  "c": []', '}']);
+    expect(jsonLines([])).toEqual([{ text: '[]', pointer: '' }]);
+  });
+  it('prints booleans, null and numbers as JSON does; refuses what JSON has no text for, naming it', () => {
+    expect(jsonLines([true, false, null, -0.5, 1e21]).map((l) => l.text)).toEqual(['[', '  true,', '  false,', '  null,', '  -0.5,', '  1e+21', ']']);
+    expect(() => jsonLines(NaN)).toThrow(new CanonicalError('non-finite number is not json'));
+    expect(() => jsonLines(-Infinity)).toThrow(new CanonicalError('non-finite number is not json'));
+    expect(() => jsonLines({ a: () => 1 })).toThrow(new CanonicalError('function is not json'));
+    expect(() => jsonLines(10n)).toThrow(new CanonicalError('bigint is not json'));
+    expect(() => jsonLines([undefined])).toThrow(new CanonicalError('undefined is not json'));
+  });
+  it('escapes each hidden UTF-16 unit with four hex digits', () => {
+    expect(jsonLines('\u0085\u00AD\u200E')[0]!.text).toBe('"\\u0085\\u00ad\\u200e"');
+    expect(jsonLines('\u2029')[0]!.text).toBe('"\\u2029"');
+  });
+});

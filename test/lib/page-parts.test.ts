@@ -109,3 +109,118 @@ describe('splitPage / joinPage', () => {
     expect(manifestBytes(splitPage(raw)!.manifest).length).toBeLessThan(raw.length / 5);
   });
 });
+
+describe('entrySpans: what the scanner splits, byte for byte, and what it leaves whole', () => {
+  const spansOf = (text: string): string[] | null => {
+    const raw = enc(text);
+    const spans = entrySpans(raw);
+    return spans === null ? null : spans.map(([s, e]) => new TextDecoder().decode(raw.subarray(s, e)));
+  };
+  it('JSON whitespace (space, tab, CR, LF) anywhere between tokens', () => {
+    expect(spansOf(' \t\r\n{ "servers" : [ {"a":1} , {"b":2} ] , "m" : 1 } \n')).toEqual(['{"a":1}', '{"b":2}']);
+    for (const ws of [' ', '\t', '\r', '\n']) expect(spansOf(`{${ws}"servers"${ws}:${ws}[${ws}{}${ws},${ws}{"c":3}${ws}]${ws}}${ws}`), JSON.stringify(ws)).toEqual(['{}', '{"c":3}']);
+  });
+  it('other members of every kind before and after servers are skipped whole', () => {
+    expect(spansOf('{"a":{"b":[1,2,{"c":"d"}]},"n":-1.5e3,"t":true,"f":false,"z":null,"s":"x","servers":[{"x":1}],"after":12}')).toEqual(['{"x":1}']);
+    expect(spansOf('{"n":12 ,"servers":[{}]}')).toEqual(['{}']);
+    expect(spansOf('{"servers":[{}],"n":12}')).toEqual(['{}']);
+    expect(spansOf('{"servers":[{}],"n":[[],{}]}')).toEqual(['{}']);
+  });
+  it('an empty servers array has no entries (splitPage then stores the page whole)', () => {
+    expect(spansOf('{"servers":[]}')).toEqual([]);
+    expect(spansOf('{"servers":[ \n ]}')).toEqual([]);
+    expect(splitPage(enc('{"servers":[ ]}'))).toBeNull();
+  });
+  it('strings: a space and escaped quotes and backslashes are text; a raw control character is not JSON', () => {
+    expect(spansOf('{"a b":" ","x\\\\":"\\\\","q\\"":1,"servers":[{"k":"a b\\"]"}]}')).toEqual(['{"k":"a b\\"]"}']);
+    expect(spansOf('{"a\u001f":1,"servers":[{}]}')).toBeNull();
+    expect(spansOf('{"a":"\u001f","servers":[{}]}')).toBeNull();
+    expect(spansOf('{"servers":[{"a":"x\ny"}]}')).toBeNull();
+    expect(spansOf('{"a":["\u0000"],"servers":[{}]}')).toBeNull();
+  });
+  it.each([
+    ['an empty object', '{}'],
+    ['bytes before the object', 'x{"servers":[{}]}'],
+    ['a key that is not a string', '{servers:[{}]}'],
+    ['a key not followed by a colon', '{"servers" [{}]}'],
+    ['a key cut off', '{"servers'],
+    ['two members without a comma', '{"servers":[{}] "x":1}'],
+    ['a trailing comma', '{"servers":[{}],}'],
+    ['the object not closed', '{"servers":[{}]'],
+    ['the object not closed after a scalar', '{"servers":[{}],"a":1'],
+    ['a member without a value', '{"a":,"servers":[{}]}'],
+    ['a value cut off', '{"servers":[{}],"a":'],
+    ['a nested value not closed', '{"servers":[{}],"a":[1,2'],
+    ['mismatched brackets in another member', '{"a":[}],"servers":[{}]}'],
+    ['mismatched brackets in an entry', '{"servers":[{"a":1]}]}'],
+    ['an unterminated string inside an entry', '{"servers":[{"a":"x'],
+    ['entries without a comma', '{"servers":[{} {}]}'],
+    ['the servers array not closed', '{"servers":[{},'],
+    ['the servers array cut off after an entry', '{"servers":[{}'],
+    ['a string entry', '{"servers":["x"]}'],
+    ['an array entry', '{"servers":[[{}]]}'],
+    ['servers as a string', '{"servers":"[{}]"}'],
+    ['a key one letter off', '{"serverz":[{}]}'],
+    ['a shorter key', '{"server":[{}]}'],
+    // one byte off a splittable page: each must still be refused, not read around
+    ['a first byte that is not a brace', 'x"servers":[{}]}'],
+    ['a key without its opening quote', '{a":1,"servers":[{}]}'],
+    ['a key followed by another byte than a colon', '{"servers"=[{}]}'],
+    ['servers opened by another byte than a bracket', '{"servers":x{"a":1}]}'],
+    ['the servers array closed by a brace', '{"servers":[{}}}'],
+    ['the object closed by a bracket', '{"servers":[{}]]'],
+    ['a scalar followed by a bracket', '{"a":1],"servers":[{}]}'],
+  ])('none for %s', (_why, text) => {
+    expect(spansOf(text)).toBeNull();
+  });
+});
+
+describe('splitPage, manifests and joins: the details a reader checks', () => {
+  it('the same entry twice on a page is an entry per place and one object', () => {
+    const raw = enc('{"servers":[{"a":1},{"b":2},{"a":1}]}');
+    const split = splitPage(raw)!;
+    expect(split.entries.map((e) => e.sha256)).toEqual([sha256Hex(enc('{"a":1}')), sha256Hex(enc('{"b":2}')), sha256Hex(enc('{"a":1}'))]);
+    expect(manifestObjects(split.manifest)).toEqual([sha256Hex(enc('{"a":1}')), sha256Hex(enc('{"b":2}'))]);
+    expect(split.manifest.parts).toEqual(['{"servers":[', { object: sha256Hex(enc('{"a":1}')) }, ',', { object: sha256Hex(enc('{"b":2}')) }, ',', { object: sha256Hex(enc('{"a":1}')) }, ']}']);
+    expect(Buffer.compare(joinOf(raw), Buffer.from(raw))).toBe(0);
+  });
+  it('a manifest is stored as compact JSON and one newline', () => {
+    const m = splitPage(enc('{"servers":[{}]}'))!.manifest;
+    expect(new TextDecoder().decode(manifestBytes(m))).toBe(`{"format":"mcp-schema/page@1","sha256":"${sha256Hex(enc('{"servers":[{}]}'))}","size":16,"parts":["{\\"servers\\":[",{"object":"${sha256Hex(enc('{}'))}"},"]}"]}\n`);
+  });
+  it('a join names the missing object and the page by their first 12 hex digits', () => {
+    const raw = enc('{"servers":[{"a":1}]}');
+    const m = splitPage(raw)!.manifest;
+    const obj = sha256Hex(enc('{"a":1}'));
+    expect(joinPage(m, () => null)).toEqual({ ok: false, message: `object ${obj.slice(0, 12)}… of page ${sha256Hex(raw).slice(0, 12)}… is missing` });
+  });
+  it('a join fails on bytes of the same length that differ, and on the right bytes with the wrong size', () => {
+    const raw = enc('{"servers":[{"a":1}]}');
+    const m = splitPage(raw)!.manifest;
+    const same = joinPage(m, () => enc('{"a":2}'));
+    expect(same).toEqual({ ok: false, message: `page ${sha256Hex(raw).slice(0, 12)}… does not join to its SHA-256` });
+    expect(joinPage({ ...m, size: m.size + 1 }, () => enc('{"a":1}'))).toEqual({ ok: false, message: `page ${sha256Hex(raw).slice(0, 12)}… does not join to its SHA-256` });
+    const ok = joinPage(m, () => enc('{"a":1}'));
+    expect(ok.ok && Buffer.compare(ok.bytes, Buffer.from(raw))).toBe(0);
+  });
+  it('parseManifest takes only a manifest of the exact shape', () => {
+    const m = splitPage(enc('{"servers":[{}]}'))!.manifest;
+    const text = (v: unknown) => enc(JSON.stringify(v));
+    expect(parseManifest(text(m))).toEqual(m);
+    expect(parseManifest(text({ ...m, parts: [] }))).toEqual({ ...m, parts: [] });
+    expect(parseManifest(text({ ...m, size: 0 }))).toEqual({ ...m, size: 0 });
+    for (const bad of [
+      { ...m, extra: 1 },
+      { ...m, size: -1 },
+      { ...m, size: 1.5 },
+      { ...m, sha256: m.sha256.toUpperCase() },
+      { ...m, sha256: m.sha256.slice(1) },
+      { ...m, parts: [1] },
+      { ...m, parts: [{ object: 'x' }] },
+      { ...m, parts: [{ object: m.sha256, extra: 1 }] },
+      { ...m, format: 'mcp-schema/page@2' },
+      { sha256: m.sha256, size: m.size, parts: m.parts },
+    ]) expect(parseManifest(text(bad)), JSON.stringify(bad).slice(0, 80)).toBeNull();
+    expect(parseManifest(enc('not json'))).toBeNull();
+  });
+});
