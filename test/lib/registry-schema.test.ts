@@ -203,8 +203,14 @@ describe('registrySchemaChecker over schemas of its own', () => {
     expect(c.check({ $schema: `${ID}#/definitions/Broken` })).toEqual(unknownNote(`its $schema names a part of ${ID} that does not compile`));
     expect(c.check({ $schema: ID }).status).toBe('valid');
   });
-  it('a $schema that is only a fragment names no schema', () => {
+  it('a $schema that is only a fragment names no schema, even one whose $id is that fragment', () => {
     expect(own().check({ $schema: '#/definitions/Detail' })).toEqual(unknownNote('its $schema names no server.json schema the archive holds'));
+    expect(registrySchemaChecker([{ $id: '#only', type: 'object' }]).check({ $schema: '#only' })).toEqual(unknownNote('its $schema names no server.json schema the archive holds'));
+  });
+  it('a fragment that names no definition is not one, even when the schema has a definition called "undefined"', () => {
+    const c = own({ definitions: { undefined: { type: 'object' } } });
+    expect(c.check({ $schema: `${ID}#/properties` })).toEqual(unknownNote(`its $schema names a part of ${ID} that is not one of its definitions`));
+    expect(c.check({ $schema: `${ID}#/definitions/undefined` }).status).toBe('valid');
   });
   it('counts every error, keeps twenty, and cuts a long message and schema path at 300 with an ellipsis', () => {
     const many = own({ required: Array.from({ length: 25 }, (_, i) => `p${i}`) }).check({ $schema: ID });
@@ -254,6 +260,21 @@ describe('registryHygiene over made-up checks', () => {
       { schema: 'B', entries: 1, valid: 0 },
     ]);
     expect(h).toMatchObject({ entries: 6, valid: 3, invalid: 2, unknownSchema: 1 });
+  });
+  it('orders keywords by entries whatever order they were first met in, a tie by name', () => {
+    expect(registryHygiene([invalid('S', err('enum', '/a')), invalid('S', err('type', '/a')), invalid('S', err('type', '/b'))]).keywords).toEqual([
+      { keyword: 'type', entries: 2 },
+      { keyword: 'enum', entries: 1 },
+    ]);
+    expect(registryHygiene([invalid('S', err('type', '/a'), err('enum', '/a'))]).keywords).toEqual([
+      { keyword: 'enum', entries: 1 },
+      { keyword: 'type', entries: 1 },
+    ]);
+  });
+  it('counts failures of invalid entries only, whatever errors a valid or unknown entry carries', () => {
+    const stray = [err('type', '/a')];
+    const h = registryHygiene([{ ...valid('S'), errors: stray }, { ...unknown, errors: stray }]);
+    expect(h).toMatchObject({ failures: [], keywords: [] });
   });
   it('keeps ten failures unless told otherwise', () => {
     const eleven = invalid('S', ...Array.from({ length: 11 }, (_, i) => err('required', `/p${String(i).padStart(2, '0')}`)));

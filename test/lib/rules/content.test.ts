@@ -132,6 +132,7 @@ describe('tool-prose-link-added: what counts as a link', () => {
     ['a bare www. host with path, query and fragment', 'Go to www.example.org/a?b=1#c.', 'www.example.org/a?b=1#c'],
     ['a bare WWW. host in capitals', 'Go to WWW.Example.ORG now', 'WWW.Example.ORG'],
     ['a www. host with hyphens and digits', 'Go to www.my-site2.example', 'www.my-site2.example'],
+    ['a www. host of four labels', 'Go to www.docs.example.org', 'www.docs.example.org'],
     ['an e-mail domain', 'Mail ops@Mail.Evil-1.example.', '@Mail.Evil-1.example'],
   ])('fires for %s', (_what, text, link) => {
     expect(linkMessages('Lists.', `Lists. ${text}`)).toEqual([gained(link)]);
@@ -167,6 +168,14 @@ describe('tool-prose-link-added: what counts as a link', () => {
     expect(linkMessages('See WWW.Example.org/a.', 'See www.example.ORG/a.')).toEqual([]);
     expect(linkMessages('See www.example.org/a.', 'See WWW.example.org/b.')).toEqual([gained('WWW.example.org/b', 'on a domain it already named')]);
     expect(linkMessages('See http://www.example.org/x.', 'See https://www.example.org/x.')).toEqual([gained('https://www.example.org/x', 'on a domain it already named')]);
+  });
+  it('a www. host is the same link with or without the punctuation after it', () => {
+    expect(linkMessages('See www.example.org/x now', 'See www.example.org/x. Now')).toEqual([]);
+    expect(linkMessages('See www.example.org now', 'See www.example.org, now')).toEqual([]);
+  });
+  it('reads a tool that had no text at all, and a text dropped, as no link', () => {
+    expect(messages('tool-prose-link-added', {}, { description: 'See https://a.example/.' })).toEqual([gained('https://a.example/')]);
+    expect(messages('tool-prose-link-added', { description: 'a', title: 'b', annotations: { title: 'c' } }, { description: 'a', annotations: { title: 'c' } })).toEqual([]);
   });
   it('a link that does not parse as a URL has no domain, so it is never on one already named', () => {
     expect(linkMessages('See http://[bad.', 'See http://[bad and http://[worse.')).toEqual([gained('http://[worse')]);
@@ -218,6 +227,9 @@ describe('tool-hidden-characters-added: counts and places', () => {
   it('walks past null values, and reads no value through a null on the other side', () => {
     expect(hidden({ x: null }, { x: null, description: 'a\u200B' })).toMatchObject([{ path: '/description' }]);
     expect(hidden({ description: null }, { description: { x: 'a\u200B' } })).toMatchObject([{ path: '/description/x', before: undefined, after: 'a\u200B' }]);
+  });
+  it('reads a member left undefined (a tool built in code) as no text', () => {
+    expect(hidden({ description: undefined }, { description: 'a\u200B', title: undefined })).toMatchObject([{ path: '/description', before: undefined }]);
   });
   it('walks as deep as canonical JSON goes, and no deeper', () => {
     const nest = (n: number): unknown => (n === 0 ? 'a\u200B' : { a: nest(n - 1) });
@@ -320,6 +332,10 @@ describe('tool-description-secret-mentioned: the words and paths', () => {
   it('a word inside a path is the path’s; a word right after a path is its own', () => {
     expect(secret('Lists.', 'Lists. Read ~/.aws/credentials now.')).toEqual([mentions('~/.aws/credentials')]);
     expect(secret('Lists.', 'Lists. Read (~/notes)password now.')).toEqual([mentions('~/notes', ' and 1 more')]);
+  });
+  it('a description dropped, or never there, mentions nothing', () => {
+    expect(secret('Needs a password.', undefined as never)).toEqual([]);
+    expect(messages('tool-description-secret-mentioned', {}, {})).toEqual([]);
   });
   it('names the first term in text order and counts the other distinct ones', () => {
     expect(secret('Lists.', 'Lists. Ask for the password, then read ~/.netrc.')).toEqual([mentions('password', ' and 1 more')]);
