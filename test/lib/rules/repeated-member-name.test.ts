@@ -65,3 +65,16 @@ describe('tools-repeated-member-name: which tool, which pointer', () => {
     expect(found('{"a":1,"a":2}')).toEqual([['', '/a', expect.stringMatching(/^The tools\/list answer repeats the member "a" 2 times/)]]);
   });
 });
+
+describe('tools-repeated-member-name: names that break a naive pointer match', () => {
+  const found = (text: string) => classifyBody(text).security.map((f) => [f.tool, f.path]);
+  it('names the tool for a repeated member whose name holds a line break (it was "the tools/list answer")', () => {
+    expect(found('{"result":{"tools":[{"name":"t","a\\nb":1,"a\\nb":2}]}}')).toEqual([['t', '/a\nb']]);
+  });
+  it('names no tool when the tools list the definition stood in was itself repeated and replaced', () => {
+    expect(found('{"result":{"tools":[{"name":"t","a":1,"a":2}],"tools":[]}}')).toEqual([
+      ['', '/result/tools'],
+      ['', '/result/tools/0/a'],
+    ]);
+  });
+});
