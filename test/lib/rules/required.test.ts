@@ -117,3 +117,13 @@ describe('required rules on one-tool lists: the value shown for a name', () => {
     ]);
   });
 });
+
+describe('a newly required name: added or became required, never both', () => {
+  const t = (inputSchema: unknown) => [{ name: 't', inputSchema }] as never[];
+  it('a new required property is added, not a property that became required; a declared one became required, not added', () => {
+    const before = t({ properties: { a: {} } });
+    const after = t({ properties: { a: {}, b: {} }, required: ['a', 'b'] });
+    expect(alone('input-property-became-required', before, after).map((f) => f.path)).toEqual(['/inputSchema/properties/a']);
+    expect(alone('input-required-property-added', before, after).map((f) => f.path)).toEqual(['/inputSchema/properties/b']);
+  });
+});

@@ -110,6 +110,10 @@ describe('tool-renamed: what counts as the same arguments', () => {
   });
   it('schemas without arguments that differ are not the same arguments', () => {
     expect(renamedTo([t('a', { type: 'object', description: 'x' })], [t('b', { type: 'object', additionalProperties: false })])).toEqual([]);
+    expect(renamedTo([t('a')], [t('b', { type: 'object' })])).toEqual([]);
+    expect(renamedTo([t('a', null)], [t('b', { type: 'object' })])).toEqual([]);
+    // Broken schemas of different values are no evidence either.
+    expect(renamedTo([t('a', 'x')], [t('b', 5)])).toEqual([]);
   });
   it('compares argument signatures whatever the order of properties, and a typeless or non-object property as no type', () => {
     const before = { type: 'object', properties: { q: { type: 'string', description: 'x' }, n: null, v: true } };

@@ -103,6 +103,9 @@ describe('type changes: which sets cover which, and how nodes are named', () => 
       'widened /inputSchema/properties/x~1y/items/items/type: The type of input items of items of property "x/y" of tool "t" widened from "string" to ["string","null"].',
     ]);
   });
+  it('a type declared where there was none narrows, whatever names the list holds', () => {
+    expect(both({}, { type: ['y', 'n', 'a'] })).toEqual(['changed /inputSchema/type: The type of input schema of tool "t" changed from any type to ["y","n","a"]: values valid before may now be rejected.']);
+  });
   it('no finding when neither side has a type, or the same set is reordered', () => {
     expect(both({ description: 'a' }, { description: 'b' })).toEqual([]);
     expect(both({ type: ['string', 'null'] }, { type: ['null', 'string'] })).toEqual([]);
