@@ -173,3 +173,112 @@ describe('registryHygiene', () => {
     expect(h.failures[0]!.entries).toBeGreaterThanOrEqual(h.failures[1]!.entries);
   });
 });
+
+describe('registrySchemaChecker over schemas of its own', () => {
+  const ID = 'https://x.invalid/s.json';
+  const own = (extra: Record<string, unknown> = {}) => registrySchemaChecker([{ $id: ID, type: 'object', ...extra }]);
+  const unknownNote = (note: string) => ({ status: 'unknown_schema', schema: expect.any(String), checkedAgainst: null, note, errors: [], errorsTotal: 0 });
+
+  it('refuses a schema that is not an object, or whose $id is empty or not a string; names a repeated one', () => {
+    for (const bad of [null, 'https://x.invalid/s.json', { $id: '' }, { $id: 7 }]) expect(() => registrySchemaChecker([bad])).toThrow('a server.json schema without an $id');
+    expect(() => registrySchemaChecker([{ $id: ID }, { $id: ID }])).toThrow(`server.json schema ${ID} given twice`);
+  });
+  it('lists the ids in the order given', () => {
+    expect(registrySchemaChecker([{ $id: 'https://x.invalid/b.json' }, { $id: 'https://x.invalid/a.json' }]).ids).toEqual(['https://x.invalid/b.json', 'https://x.invalid/a.json']);
+    expect(registrySchemaChecker([]).ids).toEqual([]);
+  });
+  it('checks a fragment only when it is exactly /definitions/<one name> of an object definition', () => {
+    const c = own({ definitions: { Detail: { type: 'object', required: ['name'] }, Flag: true } });
+    expect(c.check({ $schema: `${ID}#/definitions/Detail`, name: 'x' })).toEqual({ status: 'valid', schema: `${ID}#/definitions/Detail`, checkedAgainst: `${ID}#/definitions/Detail`, note: null, errors: [], errorsTotal: 0 });
+    // The same definition twice: the second check reads the compiled part back.
+    expect(c.check({ $schema: `${ID}#/definitions/Detail` })).toMatchObject({ status: 'invalid', errorsTotal: 1, errors: [{ keyword: 'required', instancePath: '' }] });
+    const notADefinition = unknownNote(`its $schema names a part of ${ID} that is not one of its definitions`);
+    for (const fragment of ['definitions/Detail', 'x/definitions/Detail', '/definitions/Detail/', '/definitions/', '/definitions/Det~0ail', '/definitions/DetailX', '/definitions/Flag', '/definitions/__proto__', '/definitions/toString', '/properties/name']) {
+      expect(c.check({ $schema: `${ID}#${fragment}` }), fragment).toEqual(notADefinition);
+    }
+    expect(own().check({ $schema: `${ID}#/definitions/Detail` })).toEqual(notADefinition);
+  });
+  it('says so when the definition a fragment names does not compile, and still checks the schema itself', () => {
+    const c = own({ definitions: { Broken: { $ref: '#/definitions/Missing' } } });
+    expect(c.check({ $schema: `${ID}#/definitions/Broken` })).toEqual(unknownNote(`its $schema names a part of ${ID} that does not compile`));
+    expect(c.check({ $schema: ID }).status).toBe('valid');
+  });
+  it('a $schema that is only a fragment names no schema, even one whose $id is that fragment', () => {
+    expect(own().check({ $schema: '#/definitions/Detail' })).toEqual(unknownNote('its $schema names no server.json schema the archive holds'));
+    expect(registrySchemaChecker([{ $id: '#only', type: 'object' }]).check({ $schema: '#only' })).toEqual(unknownNote('its $schema names no server.json schema the archive holds'));
+  });
+  it('a fragment that names no definition is not one, even when the schema has a definition called "undefined"', () => {
+    const c = own({ definitions: { undefined: { type: 'object' } } });
+    expect(c.check({ $schema: `${ID}#/properties` })).toEqual(unknownNote(`its $schema names a part of ${ID} that is not one of its definitions`));
+    expect(c.check({ $schema: `${ID}#/definitions/undefined` }).status).toBe('valid');
+  });
+  it('counts every error, keeps twenty, and cuts a long message and schema path at 300 with an ellipsis', () => {
+    const many = own({ required: Array.from({ length: 25 }, (_, i) => `p${i}`) }).check({ $schema: ID });
+    expect(many.errorsTotal).toBe(25);
+    expect(many.errors.map((e) => e.message)).toEqual(Array.from({ length: 20 }, (_, i) => `must have required property 'p${i}'`));
+    const long = 'k'.repeat(400);
+    const c = own({ required: [long], properties: { [long]: { type: 'string' } } });
+    const [required] = c.check({ $schema: ID }).errors;
+    expect(required!.message).toBe(`must have required property '${long}'`.slice(0, 300) + '…');
+    const [typed] = c.check({ $schema: ID, [long]: 1 }).errors;
+    expect(typed).toEqual({ keyword: 'type', instancePath: `/${long}`.slice(0, 300) + '…', schemaPath: `#/properties/${long}/type`.slice(0, 300) + '…', message: 'must be string' });
+  });
+});
+
+describe('registryHygiene over made-up checks', () => {
+  const err = (keyword: string, instancePath: string) => ({ keyword, instancePath, schemaPath: '#', message: 'm' });
+  const invalid = (against: string, ...errors: ReturnType<typeof err>[]): RegistrySchemaCheck => ({ status: 'invalid', schema: against, checkedAgainst: against, note: null, errors, errorsTotal: errors.length });
+  const valid = (against: string): RegistrySchemaCheck => ({ status: 'valid', schema: against, checkedAgainst: against, note: null, errors: [], errorsTotal: 0 });
+  const unknown: RegistrySchemaCheck = { status: 'unknown_schema', schema: 'u', checkedAgainst: null, note: 'n', errors: [], errorsTotal: 0 };
+
+  it('writes each whole array index as *, every one in the path, and leaves names with digits alone', () => {
+    const h = registryHygiene([invalid('S', err('required', '/packages/10/args/2'), err('type', '/x1/2b'), err('enum', '/remotes/0'))]);
+    expect(h.failures.map((f) => f.path)).toEqual(['/remotes/*', '/packages/*/args/*', '/x1/2b']);
+  });
+  it('orders failures by entries, then keyword, then path; keywords by entries, then name; schemas by entries, then name', () => {
+    const h = registryHygiene([
+      invalid('B', err('type', '/b'), err('type', '/a'), err('enum', '/z')),
+      invalid('A', err('type', '/b'), err('type', '/b/0'), err('type', '/b/1')),
+      valid('A'),
+      valid('C'),
+      valid('C'),
+      unknown,
+    ]);
+    expect(h.failures).toEqual([
+      { keyword: 'type', path: '/b', entries: 2 },
+      { keyword: 'enum', path: '/z', entries: 1 },
+      { keyword: 'type', path: '/a', entries: 1 },
+      { keyword: 'type', path: '/b/*', entries: 1 },
+    ]);
+    expect(h.keywords).toEqual([
+      { keyword: 'type', entries: 2 },
+      { keyword: 'enum', entries: 1 },
+    ]);
+    expect(h.schemas).toEqual([
+      { schema: 'A', entries: 2, valid: 1 },
+      { schema: 'C', entries: 2, valid: 2 },
+      { schema: 'B', entries: 1, valid: 0 },
+    ]);
+    expect(h).toMatchObject({ entries: 6, valid: 3, invalid: 2, unknownSchema: 1 });
+  });
+  it('orders keywords by entries whatever order they were first met in, a tie by name', () => {
+    expect(registryHygiene([invalid('S', err('enum', '/a')), invalid('S', err('type', '/a')), invalid('S', err('type', '/b'))]).keywords).toEqual([
+      { keyword: 'type', entries: 2 },
+      { keyword: 'enum', entries: 1 },
+    ]);
+    expect(registryHygiene([invalid('S', err('type', '/a'), err('enum', '/a'))]).keywords).toEqual([
+      { keyword: 'enum', entries: 1 },
+      { keyword: 'type', entries: 1 },
+    ]);
+  });
+  it('counts failures of invalid entries only, whatever errors a valid or unknown entry carries', () => {
+    const stray = [err('type', '/a')];
+    const h = registryHygiene([{ ...valid('S'), errors: stray }, { ...unknown, errors: stray }]);
+    expect(h).toMatchObject({ failures: [], keywords: [] });
+  });
+  it('keeps ten failures unless told otherwise', () => {
+    const eleven = invalid('S', ...Array.from({ length: 11 }, (_, i) => err('required', `/p${String(i).padStart(2, '0')}`)));
+    expect(registryHygiene([eleven]).failures.map((f) => f.path)).toEqual(Array.from({ length: 10 }, (_, i) => `/p${String(i).padStart(2, '0')}`));
+    expect(registryHygiene([eleven], 11).failures).toHaveLength(11);
+  });
+});

@@ -128,7 +128,7 @@ function links(text: unknown): Link[] {
 function parsed(text: string, href: string): Link {
   try {
     const u = new URL(href);
-    return { text, key: text.startsWith('www.') ? `${u.host}${u.pathname}${u.search}${u.hash}` : u.href, host: u.hostname };
+    return { text, key: /^www\./i.test(text) ? `${u.host}${u.pathname}${u.search}${u.hash}` : u.href, host: u.hostname };
   } catch {
     return { text, key: text, host: '' };
   }

@@ -19,7 +19,7 @@ export const toolsRepeatedMemberName: BodyRule = {
     return repeated.map(({ path, copies }) => {
       // Inside a definition: name the tool (JSON.parse's reading, the last copy) and point into it.
       // Anywhere else (a repeated `result` or `tools`): no one tool, the pointer is into the message.
-      const m = /^\/result\/tools\/(\d+)(\/.*)$/.exec(path);
+      const m = /^\/result\/tools\/(\d+)(\/.*)$/s.exec(path);
       const name = m ? tools[Number(m[1])]?.name : undefined;
       const tool = typeof name === 'string' ? name : '';
       const at = tool === '' ? path : m![2]!;

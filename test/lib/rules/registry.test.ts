@@ -144,6 +144,14 @@ describe('classifyChange(before, after, opts)', () => {
     expect(classifyChange(deep(300, 10), deep(300, 5), { rules: [rule('input-constraint-tightened')] }).compatibility).toHaveLength(MAX_CANONICAL_DEPTH + 1);
     expect(() => classifyChange(deep(100_000, 10), deep(100_000, 5), { rules: [rule('input-constraint-tightened')] })).not.toThrow();
   });
+  it('orders the findings of one rule by tool in code units even when the rule emits them in list order', () => {
+    // tool-hidden-characters-added walks the new list in its own order.
+    const after = [{ name: 'b', description: 'x\u200B' }, { name: 'a', description: 'x\u200B' }, { name: 'B', description: 'x\u200B' }] as Tool[];
+    const before = after.map((t) => ({ ...t, description: 'x' }));
+    expect(classifyChange(before, after, { rules: [rule('tool-hidden-characters-added')] }).security.map((f) => `${f.tool} ${f.path}`)).toEqual(['B /description', 'a /description', 'b /description']);
+    const twoPaths = [{ name: 'a', title: 'x\u200B', description: 'x\u200B' }] as Tool[];
+    expect(classifyChange([{ name: 'a' }], twoPaths, { rules: [rule('tool-hidden-characters-added')] }).security.map((f) => f.path)).toEqual(['/description', '/title']);
+  });
   it('catches hide-then-return-changed through tombstones', () => {
     const hidden = gh.filter((t) => t.name !== 'list_issues');
     const returned = issues((t) => (t.annotations.readOnlyHint = false));
@@ -154,5 +162,13 @@ describe('classifyChange(before, after, opts)', () => {
     expect(c.compatibility).toEqual([]);
     // Without tombstones it passes as a fresh tool.
     expect(classifyChange(hidden, returned).security.map((f) => f.rule)).toEqual(['tool-capability-added']);
+  });
+});
+
+describe('classifyBody(answerText)', () => {
+  it('orders the findings by tool in code units, then by path, not by where they stand in the body', () => {
+    const body = '{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"b","title":"x","title":"y"},{"name":"a","title":"x","title":"y","annotations":{"z":1,"z":2},"description":"x","description":"y"}]}}';
+    expect(classifyBody(body).security.map((f) => `${f.tool} ${f.path}`)).toEqual(['a /annotations/z', 'a /description', 'a /title', 'b /title']);
+    expect(classifyBody(body).compatibility).toEqual([]);
   });
 });

@@ -96,3 +96,34 @@ describe('output-required-property-removed', () => {
     expect(alone('output-required-property-removed', fs, after)).toEqual([]);
   });
 });
+
+describe('required rules on one-tool lists: the value shown for a name', () => {
+  const t = (side: 'inputSchema' | 'outputSchema', schema: unknown) => [{ name: 't', [side]: schema }] as never[];
+  it('a newly required name the schema does not declare has no value, even one every object inherits', () => {
+    const found = alone('input-required-property-added', t('inputSchema', {}), t('inputSchema', { properties: { q: { type: 'string' } }, required: ['constructor', 'q', 'toString'] }));
+    expect(found.map((f) => [f.path, f.after])).toEqual([
+      ['/inputSchema/properties/constructor', undefined],
+      ['/inputSchema/properties/q', { type: 'string' }],
+      ['/inputSchema/properties/toString', undefined],
+    ]);
+    expect(alone('input-required-property-added', t('inputSchema', {}), t('inputSchema', { required: ['q'] }))).toMatchObject([{ path: '/inputSchema/properties/q', after: undefined }]);
+  });
+  it('an output name no longer required shows false when still declared, absent when gone', () => {
+    const before = t('outputSchema', { properties: { a: {}, b: {} }, required: ['a', 'b'] });
+    const after = t('outputSchema', { properties: { a: {} } });
+    expect(alone('output-required-property-removed', before, after).map((f) => [f.path, f.before, f.after])).toEqual([
+      ['/outputSchema/properties/a', true, false],
+      ['/outputSchema/properties/b', true, undefined],
+    ]);
+  });
+});
+
+describe('a newly required name: added or became required, never both', () => {
+  const t = (inputSchema: unknown) => [{ name: 't', inputSchema }] as never[];
+  it('a new required property is added, not a property that became required; a declared one became required, not added', () => {
+    const before = t({ properties: { a: {} } });
+    const after = t({ properties: { a: {}, b: {} }, required: ['a', 'b'] });
+    expect(alone('input-property-became-required', before, after).map((f) => f.path)).toEqual(['/inputSchema/properties/a']);
+    expect(alone('input-required-property-added', before, after).map((f) => f.path)).toEqual(['/inputSchema/properties/b']);
+  });
+});

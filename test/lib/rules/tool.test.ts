@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../../src/lib/rules/finding.ts';
 import { githubTools, tool } from '../helpers/fixtures.ts';
-import { alone } from '../helpers/rules.ts';
+import { alone, rule } from '../helpers/rules.ts';
 
 const base = githubTools('v1.10.1');
 const without = (name: string) => structuredClone(base).filter((t) => t.name !== name);
@@ -97,5 +97,46 @@ describe('tool-renamed', () => {
     const after = [...without('get_me'), { ...structuredClone(me), name: 'whoami' }, { ...structuredClone(me), name: 'who_am_i' }];
     expect(alone('tool-renamed', base, after)).toEqual([]);
     expect(alone('tool-renamed', base, after.filter((t) => t.name !== 'who_am_i'))).toHaveLength(1);
+  });
+});
+
+describe('tool-renamed: what counts as the same arguments', () => {
+  const t = (name: string, inputSchema?: unknown) => (inputSchema === undefined ? { name } : { name, inputSchema }) as never;
+  const renamedTo = (before: unknown[], after: unknown[]) => alone('tool-renamed', before as never[], after as never[]).map((f) => f.message);
+  const msg = (from: string, to: string, how: string) => `Tool "${from}" looks renamed to "${to}" (${how}): pins and approvals by name no longer cover it.`;
+  it('an absent input schema is the same as {}', () => {
+    expect(renamedTo([t('a')], [t('b', {})])).toEqual([msg('a', 'b', 'the same input schema')]);
+    expect(renamedTo([t('a', {})], [t('b')])).toEqual([msg('a', 'b', 'the same input schema')]);
+  });
+  it('schemas without arguments that differ are not the same arguments', () => {
+    expect(renamedTo([t('a', { type: 'object', description: 'x' })], [t('b', { type: 'object', additionalProperties: false })])).toEqual([]);
+    expect(renamedTo([t('a')], [t('b', { type: 'object' })])).toEqual([]);
+    expect(renamedTo([t('a', null)], [t('b', { type: 'object' })])).toEqual([]);
+    // Broken schemas of different values are no evidence either.
+    expect(renamedTo([t('a', 'x')], [t('b', 5)])).toEqual([]);
+  });
+  it('compares argument signatures whatever the order of properties, and a typeless or non-object property as no type', () => {
+    const before = { type: 'object', properties: { q: { type: 'string', description: 'x' }, n: null, v: true } };
+    const after = { type: 'object', properties: { v: {}, n: { description: 'y' }, q: { type: 'string' } } };
+    expect(renamedTo([t('a', before)], [t('b', after)])).toEqual([msg('a', 'b', 'the same arguments')]);
+  });
+  it('is ambiguous, so silent, when two removed tools match the one added', () => {
+    const s = { type: 'object', properties: { q: { type: 'string' } } };
+    expect(renamedTo([t('a', s), t('b', s)], [t('c', s)])).toEqual([]);
+    expect(renamedTo([t('a', s), t('b', { type: 'object' })], [t('c', s)])).toEqual([msg('a', 'c', 'the same input schema')]);
+  });
+  it('reports each rename, removed tools taken in code-unit order of name', () => {
+    const s1 = { properties: { q: { type: 'string' } } };
+    const s2 = { properties: { n: { type: 'number' } } };
+    const found = rule('tool-renamed').check([t('z', s1), t('B', s2)] as never[], [t('y', s1), t('x', s2)] as never[]);
+    expect(found.map((f) => f.message)).toEqual([msg('B', 'x', 'the same input schema'), msg('z', 'y', 'the same input schema')]);
+  });
+});
+
+describe('removed and added tools, taken in code-unit order of name', () => {
+  it('lists removed and added tools by name in code units, each once', () => {
+    const t = (name: string) => ({ name }) as never;
+    expect(rule('tool-removed').check([t('b'), t('a'), t('B'), t('a')], [t('c')]).map((f) => f.tool)).toEqual(['B', 'a', 'b']);
+    expect(rule('tool-added').check([t('c')], [t('b'), t('a'), t('B'), t('a')]).map((f) => f.tool)).toEqual(['B', 'a', 'b']);
   });
 });

@@ -83,3 +83,31 @@ describe('input-property-type-widened', () => {
     ]);
   });
 });
+
+describe('type changes: which sets cover which, and how nodes are named', () => {
+  const one = (inputSchema: unknown) => [{ name: 't', inputSchema }] as never[];
+  const both = (before: unknown, after: unknown) => [
+    ...alone('input-property-type-changed', one(before), one(after)).map((f) => `changed ${f.path}: ${f.message}`),
+    ...alone('input-property-type-widened', one(before), one(after)).map((f) => `widened ${f.path}: ${f.message}`),
+  ];
+  it('only integer is covered by number: string → number is a change, integer → number a widening', () => {
+    expect(both({ type: 'string' }, { type: 'number' })).toEqual(['changed /inputSchema/type: The type of input schema of tool "t" changed from "string" to "number": values valid before may now be rejected.']);
+    expect(both({ type: ['integer', 'string'] }, { type: ['string', 'number'] })).toEqual(['widened /inputSchema/type: The type of input schema of tool "t" widened from ["integer","string"] to ["string","number"].']);
+    expect(both({ type: ['integer', 'boolean'] }, { type: 'number' })).toEqual(['changed /inputSchema/type: The type of input schema of tool "t" changed from ["integer","boolean"] to "number": values valid before may now be rejected.']);
+  });
+  it('names items of the root and items of items', () => {
+    expect(both({ items: { type: 'string' } }, { items: { type: 'number' } })).toEqual([
+      'changed /inputSchema/items/type: The type of input items of schema of tool "t" changed from "string" to "number": values valid before may now be rejected.',
+    ]);
+    expect(both({ properties: { 'x/y': { items: { items: { type: 'string' } } } } }, { properties: { 'x/y': { items: { items: { type: ['string', 'null'] } } } } })).toEqual([
+      'widened /inputSchema/properties/x~1y/items/items/type: The type of input items of items of property "x/y" of tool "t" widened from "string" to ["string","null"].',
+    ]);
+  });
+  it('a type declared where there was none narrows, whatever names the list holds', () => {
+    expect(both({}, { type: ['y', 'n', 'a'] })).toEqual(['changed /inputSchema/type: The type of input schema of tool "t" changed from any type to ["y","n","a"]: values valid before may now be rejected.']);
+  });
+  it('no finding when neither side has a type, or the same set is reordered', () => {
+    expect(both({ description: 'a' }, { description: 'b' })).toEqual([]);
+    expect(both({ type: ['string', 'null'] }, { type: ['null', 'string'] })).toEqual([]);
+  });
+});
