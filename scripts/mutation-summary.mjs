@@ -86,10 +86,10 @@ if (flags.has('--survivors')) {
 if (flags.has('--groups')) {
   console.log('');
   for (const [group, why] of Object.entries(equiv.groups)) {
+    const members = equiv.mutants.filter((m) => m.group === group);
     const byFile = new Map();
-    for (const e of equiv.mutants.filter((m) => m.group === group)) byFile.set(e.file, [...(byFile.get(e.file) ?? []), e.line]);
+    for (const e of members) byFile.set(e.file, [...(byFile.get(e.file) ?? []), e.line]);
     const places = [...byFile].map(([f, lines]) => `\`${f}\` ${[...new Set(lines)].sort((a, b) => a - b).join(', ')}`).join('; ');
-    const n = equiv.mutants.filter((m) => m.group === group).length;
-    console.log(`- **${group}** (${n}: ${places}): ${why}`);
+    console.log(`- **${group}** (${members.length}: ${places}): ${why}`);
   }
 }
