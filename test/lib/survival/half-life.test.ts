@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { halfLife, MEDIAN_TOLERANCE } from '../../../src/lib/survival/half-life.ts';
-import { kaplanMeier } from '../../../src/lib/survival/kaplan-meier.ts';
+import { kaplanMeier, type KMRow } from '../../../src/lib/survival/kaplan-meier.ts';
 
 const hl = (t: number[], e: (0 | 1)[]) => halfLife(kaplanMeier(t, e.map(Boolean)));
 
@@ -41,6 +41,21 @@ describe('halfLife(rows)', () => {
     expect(rows[49]!.survival - 0.5).toBe(-(2 ** -51));
     // Without the plateau tolerance S(50) is "below 0.5" and the median would be 50.
     expect(halfLife(rows)).toMatchObject({ median: 50.5, atRisk: 51 });
+  });
+  // The tolerance's two edges, on hand-made rows (no Kaplan–Meier product lands exactly there). R's minmin
+  // keeps y < 0.5 + tol (strictly) and calls y a plateau when |y − 0.5| < tol (strictly); 0.5 ± 2^-26 is
+  // exactly representable, so each edge is hit to the bit.
+  const rowsOf = (survival: number[]): KMRow[] =>
+    survival.map((s, i) => ({ time: i + 1, atRisk: 10 - i, events: 1, censored: 0, survival: s, stdErr: 0, lower: s, upper: s }));
+  it('does not count S = 0.5 + 2^-26 as reaching 0.5 (R: y < 0.5 + tolerance, not ≤)', () => {
+    expect(0.5 + MEDIAN_TOLERANCE - 0.5).toBe(2 ** -26);
+    // S = 1, 0.5 + 2^-26, 0.25 at t = 1, 2, 3: the first S below 0.5 + tol is at t = 3, which is no plateau.
+    expect(halfLife(rowsOf([1, 0.5 + MEDIAN_TOLERANCE, 0.25]))).toEqual({ median: 3, lower: 3, upper: 3, atRisk: 8 });
+  });
+  it('does not count S = 0.5 − 2^-26 as a 0.5 plateau (R: |y − 0.5| < tolerance, not ≤)', () => {
+    expect(0.5 - (0.5 - MEDIAN_TOLERANCE)).toBe(2 ** -26);
+    // S = 1, 0.5 − 2^-26, 0.25: the median is t = 2 itself, not the midpoint 2.5 with the next drop.
+    expect(halfLife(rowsOf([1, 0.5 - MEDIAN_TOLERANCE, 0.25]))).toEqual({ median: 2, lower: 2, upper: 2, atRisk: 9 });
   });
   it('uses R\'s tolerance, sqrt(machine epsilon) = 2^-26', () => {
     expect(MEDIAN_TOLERANCE).toBe(2 ** -26);
