@@ -65,6 +65,15 @@ describe('addressRefusal(ip)', () => {
     expect(addressRefusal('::ffff:10.1.2.3')).toMatch(/private/);
     expect(addressRefusal('not-an-ip')).toMatch(/not an ip/);
   });
+
+  it('takes off the brackets around an IPv6 literal, and repairs nothing else', () => {
+    expect(addressRefusal('[2606:4700:4700::1111]')).toBeNull();
+    expect(addressRefusal('[::1]')).toMatch(/loopback/);
+    // A stray bracket anywhere else is a malformed address, refused as one: stripping it would turn
+    // hostile input into an address the prober connects to.
+    expect(addressRefusal('1.1.1.1[')).toMatch(/not an ip/);
+    expect(addressRefusal(']1.1.1.1')).toMatch(/not an ip/);
+  });
 });
 
 describe('createHttpContext({ allowPrivate: false }) at connect time', () => {
