@@ -1,4 +1,4 @@
-// The README's first screen (issue 26): what the project is in two sentences, the two commands, a
+// The README's first screen: what the project is in two sentences, the two commands, a
 // screenshot of the demo's dashboard (made by `npm run screenshot`, so it stays true) and where to go
 // next — every link of it leading somewhere, and the whole of it on one 1280×900 screen of GitHub's
 // rendering (an estimate: GitHub's README column is about 830 px wide at a 1280 px window, 16 px text
@@ -51,5 +51,37 @@ describe('the README\'s first screen', () => {
     // the 1280×640 screenshot scaled to 830 px wide (415 px), the page's header above it ~ 110 px.
     const height = 110 + 56 + lines * 24 + prose.length * 16 + 72 + 16 + 415 + 16;
     expect(height).toBeLessThanOrEqual(900);
+  });
+});
+
+/** The README's prose as sentences: code blocks left out, table rows and list items each their own block. */
+function sentencesOf(markdown: string): string[] {
+  const prose = markdown.replace(/```[\s\S]*?```/g, '\n\n');
+  const blocks = prose.split(/\n\s*\n|\n(?=\||- |\d+\. )/).map((b) => b.replace(/\s+/g, ' ').trim()).filter(Boolean);
+  return blocks.flatMap((b) => b.split(/(?<=[.!?:])\s+(?=[A-Z`*[(])/)).map((s) => s.trim()).filter(Boolean);
+}
+
+describe('the README as a whole', () => {
+  it('stays an entrance, not a notebook: at most 1,300 words', () => {
+    expect(readme.split(/\s+/).filter(Boolean).length).toBeLessThanOrEqual(1300);
+  });
+
+  it('says nothing twice: no paragraph, and no sentence of 12 words or more, repeated', () => {
+    const paragraphs = readme.replace(/```[\s\S]*?```/g, '').split(/\n\s*\n/).map((p) => p.replace(/\s+/g, ' ').trim()).filter((p) => p.length > 0 && !p.startsWith('#'));
+    expect(paragraphs.filter((p, i) => paragraphs.indexOf(p) !== i)).toEqual([]);
+    const long = sentencesOf(readme).filter((s) => s.split(' ').length >= 12);
+    expect(long.filter((s, i) => long.indexOf(s) !== i)).toEqual([]);
+  });
+
+  it('has no sentence over 80 words', () => {
+    expect(sentencesOf(readme).filter((s) => s.split(' ').length > 80)).toEqual([]);
+  });
+
+  it('would notice a repeated sentence and a long one (the checks can fail)', () => {
+    const sentence = 'Every day it asks each server in the official registry for its tools and keeps the raw answer.';
+    const twice = sentencesOf(`${sentence}\n\nSomething else. ${sentence}`).filter((s) => s.split(' ').length >= 12);
+    expect(twice.filter((s, i) => twice.indexOf(s) !== i)).toHaveLength(1);
+    expect(sentencesOf(`${'word '.repeat(81)}end.`).filter((s) => s.split(' ').length > 80)).toHaveLength(1);
+    expect(sentencesOf('```sh\n' + 'x '.repeat(100) + '\n```')).toEqual([]);
   });
 });
