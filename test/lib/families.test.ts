@@ -1,10 +1,12 @@
 // Contract families (src/lib/families.ts): template keys from tenant-normalised contracts, families as
 // day ranges of shared keys that follow joint changes, and the per-name figures counted once per family.
 import { describe, expect, it } from 'vitest';
-import {
-  contractFamilies, detectDrift, familyNote, familyOnce, familyOnceDrifts, halfLife, kaplanMeier, normaliseTenant, platformOf, templateKey, tenantWords, volatility,
-  type FirstChangeInterval, type KeyedInterval,
-} from '../../src/lib/index.ts';
+import { detectDrift } from '../../src/lib/detect-drift.ts';
+import { contractFamilies, familyNote, familyOnce, familyOnceDrifts, normaliseTenant, platformOf, templateKey, tenantWords, type KeyedInterval } from '../../src/lib/families.ts';
+import type { FirstChangeInterval } from '../../src/lib/first-change-intervals.ts';
+import { halfLife } from '../../src/lib/survival/half-life.ts';
+import { kaplanMeier } from '../../src/lib/survival/kaplan-meier.ts';
+import { volatility } from '../../src/lib/volatility.ts';
 
 const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 /** A documentation template's tools as it writes them for one tenant; `v2` is the platform's next release. */
