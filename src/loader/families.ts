@@ -3,7 +3,7 @@
 // over the tools of each contract (read on demand, Archive.tools), grouped by contractFamilies, and the
 // per-name headlines counted once per family beside them (familyOnce, familyOnceDrifts). Derived from
 // the Archive's own views only: the loader's passes are untouched, and the view is built once per
-// archive object (a WeakMap), on first use by a page or an output.
+// archive object (a WeakMap on globalThis), on first use by a page or an output.
 //
 // The endpoint a key reads is the target's latest (ServerView.endpoint): the loader keeps no endpoint
 // history per contract, and a server that moves platform changes its contract hash rarely on the same
@@ -35,10 +35,14 @@ export interface FamiliesView {
   };
 }
 
-const built = new WeakMap<Archive, Promise<FamiliesView>>();
+// On globalThis, as loadArchive's cache is: the Astro pages and the post-build outputs load this module
+// as two instances, and share one Archive object.
+const BUILT = Symbol.for('mcp-schema.families');
+type Holder = { [BUILT]?: WeakMap<Archive, Promise<FamiliesView>> };
 
 /** The families of a derived archive, built once per archive object. */
 export function familiesOf(a: Archive): Promise<FamiliesView> {
+  const built = ((globalThis as Holder)[BUILT] ??= new WeakMap());
   let view = built.get(a);
   if (!view) built.set(a, (view = buildFamilies(a)));
   return view;
