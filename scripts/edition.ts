@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { readRuns } from '../src/archive/runs.ts';
 import { cutEdition, type CutResult } from '../src/editions/cut-edition.ts';
 import { signerFromPem } from '../src/lib/index.ts';
-import { bridgeDays, cacheDir, permalink, simulated, sourceRoot } from '../src/site/settings.ts';
+import { bridgeDays, cacheDir, conceptDoi, permalink, simulated, sourceRoot } from '../src/site/settings.ts';
 
 const HELP = `usage: npm run edition -- [options]
 
@@ -69,7 +69,7 @@ async function main(): Promise<number> {
       await cutEdition(values.data, {
         month,
         revise: values.revise ? { note: values.note! } : null,
-        pub: { permalink, simulated: values.simulated || simulated() },
+        pub: { permalink, simulated: values.simulated || simulated(), conceptDoi: conceptDoi() },
         signer,
         cache: { dir: cacheDir(), sourceRoot: sourceRoot() },
         release: values['release-dir'] ? { dir: values['release-dir'], url: values['release-url']! } : null,

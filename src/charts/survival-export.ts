@@ -8,7 +8,7 @@
 // Plot returns a <figure> when given a title, subtitle or legend (field notes), so the frame is
 // composed here as SVG text around Plot's <svg>, nested at an offset.
 import type { HalfLife, KMRow } from '../lib/index.ts';
-import { SIMULATED_MARK, SIMULATED_NOTE, SITE_NAME } from '../outputs/publication.ts';
+import { CONCEPT_DOI_NOTE, SIMULATED_MARK, SIMULATED_NOTE, SITE_NAME } from '../outputs/publication.ts';
 import { survivalChart, survivalText } from './survival.ts';
 import { withPngText } from './png-text.ts';
 
@@ -27,6 +27,8 @@ export interface ChartContext {
   asOfDay: string | null;
   methodology: string;
   simulated: boolean;
+  /** The dataset's concept DOI (Publication.conceptDoi); null or absent: the citation names no DOI. */
+  doi?: string | null;
 }
 
 /** What the chart is drawn from: the Kaplan–Meier table and its half-life. */
@@ -105,13 +107,14 @@ export function survivalCitation(ctx: ChartContext): Citation {
   const what = ctx.edition ? `edition ${ctx.edition}, data as of ${asOf}` : `data as of ${asOf}`;
   const key = `mcpschema_survival_${(ctx.edition ?? ctx.asOfDay ?? 'none').replace(/-/g, '')}${ctx.simulated ? '_simulated' : ''}`;
   return {
-    plain: `${sim}mcp-schema (${year}). Schema survival of MCP tool contracts (Kaplan–Meier), ${what}. Methodology ${ctx.methodology}. ${ctx.url} (licence ${LICENCE}).`,
+    plain: `${sim}mcp-schema (${year}). Schema survival of MCP tool contracts (Kaplan–Meier), ${what}. Methodology ${ctx.methodology}. ${ctx.url}${ctx.doi ? ` doi:${ctx.doi} (${CONCEPT_DOI_NOTE})` : ''} (licence ${LICENCE}).`,
     bibtex: [
       `@misc{${key},`,
       `  title        = {${ctx.simulated ? `${SIMULATED_MARK} DATA: ` : ''}Schema survival of {MCP} tool contracts ({Kaplan--Meier}), ${what}},`,
       `  author       = {{mcp-schema}},`,
       `  year         = {${year}},`,
       `  howpublished = {\\url{${ctx.url}}},`,
+      ...(ctx.doi ? [`  doi          = {${ctx.doi}},`] : []),
       `  note         = {${ctx.edition ? `Edition ${ctx.edition}. ` : ''}Methodology ${ctx.methodology}. Data as of ${asOf}. Licence ${LICENCE}${ctx.simulated ? '. Simulated data' : ''}},`,
       `}`,
     ].join('\n'),
@@ -174,7 +177,7 @@ function subtitle(d: ChartData, ctx: ChartContext): string {
 function source(ctx: ChartContext): string[] {
   return [
     `Source: ${SITE_NAME}${ctx.edition ? `, edition ${ctx.edition}` : ''} — ${ctx.url}`,
-    `Data as of ${ctx.asOfDay ?? '—'} · Licence ${LICENCE} · Methodology ${ctx.methodology}${ctx.simulated ? ` · ${SIMULATED_MARK} DATA` : ''}`,
+    `Data as of ${ctx.asOfDay ?? '—'} · Licence ${LICENCE} · Methodology ${ctx.methodology}${ctx.doi ? ` · DOI ${ctx.doi}` : ''}${ctx.simulated ? ` · ${SIMULATED_MARK} DATA` : ''}`,
   ];
 }
 

@@ -32,7 +32,7 @@ import { tempName } from '../archive/atomic.ts';
 import { loadArchive, forgetArchive, type Archive } from '../loader/load-archive.ts';
 import { changeRecord, INTERVAL_FIELDS } from '../outputs/catalogue.ts';
 import { csvLine } from '../outputs/members.ts';
-import { simulatedName, SIMULATED_NOTE, type Publication } from '../outputs/publication.ts';
+import { cffDoiLines, simulatedName, SIMULATED_NOTE, type Publication } from '../outputs/publication.ts';
 import { survivalCitation, type ChartContext } from '../charts/survival-export.ts';
 import { survivalFiles, survivalZip } from '../charts/survival-files.ts';
 import { archiveCutAt } from './cut-view.ts';
@@ -44,7 +44,7 @@ export interface CutOptions {
   /** Revise this edition (`<month>` or `<month>-r<n>`) instead, with a note; the original stays. */
   revise?: { note: string } | null;
   /** Permanent URLs (the site's) and whether the archive is simulated. */
-  pub: Pick<Publication, 'permalink' | 'simulated'>;
+  pub: Pick<Publication, 'permalink' | 'simulated' | 'conceptDoi'>;
   signer: ChainSigner | null;
   /** The loader's build cache (shared with the site's), and the source root its digest workers import from. */
   cache: { dir: string; sourceRoot: string } | null;
@@ -109,7 +109,7 @@ export async function cutEdition(dir: string, o: CutOptions): Promise<CutResult>
       const put = (name: string, bytes: Buffer | string) => files.set(name, typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes);
 
       // The chart and the tables, with the edition's context.
-      const ctx: ChartContext = { url, edition: id, asOfDay: run.day, methodology, simulated: o.pub.simulated };
+      const ctx: ChartContext = { url, edition: id, asOfDay: run.day, methodology, simulated: o.pub.simulated, doi: o.pub.conceptDoi ?? null };
       const chart = await survivalFiles(a, ctx);
       put('schema-survival.svg', chart.svg);
       put('schema-survival.png', chart.png);
@@ -120,7 +120,7 @@ export async function cutEdition(dir: string, o: CutOptions): Promise<CutResult>
       const cite = survivalCitation(ctx);
       put('citation.txt', `${cite.plain}\n`);
       put('citation.bib', `${cite.bibtex}\n`);
-      put('CITATION.cff', citationCff(id, url, run.day, methodology, o.pub.simulated));
+      put('CITATION.cff', citationCff(id, url, run.day, methodology, o.pub));
 
       // The data as of the run.
       const bundles = await editionBundles(dir, a, view.dir, { id, run, month: o.month, url, pub: o.pub, release: o.release, stage, earlier: editions.filter((e) => e.id !== id).map((e) => e.edition) });
@@ -142,6 +142,7 @@ export async function cutEdition(dir: string, o: CutOptions): Promise<CutResult>
         signed_by: o.signer?.keyId ?? null,
         chain_head: chain ? { seq: chain.seq, sha256: chainHash(chain), run_id: run.run_id, key_id: chain.signature?.key_id ?? null } : null,
         bundles,
+        ...(o.pub.conceptDoi ? { concept_doi: o.pub.conceptDoi } : {}),
       } satisfies Edition);
       put('edition.json', `${JSON.stringify(edition, null, 2)}\n`);
       put('README.md', editionReadme(edition, a, cite));
@@ -237,8 +238,9 @@ async function monthLines(viewDir: string, dayFiles: readonly DayFiles[], month:
   return { bytes: Buffer.concat(members.length ? members : [gzipSync('')]), rows };
 }
 
-function citationCff(id: string, url: string, day: string, methodology: string, simulated: boolean): string {
+function citationCff(id: string, url: string, day: string, methodology: string, pub: Pick<Publication, 'simulated' | 'conceptDoi'>): string {
   const q = (s: string) => JSON.stringify(s);
+  const simulated = pub.simulated;
   return [
     'cff-version: 1.2.0',
     `message: ${q(`${simulated ? `${SIMULATED_NOTE} ` : ''}If you use this edition, please cite it as below.`)}`,
@@ -250,6 +252,7 @@ function citationCff(id: string, url: string, day: string, methodology: string, 
     `version: ${q(id)}`,
     `date-released: ${q(day)}`,
     `url: ${q(url)}`,
+    ...cffDoiLines(pub),
     'license: CC-BY-4.0',
     'keywords: ["Model Context Protocol", "MCP", "API drift", "survival analysis"]',
     '',

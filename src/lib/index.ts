@@ -40,6 +40,7 @@ export * from './server-health.ts';
 export * from './volatility.ts';
 export * from './first-change-intervals.ts';
 export * from './ever-changed-share.ts';
+export * from './families.ts';
 export * from './half-life-text.ts';
 export * from './json-lines.ts';
 export * from './tool-diff.ts';

@@ -28,6 +28,8 @@ import { HashedFile } from './hashed-file.ts';
 import { writeParquetBundles } from './parquet.ts';
 import { SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 import { survivalCsv } from './survival-csv.ts';
+import { FAMILY_FIELDS, familyRecords } from './families-download.ts';
+import { familiesOf } from '../loader/families.ts';
 import { fileHostUrl } from './file-host.ts';
 
 export interface WrittenBundles {
@@ -140,6 +142,10 @@ export async function writeBundles(
   const intervals = [csvLine(INTERVAL_FIELDS.map((f) => f.name)), ...a.intervals.map((i) => csvLine(INTERVAL_FIELDS.map((f) => i[f.name as keyof typeof i])))].join('');
   await small(nm('contract-intervals.csv'), 'contract-intervals', a.intervals.length, intervals);
   await small(nm('survival.csv'), 'survival', a.km.length, survivalCsv(a, pub.simulated));
+  // Contract families (families-download.ts): one row per stretch of membership, JSON Lines and CSV.
+  const families = familyRecords(await familiesOf(archive));
+  await small(nm('families.jsonl'), 'families', families.length, families.map((r) => JSON.stringify(r) + '\n').join(''));
+  await small(nm('families.csv'), 'families', families.length, [csvLine(FAMILY_FIELDS.map((f) => f.name)), ...families.map((r) => csvLine(FAMILY_FIELDS.map((f) => r[f.name])))].join(''));
 
   // Roster snapshots: one validated roster per line, each file's member cached by its content.
   const rostersName = nm('rosters.jsonl.gz');

@@ -2,11 +2,14 @@
 // datapackage.json (Frictionless Data Package v1), so the three never disagree. The field lists of
 // the recorded formats come from their zod contracts (src/lib/contract/): a field added to a contract
 // is a compile error here until it is described, and the order is the contract's.
-import { ChainManifest, chainHash, headlineMethodology, NOT_ATTEMPTED_REASONS, Observation, ObservationV2, OUTCOMES, OUTCOMES_V2, Roster, RosterPage, RosterTarget, Run, RunV2, V2_STATUSES, type Interval, type NotAttemptedReason } from '../lib/index.ts';
+import { ChainManifest, headlineMethodology, NOT_ATTEMPTED_REASONS, Observation, ObservationV2, OUTCOMES, OUTCOMES_V2, Roster, RosterPage, RosterTarget, Run, RunV2, V2_STATUSES, type Interval, type NotAttemptedReason } from '../lib/index.ts';
 import type { Archive, ChangeView } from '../loader/views.ts';
 import { DESCRIPTOR_BLOCKS } from './descriptor-schema.ts';
 import { flatColumnsOf, type FieldType } from './parquet-schema.ts';
-import { SIMULATED_MARK, SIMULATED_NOTE, simulatedName, SITE_NAME, type Publication } from './publication.ts';
+import { FAMILY_FIELDS } from './families-download.ts';
+// The citation and licence files of /data/ live in citation-files.ts (this file stays under its size budget).
+export { chainHeadJson, citationCff, LICENCE_CODE, licenceData } from './citation-files.ts';
+import { SIMULATED_MARK, SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 
 /**
  * Where the big files live (bench/README.md, "Deployability"). A static host caps the published site
@@ -24,7 +27,7 @@ export function bundleUrl(name: string, where: 'site' | 'release', pub: Publicat
   return where === 'release' ? pub.releaseUrl + encodeURIComponent(name) : pub.permalink(`/data/${name}`);
 }
 
-export type ResourceName = 'observations' | 'observations-v2' | 'runs' | 'runs-v2' | 'changes' | 'findings' | 'contract-intervals' | 'survival' | 'rosters' | 'roster-targets' | 'servers' | 'chain';
+export type ResourceName = 'observations' | 'observations-v2' | 'runs' | 'runs-v2' | 'changes' | 'findings' | 'contract-intervals' | 'survival' | 'rosters' | 'roster-targets' | 'servers' | 'chain' | 'families';
 
 export interface BundleFile {
   name: string;
@@ -335,6 +338,7 @@ export const RESOURCES: Record<ResourceName, { title: string; description: strin
   'roster-targets': { title: 'Roster targets', description: 'One row per target of each roster (Parquet).', fields: ROSTER_TARGET_FIELDS },
   findings: { title: 'Findings', description: 'One row per classification finding of each change, flattened (Parquet).', fields: FINDING_FIELDS },
   chain: { title: 'Hash chain', description: 'One manifest per run: the SHA-256 of its rows, run record, roster and object set, and the hash of the manifest before it, Ed25519-signed (npm run verify checks it).', fields: CHAIN_FIELDS },
+  families: { title: 'Contract families', description: 'Registry names that serve one hosted template (the same tools with each tenant\'s own words replaced, on one platform, on the same days): one row per stretch of membership, with its family beside it. The per-name figures count each member; /statistics/ counts each family once beside them.', fields: FAMILY_FIELDS },
   servers: { title: 'Per-server descriptors', description: "Every server the archive has seen, retired and opted-out ones included: the registry entry verbatim plus our health, connectability, tools, contract and identity blocks (the files under /api/servers/).", fields: SERVER_FIELDS },
 };
 
@@ -470,6 +474,8 @@ function smallBundles(): Omit<PlannedBundle, 'where'>[] {
     { name: 'servers.jsonl.gz', resource: 'servers', note: 'one descriptor per line, JSON Lines, gzip; the same as /api/servers.json' },
     { name: 'contract-intervals.csv', resource: 'contract-intervals', note: 'CSV' },
     { name: 'survival.csv', resource: 'survival', note: 'CSV' },
+    { name: 'families.jsonl', resource: 'families', note: 'contract families, JSON Lines' },
+    { name: 'families.csv', resource: 'families', note: 'contract families, CSV' },
     { name: 'datapackage.json', resource: null, note: 'Frictionless Data Package: every file, every field' },
     { name: 'CITATION.cff', resource: null, note: 'how to cite the dataset' },
     { name: 'LICENSE-DATA.txt', resource: null, note: 'CC BY 4.0' },
@@ -548,77 +554,3 @@ function withFormatNotes(series: RowSeries, fields: readonly Field[], format: 'c
     return note ? { ...f, description: `${f.description} ${note}` } : f;
   });
 }
-
-export function citationCff(a: Archive, pub: Publication): string {
-  const q = (s: string) => JSON.stringify(s);
-  // Once an edition exists, the dataset is cited as the latest one: frozen, at its permanent URL.
-  const e = a.editions.at(-1);
-  if (e) {
-    return [
-      'cff-version: 1.2.0',
-      `message: ${q(`${pub.simulated ? `${SIMULATED_NOTE} ` : ''}If you use this dataset, please cite the edition below: it never changes. Later data are in later editions.`)}`,
-      'type: dataset',
-      `title: ${q(`${pub.simulated ? 'SIMULATED DATA — ' : ''}${SITE_NAME}: observations of remote MCP servers' tool contracts, edition ${e.edition}`)}`,
-      `abstract: ${q(`Daily tools/list observations of remote MCP servers, data as of ${e.data_as_of_day}. Methodology ${e.methodology}.`)}`,
-      'authors:',
-      `  - name: ${q(`${SITE_NAME} contributors`)}`,
-      `version: ${q(e.edition)}`,
-      `date-released: ${q(e.data_as_of_day)}`,
-      `url: ${q(e.url)}`,
-      'license: CC-BY-4.0',
-      'keywords: ["Model Context Protocol", "MCP", "API drift", "survival analysis"]',
-      '',
-    ].join('\n');
-  }
-  return [
-    'cff-version: 1.2.0',
-    `message: ${q(`${pub.simulated ? `${SIMULATED_NOTE} ` : ''}If you use this dataset, please cite it as below, with the data-as-of date.`)}`,
-    'type: dataset',
-    `title: ${q(`${pub.simulated ? 'SIMULATED DATA — ' : ''}${SITE_NAME}: observations of remote MCP servers' tool contracts`)}`,
-    `abstract: ${q(`Daily tools/list observations of remote MCP servers${a.asOfDay ? `, data as of ${a.asOfDay}` : ''}. Methodology ${headlineMethodology(a.headline)}.`)}`,
-    'authors:',
-    `  - name: ${q(`${SITE_NAME} contributors`)}`,
-    `version: ${q(a.asOfDay ?? 'empty')}`,
-    ...(a.asOfDay ? [`date-released: ${q(a.asOfDay)}`] : []),
-    `url: ${q(pub.permalink('/data/'))}`,
-    'license: CC-BY-4.0',
-    'keywords: ["Model Context Protocol", "MCP", "API drift", "survival analysis"]',
-    '',
-  ].join('\n');
-}
-
-/** chain-head.json: the chain's last manifest with its hash, so SHA256SUMS (which lists this file) carries the head. */
-export function chainHeadJson(a: Pick<Archive, 'chain'>, pub: Pick<Publication, 'simulated'>): string {
-  const head = a.chain.head;
-  return `${JSON.stringify({ ...(pub.simulated ? { simulated: true, simulated_note: SIMULATED_NOTE } : {}), manifests: a.chain.manifests, sha256: head ? chainHash(head) : null, manifest: head }, null, 2)}\n`;
-}
-
-export function licenceData(pub: Publication): string {
-  return `${pub.simulated ? `${SIMULATED_NOTE}\n\n` : ''}The mcp-schema dataset (observations, runs, drift events, contract intervals, survival curve and
-roster snapshots) is licensed under the Creative Commons Attribution 4.0 International licence (CC BY 4.0):
-https://creativecommons.org/licenses/by/4.0/legalcode
-
-Attribution: "mcp-schema, data as of <date>, ${pub.permalink('/data/')}".
-Tool names, descriptions and schemas inside the raw answers were written by each server's publisher.
-`;
-}
-
-export const LICENCE_CODE = `MIT License
-
-Copyright (c) mcp-schema contributors
-
-Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
-associated documentation files (the "Software"), to deal in the Software without restriction, including
-without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
-copies of the Software, and to permit persons to whom the Software is furnished to do so, subject to the
-following conditions:
-
-The above copyright notice and this permission notice shall be included in all copies or substantial
-portions of the Software.
-
-THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT
-LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO
-EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER
-IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE
-USE OR OTHER DEALINGS IN THE SOFTWARE.
-`;

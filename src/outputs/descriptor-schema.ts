@@ -329,6 +329,29 @@ export const Quality = z
   .strict()
   .describe('Quality: named checks of what the archive observed of this server (protocol era and revision, auth challenge, tool schemas, annotations, descriptions and output schemas, in-channel errors, uptime, contract stability, registry entry), each pass, fail or unknown with what it was decided on. Observed, not audited.');
 
+export const FamilyBlock = z
+  .object({
+    family_id: z.string().nullable().describe('The contract family the server is in as of its last successful answer (16 hex: the start of its earliest template key, kept across joint changes), or null when it is in none.'),
+    size: z.number().int().nonnegative().nullable().describe('Members still in that family at their last successful answer; null without a family.'),
+    since: day.nullable().describe('The first day of the server\'s current membership; null without a family.'),
+    platform: z.string().nullable().describe('The family\'s platform: its endpoint host with tenant words replaced by {tenant} (endpoint text, unvetted).'),
+    memberships: z
+      .array(
+        z
+          .object({
+            family_id: z.string().describe('The family.'),
+            first_day: day.describe('First day as a member.'),
+            last_day: day.describe('Last day as a member (inclusive).'),
+            open: z.boolean().describe('Still a member at the server\'s last successful answer.'),
+          })
+          .strict(),
+      )
+      .describe('Every stretch of membership, oldest first: a server that leaves a template leaves its family from that day.'),
+    families_url: url.describe('Every family, its members and its changes (the families download).'),
+  })
+  .strict()
+  .describe('Contract family: registry names that serve one hosted template (the same tools with each tenant\'s own words replaced, on one platform, on the same days). The per-name figures count each of them; /statistics/ counts each family once beside them. Methodology: "Contract families".');
+
 /** Our blocks, by key under `_meta`, in the order a descriptor carries them. */
 export const DESCRIPTOR_BLOCKS = [
   { key: `${META_NAMESPACE}/descriptor`, title: 'Descriptor', schema: DescriptorInfo },
@@ -339,6 +362,7 @@ export const DESCRIPTOR_BLOCKS = [
   { key: `${META_NAMESPACE}/identity`, title: 'Identity', schema: Identity },
   { key: `${META_NAMESPACE}/caching`, title: 'Caching', schema: Caching },
   { key: `${META_NAMESPACE}/quality`, title: 'Quality', schema: Quality },
+  { key: `${META_NAMESPACE}/family`, title: 'Contract family', schema: FamilyBlock },
 ] as const;
 
 /** Our `_meta` blocks; other keys (the registry's own) pass through. */
@@ -363,6 +387,7 @@ export type Contract = z.infer<typeof Contract>;
 export type Identity = z.infer<typeof Identity>;
 export type Caching = z.infer<typeof Caching>;
 export type Quality = z.infer<typeof Quality>;
+export type FamilyBlock = z.infer<typeof FamilyBlock>;
 export type FindingRecord = z.infer<typeof FindingRecord>;
 export type Observed<T> = { value: T | null; source: 'v1' | 'v2' | null; note: string | null };
 

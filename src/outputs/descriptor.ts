@@ -23,6 +23,8 @@ import {
   QUALITY_DISCLAIMER,
   type ToolsBlock,
 } from './descriptor-schema.ts';
+import { familyBlock } from './families-download.ts';
+import { familiesOf, type FamiliesView } from '../loader/families.ts';
 import { rawObjectPath } from './linked-objects.ts';
 import { META_NAMESPACE, type Publication, simulatedName } from './publication.ts';
 import { declaredRemotes, namespaceOf, repositoryKey, repositoryUrl } from './registry-facts.ts';
@@ -88,6 +90,8 @@ export interface ServerFacts {
   rawBodyPath: string | null;
   /** The entry's `server` against the server.json schema its `$schema` names (src/lib registrySchemaChecker); null without an entry. */
   schemaCheck: RegistrySchemaCheck | null;
+  /** The archive's contract families (src/loader/families.ts), built once per archive. */
+  families: FamiliesView;
 }
 
 export async function serverFacts(a: Archive, s: ServerView, schemas: RegistrySchemaChecker): Promise<ServerFacts> {
@@ -99,6 +103,7 @@ export async function serverFacts(a: Archive, s: ServerView, schemas: RegistrySc
     hashes: body ? await a.toolHashes(body) : null,
     rawBodyPath: body ? rawObjectPath(body, a.contentType(body)) : null,
     schemaCheck: entry === null ? null : schemas.check(entry.server),
+    families: await familiesOf(a),
   };
 }
 
@@ -117,6 +122,7 @@ export function serverDescriptor(a: Archive, s: ServerView, f: ServerFacts, repo
     [`${META_NAMESPACE}/identity`]: identity(s, base.server, repos, pub),
     [`${META_NAMESPACE}/caching`]: caching(a, s),
     [`${META_NAMESPACE}/quality`]: qualityBlock(a, s, tools ?? (typeof f.tools === 'string' ? f.tools : null), f.schemaCheck, pub),
+    [`${META_NAMESPACE}/family`]: familyBlock(f.families, s.name, pub),
   };
   // Our keys last and in DESCRIPTOR_BLOCKS order: an entry's own _meta cannot shadow them.
   const ours = Object.fromEntries(DESCRIPTOR_BLOCKS.map((b) => [b.key, blocks[b.key]]));

@@ -40,6 +40,33 @@ export interface Publication {
    * paths; outputs need it only to say where a file is. Null or absent: every file on the site.
    */
   fileHost?: { dir: string; url: string } | null;
+  /**
+   * The concept DOI of the dataset's Zenodo record (all its versions; `10.5281/zenodo.<n>`), minted by
+   * the operator's Zenodo–GitHub link from .zenodo.json (docs/OPERATIONS.md, "DOI"); the site's is
+   * MCP_SCHEMA_CONCEPT_DOI. When set, every citation form names it (CITATION.cff, BibTeX, plain text,
+   * the chart's source line, edition.json); null or absent: none says anything about a DOI.
+   */
+  conceptDoi?: string | null;
+}
+
+/** A DOI as the settings accept it (Crossref's recommended pattern): `10.<registrant>/<suffix>`. */
+export const DOI_PATTERN = /^10\.\d{4,9}\/[-._;()/:A-Za-z0-9]+$/;
+
+/** A DOI's resolver URL. */
+export const doiUrl = (doi: string) => `https://doi.org/${doi}`;
+
+/**
+ * What a citation says of the concept DOI: it resolves to the latest version, and each edition's own
+ * version DOI is on the record's page (Zenodo mints it when the edition's release is published, after
+ * the edition was cut and signed, so no edition file can hold it).
+ */
+export const CONCEPT_DOI_NOTE = 'concept DOI: resolves to the latest version; each edition\'s version DOI is listed on the record';
+
+/** CITATION.cff lines for the concept DOI ([] without one). */
+export function cffDoiLines(pub: Pick<Publication, 'conceptDoi'>): string[] {
+  const doi = pub.conceptDoi ?? null;
+  if (doi === null) return [];
+  return [`doi: ${JSON.stringify(doi)}`, 'identifiers:', '  - type: doi', `    value: ${JSON.stringify(doi)}`, `    description: ${JSON.stringify(CONCEPT_DOI_NOTE)}`];
 }
 
 /** The word every file of a simulated build carries, in its name or its text. */

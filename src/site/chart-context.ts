@@ -5,16 +5,17 @@
 import { CHART_PATH, type ChartContext } from '../charts/survival-export.ts';
 import { headlineMethodology } from '../lib/index.ts';
 import type { Archive } from '../loader/views.ts';
-import { permalink, simulated } from './settings.ts';
+import { conceptDoi, permalink, simulated } from './settings.ts';
 
 /** The live chart names what the headline rests on (headlineMethodology), as the dashboard's statement does. */
 export function liveChartContext(a: Pick<Archive, 'asOfDay' | 'headline'>): ChartContext {
-  return { url: permalink(CHART_PATH), edition: null, asOfDay: a.asOfDay, methodology: headlineMethodology(a.headline), simulated: simulated() };
+  return { url: permalink(CHART_PATH), edition: null, asOfDay: a.asOfDay, methodology: headlineMethodology(a.headline), simulated: simulated(), doi: conceptDoi() };
 }
 
 /** The context the site cites: the latest edition's when there is one. */
 export function citedChartContext(a: Pick<Archive, 'asOfDay' | 'headline' | 'editions'>): ChartContext {
   const e = a.editions.at(-1);
   if (!e) return liveChartContext(a);
-  return { url: e.url, edition: e.edition, asOfDay: e.data_as_of_day, methodology: e.methodology, simulated: simulated() };
+  // An edition cut with a concept DOI names it (edition.json concept_doi); one cut before names none.
+  return { url: e.url, edition: e.edition, asOfDay: e.data_as_of_day, methodology: e.methodology, simulated: simulated(), doi: e.concept_doi ?? null };
 }

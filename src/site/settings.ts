@@ -32,7 +32,7 @@ import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { keyIdOf, onFileHost, publicKeyFromPem } from '../lib/index.ts';
-import type { Publication } from '../outputs/publication.ts';
+import { DOI_PATTERN, type Publication } from '../outputs/publication.ts';
 import type { StoreEnv } from '../archive/store-config.ts';
 
 export const DEFAULT_SITE_URL = 'https://mcp-schema.example.org';
@@ -168,9 +168,20 @@ export function partsOnly(): boolean {
   throw new Error(`MCP_SCHEMA_RELEASE must be "parts" or unset, not ${JSON.stringify(v.slice(0, 40))}`);
 }
 
+/**
+ * MCP_SCHEMA_CONCEPT_DOI: the concept DOI of the dataset's Zenodo record (docs/OPERATIONS.md, "DOI");
+ * unset or empty: no citation names a DOI. Anything that is not a DOI is refused, never published.
+ */
+export function conceptDoi(): string | null {
+  const v = process.env.MCP_SCHEMA_CONCEPT_DOI?.trim();
+  if (v === undefined || v === '') return null;
+  if (!DOI_PATTERN.test(v)) throw new Error(`MCP_SCHEMA_CONCEPT_DOI must be a DOI such as 10.5281/zenodo.1234567, not ${JSON.stringify(v.slice(0, 60))}`);
+  return v;
+}
+
 /** How the outputs address the published site (src/outputs/publication.ts). */
 export function publication(): Publication {
-  return { permalink, releaseDir: releaseDir(), releaseUrl: releaseUrl(), simulated: simulated(), objectsUrl: objectsUrl(), partsOnly: partsOnly(), fileHost: fileHost() };
+  return { permalink, releaseDir: releaseDir(), releaseUrl: releaseUrl(), simulated: simulated(), objectsUrl: objectsUrl(), partsOnly: partsOnly(), fileHost: fileHost(), conceptDoi: conceptDoi() };
 }
 
 export function timingsFile(): string | null {

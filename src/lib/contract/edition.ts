@@ -51,6 +51,12 @@ export const Edition = z
     signed_by: z.string().max(128).nullable(),
     /** The data as of its run: immutable files, each with its permanent URL. */
     bundles: z.array(EditionBundle),
+    /**
+     * The dataset's concept DOI (its Zenodo record, all versions) when the edition was cut with one;
+     * absent otherwise, and on editions cut before DOIs. The edition's own version DOI is minted after
+     * it is cut (when its release is published), so it is on the record, not here.
+     */
+    concept_doi: z.string().max(256).optional(),
   })
   .strict();
 export type Edition = z.infer<typeof Edition>;

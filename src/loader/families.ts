@@ -1,0 +1,100 @@
+// Contract families (methodology, "Contract families"; src/lib families.ts) as a view of a derived
+// archive: each target's headline contract intervals (Archive.intervals) keyed by src/lib templateKey
+// over the tools of each contract (read on demand, Archive.tools), grouped by contractFamilies, and the
+// per-name headlines counted once per family beside them (familyOnce, familyOnceDrifts). Derived from
+// the Archive's own views only: the loader's passes are untouched, and the view is built once per
+// archive object (a WeakMap on globalThis), on first use by a page or an output.
+//
+// The endpoint a key reads is the target's latest (ServerView.endpoint): the loader keeps no endpoint
+// history per contract, and a server that moves platform changes its contract hash rarely on the same
+// day; said in the methodology.
+import {
+  byCodeUnits, contractFamilies, everChangedShare, familyOnce, familyOnceDrifts, halfLife, kaplanMeier, templateKey, volatility,
+  type EverChangedRow, type Family, type FamilyMembership, type FamilyShare, type FirstChangeInterval, type HalfLife, type KeyedInterval, type KMRow, type Volatility,
+} from '../lib/index.ts';
+import type { Archive } from './views.ts';
+
+export interface FamiliesView {
+  /** Every family, by first day then id. */
+  families: Family[];
+  byId: Map<string, Family>;
+  /** Each target's memberships, oldest first. */
+  byTarget: Map<string, FamilyMembership[]>;
+  /** Contracts whose tools could not be read (object missing, unparseable): no template key, never in a family. */
+  unkeyed: number;
+  /** The server-level figures with each family counted once (as its earliest member). */
+  once: {
+    intervals: FirstChangeInterval[];
+    km: KMRow[];
+    halfLife: HalfLife | null;
+    everChanged: EverChangedRow[];
+    volatility: Volatility;
+    /** The family behind the largest part of the per-name first changes / all changes. */
+    firstChangeLargest: FamilyShare | null;
+    changesLargest: FamilyShare | null;
+  };
+}
+
+// On globalThis, as loadArchive's cache is: the Astro pages and the post-build outputs load this module
+// as two instances, and share one Archive object.
+const BUILT = Symbol.for('mcp-schema.families');
+type Holder = { [BUILT]?: WeakMap<Archive, Promise<FamiliesView>> };
+
+/** The families of a derived archive, built once per archive object. */
+export function familiesOf(a: Archive): Promise<FamiliesView> {
+  const built = ((globalThis as Holder)[BUILT] ??= new WeakMap());
+  let view = built.get(a);
+  if (!view) built.set(a, (view = buildFamilies(a)));
+  return view;
+}
+
+async function buildFamilies(a: Archive): Promise<FamiliesView> {
+  const keyed: KeyedInterval[] = [];
+  let unkeyed = 0;
+  const byName = new Map(a.servers.map((s) => [s.name, s]));
+  for (const i of a.intervals) {
+    const s = byName.get(i.target);
+    const body = s?.versions.find((v) => v.toolsSha256 === i.tools_sha256)?.bodySha256 ?? null;
+    let key: ReturnType<typeof templateKey> = null;
+    if (s && body !== null) {
+      const tools = await a.tools(body, i.tools_sha256);
+      if (typeof tools !== 'string') key = templateKey(s.name, s.endpoint, tools);
+    }
+    if (key === null) unkeyed++;
+    keyed.push({ ...i, key: key?.key ?? null, platform: key?.platform ?? null });
+  }
+  const families = contractFamilies(keyed);
+  const byTarget = new Map<string, FamilyMembership[]>();
+  for (const f of families) for (const m of f.memberships) {
+    let list = byTarget.get(m.target);
+    if (!list) byTarget.set(m.target, (list = []));
+    list.push(m);
+  }
+  for (const list of byTarget.values()) list.sort((x, y) => byCodeUnits(x.first_day, y.first_day));
+  const once = familyOnce(families, a.serverIntervals);
+  const km = kaplanMeier(
+    once.intervals.map((i) => i.duration),
+    once.intervals.map((i) => i.event),
+  );
+  // Volatility reads each target's changes and versions: rebuilt from the change views (oldest first per target).
+  const drifts = driftsOf(a);
+  const d = familyOnceDrifts(families, drifts);
+  return {
+    families,
+    byId: new Map(families.map((f) => [f.id, f])),
+    byTarget,
+    unkeyed,
+    once: { intervals: once.intervals, km, halfLife: halfLife(km), everChanged: everChangedShare(once.intervals), volatility: volatility(d.drifts), firstChangeLargest: once.largest, changesLargest: d.largest },
+  };
+}
+
+/** The Drift values volatility reads (target, changes' days, versions' days), from the archive's server views. */
+function driftsOf(a: Archive): Parameters<typeof volatility>[0] {
+  return a.servers.map((s) => ({
+    target: s.name,
+    head: null,
+    versions: s.versions.map((v) => ({ tools_sha256: v.toolsSha256, body_sha256: v.bodySha256 ?? '', first_seen: v.firstSeen, last_seen: v.lastSeen, first_day: v.firstSeen.slice(0, 10), last_day: v.lastSeen.slice(0, 10), observations: 0 })),
+    changes: [...s.changes].reverse().map((c, index) => ({ target: c.target, index, day: c.day, observed_at: c.observedAt, run_id: c.runId, before: { tools_sha256: c.beforeSha256, body_sha256: c.beforeBody ?? '', observed_at: c.observedAt, day: c.day, run_id: c.runId }, after: { tools_sha256: c.afterSha256, body_sha256: c.afterBody ?? '', observed_at: c.observedAt, day: c.day, run_id: c.runId }, revert: c.revert })),
+    repeatMover: s.repeatMover,
+  }));
+}
