@@ -41,6 +41,7 @@ export * from './volatility.ts';
 export * from './first-change-intervals.ts';
 export * from './ever-changed-share.ts';
 export * from './half-life-text.ts';
+export * from './utc-week.ts';
 export * from './pointer-tagged-json.ts';
 export * from './tool-diff.ts';
 export * from './tools-patch.ts';
