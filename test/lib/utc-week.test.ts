@@ -1,6 +1,6 @@
 // weekMonday: the week a day belongs to, for the views over time (ISO weeks, Monday to Sunday, UTC).
 import { describe, expect, it } from 'vitest';
-import { weekMonday } from '../../src/lib/index.ts';
+import { weekMonday } from '../../src/lib/utc-week.ts';
 
 describe('weekMonday(day)', () => {
   it('names a week by its Monday: Monday is its own, Sunday the week before (the near miss)', () => {
