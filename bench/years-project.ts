@@ -12,225 +12,38 @@
 // scaled to today's size, bench/years-registry.ts): day t costs part × driver(t)/driver(measured), so
 // a total over T days is the first day plus Σ_{t=1}^{T-1}. "flat" is the same with the registry frozen at
 // today's size: the floor. Verify time grows with what the archive holds (L: pages and entries to read).
-import type { DailyChange, RealRate } from './years-registry.ts';
+//
+// The split: years-figures.ts (what is measured), years-inputs.ts (earlier runs and the limits),
+// years-fit.ts (least squares), years-table.ts (the Markdown table); this module the growth model and
+// project(). Everything bench/years.ts imports is re-exported here.
+import { clamp, fitBuilds, fitSite, line, median } from './years-fit.ts';
+import {
+  BOUNDED_BUILDS,
+  BUILD_HEAP,
+  BUILD_RSS,
+  FILE_HOST_SITE,
+  FILE_HOST_STORE,
+  ISSUE_SITE,
+  LIMITS,
+  PROBE_STAGE,
+  README_BUILDS,
+  ROSTER_PACE_PER_MIN,
+  boundedPerTargetDay,
+  fileHostShare,
+  fmtLimit,
+  perTargetDay,
+} from './years-inputs.ts';
+import type { BuildPoint, DayFigures, Design, Kind, Measured, Projections, Row } from './years-figures.ts';
 
-export type Design = 'today' | 'new';
-export type Kind = 'page' | 'entry' | 'manifest' | 'body' | 'closed';
-
-/** What git carries, by folder: the part each figure is split into. */
-export const PARTS = ['pages', 'bodies', 'rosters', 'observations', 'runs+chain', 'other', 'trees+commits'] as const;
-export type Part = (typeof PARTS)[number];
-export type ByPart = Record<Part, number>;
-export const zeroParts = (): ByPart => Object.fromEntries(PARTS.map((p) => [p, 0])) as ByPart;
-
-export interface DayFigures {
-  day: string;
-  listing_rows: number;
-  pages: number;
-  targets: number;
-  endpoints: number;
-  change: { newNames: number; newVersions: number } | null;
-  listing_bytes: number;
-  rows: number;
-  new_bodies: number;
-  /** Seconds of this process's work for the day, per step (both designs; each design's own steps apart). */
-  seconds: Record<string, number>;
-  design: Record<Design, {
-    /** Bytes of the tracked working tree after the day, by part. */
-    worktree: ByPart;
-    /** Keys the object store gained (new design; today's: what its objects/ folder gained). */
-    store_added: Record<Kind, { keys: number; bytes: number }>;
-    /** Bytes in the object store after the day (new design: objects/ + pages/). */
-    store_bytes: number;
-    /** `git bundle` of the day's commit (a thin pack: ≈ what a push sends). */
-    push_bytes: number;
-    /** size-pack after gc, and on-disk bytes per part over every object of the repository. */
-    pack_bytes: number;
-    pack_by_part: ByPart;
-    git_seconds: { add_commit: number; bundle: number; gc: number };
-    compaction: string;
-    verify_incremental: VerifyRun | null;
-  }>;
-}
-
-export interface VerifyRun {
-  mode: 'full' | 'incremental';
-  /** Wall time of the whole command (npx, tsx and the verify), and the CLI's own `time:` line. */
-  wall_s: number;
-  own_s: number | null;
-  max_rss_mb: number;
-  ok: boolean;
-  summary: string;
-}
-
-export interface BuildPoint {
-  targets: number;
-  days: number;
-  rows: number;
-  wall_s: number;
-  cpu_s: number;
-  peak_rss_mb: number;
-  site_mb: number;
-  site_files: number;
-  largest: Record<string, { mb: number; files: number }>;
-  release_mb: number;
-  release_files: number;
-  release_largest_mb: number;
-  release_largest: string;
-  /** Every release file by name (MB): the whole-archive bundles grow with rows, servers.json with targets. */
-  release_by_file: Record<string, number>;
-  day_gz_mb: number;
-}
-
-
-export interface Measured {
-  rate: RealRate;
-  change: DailyChange;
-  days: DayFigures[];
-  verifyFull: Record<'today' | 'new', VerifyRun[]>;
-  verifyHasIncremental: boolean;
-  builds: BuildPoint[];
-  node_modules_bytes: number;
-  shape: { rows: number; names: number; endpoints: number };
-  gc: string;
-}
+export { PARTS, zeroParts, type BuildPoint, type ByPart, type DayFigures, type Design, type Kind, type Measured, type Part, type Projections, type Row, type VerifyRun } from './years-figures.ts';
+export { BOUNDED_BUILDS, BUILD_HEAP, BUILD_RSS, FILE_HOST_SITE, FILE_HOST_STORE, ISSUE_SITE, LIMITS, PROBE_STAGE, README_BUILDS, ROSTER_PACE_PER_MIN, fileHostShare } from './years-inputs.ts';
+export { fitBuilds, line } from './years-fit.ts';
+export { fmtValue, renderTable } from './years-table.ts';
 
 type Driver = 'L' | 'N' | 'E' | 'churn' | 'const';
 
-/** What the issue measured at 42,000 targets × 30 days (bench:archive then bench:build --cold), not this run. */
-export const ISSUE_SITE = {
-  targets: 42_000,
-  days: 30,
-  site_mb: 1_128,
-  site_files: 184_750,
-  parts: { 'servers/': [550, 108_772], 'api/': [326, 63_561], 'data/': [153, null], 'objects/': [69, null] },
-  wall_s: 333,
-  peak_rss_gb: 4.27,
-} as const;
-
-/**
- * bench:build's first builds of 25,000 × 90 and × 365 days (bench/README.md, "Site build"; not this run):
- * what a day of history costs a cold build, per target-day. The small builds of this run give the
- * per-server slopes and the sizes; their per-day CPU and RSS differences are within the noise of a shared
- * machine (RSS moved down as well as up), so the day slopes come from these longer builds.
- */
-export const README_BUILDS = { targets: 25_000, days: [90, 365], cpu_s: [311, 586], peak_rss_gb: [2.96, 3.84], source: 'bench:build --cold, 25,000 × 90 and × 365 (bench/README.md), not this run' } as const;
-const perTargetDay = (ys: readonly number[]) => (ys[1]! - ys[0]!) / (README_BUILDS.targets * (README_BUILDS.days[1] - README_BUILDS.days[0]));
-
-/** bench:scale (bench/README.md): the v2 probe stage at 26,000 endpoints, projected, not measured here. */
-export const PROBE_STAGE = { endpoints: 26_000, minutes: 47.7, source: 'bench:scale --methodology v2, factor 10 (bench/README.md), not this run' } as const;
-/** The collector's registry pace (collector/roster.ts): 150 requests a minute. */
-export const ROSTER_PACE_PER_MIN = 150;
-
-export const LIMITS = {
-  repo: { bytes: 10e9, label: 'repository (recommended; goal < 5 GB at 5 y)' },
-  goal: { bytes: 5e9, label: 'goal' },
-  push: { bytes: 2e9, label: 'push' },
-  disk: { bytes: 14e9, label: 'runner disk' },
-  ram: { bytes: 16e9, label: 'runner RAM' },
-  heap: { bytes: 4096 * 2 ** 20, label: "V8's heap limit (4 GB: Node's default on a 16 GB runner)" },
-  job: { seconds: 6 * 3600, label: 'job' },
-  site: { bytes: 1e9, label: 'Pages site' },
-  files: { count: 100_000, label: 'files (Cloudflare Pages paid)' },
-  deploy: { seconds: 600, label: 'Pages deploy' },
-  asset: { bytes: 2 * 2 ** 30, label: 'release asset' },
-} as const;
-
 const PART_DRIVER: Record<string, Driver> = { pages: 'L', bodies: 'E', rosters: 'N', observations: 'N', 'runs+chain': 'const', other: 'const', 'trees+commits': 'L' };
 const KIND_DRIVER: Record<string, Driver> = { page: 'L', manifest: 'L', entry: 'churn', body: 'E', closed: 'N' };
-/**
- * Two cold builds of the bounded site (bench:archive --targets 5000 --days 60 and --days 360, then
- * MCP_SCHEMA_RELEASE=parts MCP_SCHEMA_OBJECTS_URL=... bench:build --cold --kinds; bench/README.md
- * "Years": not this run): the site without data/ and its files, for the "bounded, no file host" rows.
- */
-export const BOUNDED_BUILDS = {
-  targets: 5_000,
-  days: [60, 360],
-  site_mb: [160.2 - 30.7, 198.1 - 44.7],
-  files: [23_854 - 31, 27_744 - 31],
-  source: 'bench:build --cold of bench:archive 5,000 x 60 and x 360 with the site bounds (bench/README.md, Years), not this run',
-} as const;
-/**
- * The Pages site with a file host (MCP_SCHEMA_FILES_URL; bench:build --files --kinds, DESIGN "The file
- * host"), measured on the current code at four sizes (bench/README.md, "Results, fourth run"; not this
- * run): bench:archive 20,000 × 30, 5,000 × 60 and × 360, and 1,000 × 1,824 — five years of days, so every
- * cap a server page has is reached by the servers that reach it, not extrapolated. Split by
- * bench/build.ts siteShares: per server, what grows with servers (server pages with their change pages
- * and list pages, the lookup's rows, Pagefind's fragments and index); the rest (the lookup's page
- * frames, Pagefind's scripts, drift lists: capped; trends, charts, methodology, /data/'s small files)
- * does not, and is taken as measured. Between two ages a server's share is interpolated linearly in days.
- */
-const build = (targets: number, days: number, per: { bytes: number; files: number }, rest: { bytes: number; files: number }) => ({ targets, days, per_server_kb: per.bytes / targets / 1e3, per_server_files: per.files / targets, other_mb: rest.bytes / 1e6, other_files: rest.files });
-export const FILE_HOST_SITE = [
-  build(20_000, 30, { bytes: 168_941_473, files: 21_627 }, { bytes: 6_617_243, files: 1_027 }),
-  build(5_000, 60, { bytes: 44_218_656, files: 5_475 }, { bytes: 5_126_280, files: 911 }),
-  build(5_000, 360, { bytes: 48_112_485, files: 5_528 }, { bytes: 8_760_150, files: 948 }),
-  build(1_000, 1_824, { bytes: 11_227_838, files: 1_126 }, { bytes: 10_310_655, files: 905 }),
-] as const;
-/** The file host beside it (the same builds): its size per server, and what a day's publish-files uploads (bench:build --daily --files, 20,000 × 30). */
-export const FILE_HOST_STORE = { per_server_kb: [305.3 / 20, 92.4 / 5, 113.3 / 5, 32.9], days: [30, 60, 360, 1_824], daily_upload: { targets: 20_000, files: 35_033, mb: 241.3 }, source: 'bench:build --files of bench:archive 20,000 × 30, 5,000 × 60 and × 360, 1,000 × 1,824 (bench/README.md, fourth run), not this run' } as const;
-/**
- * Peak RSS of the build's process tree (bench:build: the Astro build, its digest workers, then the
- * search step), warm (the carried cache: what the daily deploy runs) and cold (--cold: every day's
- * digest computed in 30-day worker chunks), fitted as c + a·targets + b·targets·days by least squares
- * (fitBuilds), each point's residual printed. Both on the fifth run's code (the fold as runs, the search a step of its
- * own; bench/README.md, fifth run).
- */
-export const BUILD_RSS = {
-  warm: [
-    { targets: 20_000, days: 30, y: 1_886 },
-    { targets: 5_000, days: 60, y: 930 },
-    { targets: 5_000, days: 360, y: 966 },
-    { targets: 1_000, days: 60, y: 797 },
-    { targets: 1_000, days: 360, y: 879 },
-    { targets: 1_000, days: 1_824, y: 916 },
-  ],
-  cold: [
-    { targets: 20_000, days: 30, y: 1_668 },
-    { targets: 5_000, days: 60, y: 1_477 },
-    { targets: 5_000, days: 360, y: 1_512 },
-    { targets: 1_000, days: 60, y: 1_240 },
-    { targets: 1_000, days: 360, y: 1_309 },
-    { targets: 1_000, days: 1_824, y: 1_229 },
-  ],
-  /** Wall seconds of the warm builds (the same runs; a shared 2-core machine, other work beside them: an upper bound). */
-  warm_wall_s: [
-    { targets: 20_000, days: 30, y: 181.8 },
-    { targets: 5_000, days: 60, y: 80.5 },
-    { targets: 5_000, days: 360, y: 143.3 },
-    { targets: 1_000, days: 60, y: 31.2 },
-    { targets: 1_000, days: 360, y: 31.6 },
-    { targets: 1_000, days: 1_824, y: 55.0 },
-  ],
-  source: 'bench:build --files --kinds --trace-gc [--cold] of bench:archive 20,000 × 30, 5,000 × 60 and × 360, 1,000 × 60, × 360 and × 1,824 (bench/README.md, fifth run), not this run',
-} as const;
-/**
- * What the warm builds hold (bench:build --trace-gc; bench/README.md, fifth run; not this run), on the
- * code where the fold keeps ok rows as runs and npm run build indexes the search in a step of its own:
- * the largest V8 heap after a mark-compact (live), the largest before one (how far V8 let the heap
- * grow), the Astro step's peak RSS (main_rss) and the search step's (search_rss: Pagefind and its
- * Node process, after the Astro process has exited). MB.
- */
-export const BUILD_HEAP = [
-  { targets: 20_000, days: 30, live: 220.5, before: 839.3, main_rss: 1_616, search_rss: 1_886 },
-  { targets: 5_000, days: 60, live: 153.0, before: 351.7, main_rss: 930, search_rss: 719 },
-  { targets: 5_000, days: 360, live: 161.0, before: 341.7, main_rss: 966, search_rss: 724 },
-  { targets: 1_000, days: 60, live: 130.0, before: 241.0, main_rss: 797, search_rss: 411 },
-  { targets: 1_000, days: 360, live: 135.7, before: 298.5, main_rss: 879, search_rss: 406 },
-  { targets: 1_000, days: 1_824, live: 151.8, before: 342.5, main_rss: 916, search_rss: 405 },
-] as const;
-
-/** A server's share of the file-host site (KB) after `days`, interpolated between the measured ages (the last slope past the oldest). */
-export function fileHostShare(days: number, key: 'per_server_kb' | 'per_server_files' | 'other_mb' | 'other_files'): number {
-  const pts = [...FILE_HOST_SITE].sort((a, b) => a.days - b.days);
-  let i = 0;
-  while (i < pts.length - 2 && days > pts[i + 1]!.days) i++;
-  const [a, b] = [pts[i]!, pts[i + 1]!];
-  const y = a[key] + ((b[key] - a[key]) * (days - a.days)) / (b.days - a.days);
-  return Math.max(y, 0);
-}
-
-const boundedPerTargetDay = (ys: readonly number[]) => (ys[1]! - ys[0]!) / (BOUNDED_BUILDS.targets * (BOUNDED_BUILDS.days[1] - BOUNDED_BUILDS.days[0]));
 /** verify's entry cache (src/archive/objects.ts EntryCache), full. */
 const ENTRY_CACHE_MB = 256;
 /** Heap a verify keeps per stored key (a 64-hex name in its checked set, a tenth of them in the referenced map): 132 B, measured in Node 26 with 138,009 names (bench/README.md, Years). */
@@ -280,68 +93,6 @@ function steadyMean(days: DayFigures[], f: (d: DayFigures, prev: DayFigures) => 
   return xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
 }
 
-export interface Row {
-  metric: string;
-  limit: string;
-  design: Design | 'both';
-  /** Projected value per year (growth), the same at year 5 with the registry flat, and margins. */
-  values: number[];
-  flat5: number;
-  /** The first day (1-based) the projection passes the limit, with the registry growing and flat (null: not within 5 years). */
-  reaches: { growth: number | null; flat: number | null };
-  unit: 'bytes' | 'seconds' | 'count';
-  limitValue: number | null;
-  note: string;
-}
-
-export interface Projections {
-  assumptions: string[];
-  per_day: Record<Design, Record<string, number>>;
-  first_day: Record<Design, Record<string, number>>;
-  rows: Row[];
-  site_model: { source: string; per_server_mb: number | null; per_target_day_mb: number | null; data_per_target_day_mb_first_90_days: number | null; per_server_s: number | null; per_target_day_s: number | null; per_server_rss_mb: number | null; per_target_day_rss_mb: number | null; whole_bundle_over_day_files: number | null; servers_json_bytes_per_target: number | null };
-  registry_at: Record<string, { rows: number; targets: number; endpoints: number; pages: number }>;
-}
-
-/** Least squares of y = c + a·N + b·N·days over the build points (null when there are fewer than 3). */
-function fitSite(points: BuildPoint[], y: (p: BuildPoint) => number): { a: number; b: number } | null {
-  return fitBuilds(points.map((p) => ({ targets: p.targets, days: p.days, y: y(p) })));
-}
-
-/** Least squares of y = c + a·targets + b·targets·days, with each point's residual (null with fewer than 3 points). */
-export function fitBuilds(points: readonly { targets: number; days: number; y: number }[]): { c: number; a: number; b: number; residuals: number[] } | null {
-  if (points.length < 3) return null;
-  // Normal equations for [c, a, b].
-  const X = points.map((p) => [1, p.targets, p.targets * p.days]);
-  const Y = points.map((p) => p.y);
-  const XtX = [0, 1, 2].map((i) => [0, 1, 2].map((j) => X.reduce((s, r) => s + r[i]! * r[j]!, 0)));
-  const XtY = [0, 1, 2].map((i) => X.reduce((s, r, k) => s + r[i]! * Y[k]!, 0));
-  const sol = solve3(XtX, XtY);
-  if (!sol) return null;
-  const [c, a, b] = sol as [number, number, number];
-  return { c, a, b, residuals: points.map((p) => p.y - (c + a * p.targets + b * p.targets * p.days)) };
-}
-
-/** Negative slopes (noise between builds on a shared machine) count as flat. */
-function clamp(f: { a: number; b: number } | null): { a: number; b: number } | null {
-  return f ? { a: Math.max(0, f.a), b: Math.max(0, f.b) } : null;
-}
-
-function solve3(A: number[][], b: number[]): number[] | null {
-  const M = A.map((r, i) => [...r, b[i]!]);
-  for (let c = 0; c < 3; c++) {
-    let p = c;
-    for (let r = c + 1; r < 3; r++) if (Math.abs(M[r]![c]!) > Math.abs(M[p]![c]!)) p = r;
-    if (Math.abs(M[p]![c]!) < 1e-12) return null;
-    [M[c], M[p]] = [M[p]!, M[c]!];
-    for (let r = 0; r < 3; r++) {
-      if (r === c) continue;
-      const f = M[r]![c]! / M[c]![c]!;
-      for (let k = c; k < 4; k++) M[r]![k]! -= f * M[c]![k]!;
-    }
-  }
-  return M.map((r, i) => r[3]! / r[i]!);
-}
 
 export function project(m: Measured): Projections {
   const D = m.days.length;
@@ -627,91 +378,3 @@ export function project(m: Measured): Projections {
   return { assumptions, per_day: perDay, first_day: firstDay, rows, site_model: siteModel, registry_at: registryAt };
 }
 
-/** Least squares y = base + slope·t over t = 0, 1, …. */
-export function line(ys: number[]): { base: number; slope: number } {
-  const n = ys.length;
-  const mx = (n - 1) / 2;
-  const my = ys.reduce((a, b) => a + b, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  ys.forEach((y, x) => {
-    sxy += (x - mx) * (y - my);
-    sxx += (x - mx) ** 2;
-  });
-  const slope = sxx === 0 ? 0 : sxy / sxx;
-  return { base: my - slope * mx, slope };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? 0 : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
-
-function fmtLimit(k: keyof typeof LIMITS): string {
-  const text: Record<keyof typeof LIMITS, string> = {
-    repo: 'repository 10 GB (recommended; goal < 5 GB at 5 y)',
-    goal: "issue 23's goal: < 5 GB packed after 5 y",
-    push: 'push 2 GB',
-    disk: 'runner disk 14 GB',
-    ram: 'runner RAM 16 GB',
-    heap: "V8 heap limit 4 GB (Node's default at 16 GB)",
-    job: 'job 6 h',
-    site: 'Pages site 1 GB',
-    files: 'files: 100,000 (Cloudflare Pages paid; aim)',
-    deploy: 'Pages deploy 10 min',
-    asset: 'release asset 2 GiB',
-  };
-  return text[k];
-}
-
-export function fmtValue(v: number, unit: Row['unit']): string {
-  if (!Number.isFinite(v)) return 'n/a';
-  if (unit === 'count') return Math.round(v).toLocaleString('en');
-  if (unit === 'seconds') return v >= 3600 ? `${(v / 3600).toFixed(1)} h` : v >= 120 ? `${(v / 60).toFixed(0)} min` : `${v.toFixed(0)} s`;
-  if (v >= 1e12) return `${(v / 1e12).toFixed(1)} TB`;
-  if (v >= 1e9) return `${(v / 1e9).toFixed(2)} GB`;
-  if (v >= 1e6) return `${(v / 1e6).toFixed(0)} MB`;
-  return `${(v / 1e3).toFixed(0)} kB`;
-}
-
-function margin(limit: number | null, v: number): string {
-  if (limit === null || !Number.isFinite(v) || v <= 0) return '—';
-  const x = limit / v;
-  const s = x >= 100 ? `${x.toFixed(0)}×` : x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(1)}×`;
-  return x < 2 ? `**${s}** ⚠` : s;
-}
-
-/** The projections as a Markdown table (and the measured per-day figures above it). */
-export function renderTable(m: Measured, p: Projections): string {
-  const out: string[] = [];
-  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
-  const d0 = m.days[0]!;
-  const last = m.days.at(-1)!;
-  out.push(`registry: day 1 ${d0.listing_rows.toLocaleString('en')} rows in ${d0.pages} pages (${mb(d0.listing_bytes)}), ${d0.targets.toLocaleString('en')} targets, ${d0.endpoints.toLocaleString('en')} endpoints; day ${m.days.length} ${last.listing_rows.toLocaleString('en')} rows, ${last.targets.toLocaleString('en')} targets`);
-  for (const [k, label] of [['today', "today's (whole raw pages in git)"], ['new', 'new (packed pages in an object store; gz rows and roster in git)']] as const) {
-    const f = p.first_day[k];
-    const s = p.per_day[k];
-    const parts = (prefix: string, src: Record<string, number>) => Object.entries(src).filter(([key, v]) => key.startsWith(prefix) && Math.abs(v) >= 1000).map(([key, v]) => `${key.slice(prefix.length)} ${mb(v)}`).join(', ');
-    out.push(`${label}:`);
-    out.push(`  first day: git working tree ${mb(f.worktree!)}, pack ${mb(f.pack!)}, push ${mb(f.push!)}${k === 'new' ? `, object store +${mb((f['store:entry'] ?? 0) + (f['store:manifest'] ?? 0) + (f['store:body'] ?? 0) + (f['store:page'] ?? 0))}` : ''}`);
-    out.push(`  a steady day: git working tree +${mb(Object.entries(s).filter(([key]) => key.startsWith('worktree:')).reduce((x, [, v]) => x + v, 0))} (${parts('worktree:', s)}); packed +${mb(s.pack!)} (${parts('pack:', s)}); push ${mb(s.push!)}` + (k === 'new' ? `; object store +${mb((s['store:entry'] ?? 0) + (s['store:manifest'] ?? 0) + (s['store:body'] ?? 0) + (s['store:page'] ?? 0))} (${parts('store:', s)})` : ''));
-    const v = m.verifyFull[k];
-    out.push(`  full verify (wall of the command / max RSS): ${v.map((r, i) => `${r.wall_s} s (own ${r.own_s} s) / ${r.max_rss_mb} MB after day ${i + 1}`).join(', ')}${m.verifyHasIncremental ? `; incremental (days 2..${m.days.length}) ${s.verify_incremental_s!.toFixed(1)} s / ${s.verify_incremental_rss_mb!.toFixed(0)} MB a day` : ''}`);
-  }
-  out.push('');
-  out.push('| metric | limit | design | 1 y | margin | 3 y | margin | 5 y | margin | 5 y, registry flat | margin | passes the limit on day (growing / flat) |');
-  out.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  const name = { today: "today's", new: 'new', both: 'both' } as const;
-  for (const r of p.rows) {
-    const cells = r.values.flatMap((v) => [fmtValue(v, r.unit), margin(r.limitValue, v)]);
-    const when = (d: number | null) => (d === null ? '> 5 y' : d.toLocaleString('en'));
-    const reach = r.limitValue === null ? '—' : `${when(r.reaches.growth)} / ${when(r.reaches.flat)}`;
-    out.push(`| ${r.metric} | ${r.limit} | ${name[r.design]} | ${cells.join(' | ')} | ${fmtValue(r.flat5, r.unit)} | ${margin(r.limitValue, r.flat5)} | ${reach} |`);
-  }
-  out.push('');
-  out.push(`margin = limit ÷ projected; ⚠ below 2×. Registry: ${Object.entries(p.registry_at).map(([k, v]) => `${k} ${v.rows.toLocaleString('en')} rows / ${v.targets.toLocaleString('en')} targets`).join('; ')}.`);
-  out.push('');
-  out.push('assumptions:');
-  for (const a of p.assumptions) out.push(`- ${a}`);
-  return out.join('\n');
-}

@@ -1,4 +1,4 @@
-// Changes per week by level (issue 16, "Views over time"): one stacked bar per ISO week (Monday to
+// Changes per week by level: one stacked bar per ISO week (Monday to
 // Sunday, UTC), split by the highest compatibility finding of each change — ERR, WARN, INFO, or none
 // fired. Input is the loader's WeekPoint rows (src/loader/timelines.ts); this module draws.
 import * as Plot from '@observablehq/plot';

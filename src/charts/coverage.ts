@@ -1,4 +1,4 @@
-// Coverage by run (issue 16, "Views over time"): the share of eligible targets each run contacted,
+// Coverage by run: the share of eligible targets each run contacted,
 // with the 90% line below which a run is published as degraded, and degraded runs marked. Input is the
 // loader's RunPoint rows (src/loader/timelines.ts); this module draws.
 import * as Plot from '@observablehq/plot';

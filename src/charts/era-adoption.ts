@@ -1,4 +1,4 @@
-// Era adoption over time (issue 13, "On the site"): for each full methodology v2 run, how many probed
+// Era adoption over time: for each full methodology v2 run, how many probed
 // endpoints spoke each era — modern (2026-07-28), legacy (initialize), or only the deprecated HTTP+SSE
 // transport — as lines of shares, with dual-era (advertised) as its own mark: modern servers whose
 // supportedVersions name a legacy revision, a lower bound (SDK v2 dual-era servers advertise only

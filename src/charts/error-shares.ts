@@ -1,4 +1,4 @@
-// Error-class shares over time (issue 16, "Views over time"): for each full run, how the targets it
+// Error-class shares over time: for each full run, how the targets it
 // contacted fared — answered, or failed with one of the error classes — as one stacked bar per run
 // day summing to 100%; past MAX_DAILY_MARKS days, one bar a week of the runs' mean shares. Partial runs never appear (they never feed published shares). Input is the
 // loader's ErrorSharePoint rows (src/loader/timelines.ts, wilson over the run rows); this draws.

@@ -1,5 +1,5 @@
 // The share of servers that have ever changed their contract, by days observed, against the straight
-// line a constant rate would give (issue 16, "The headline can mislead"). Input is src/lib
+// line a constant rate would give (the headline alone can mislead). Input is src/lib
 // everChangedShare's rows as they are; this module draws, it never estimates:
 //   - the Kaplan–Meier share (1 − S of the server-level curve) as a step line with its plain 95% band;
 //   - the complete-case share (servers followed at least d days) as small dots, for comparison;

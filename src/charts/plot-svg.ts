@@ -22,7 +22,7 @@ export interface ChartSize {
 /**
  * The sizes pages draw each chart at. Wide fits the content column from 48rem up unscaled; narrow is
  * drawn for a phone (a 390 px screen leaves 350 px) rather than shrunk, so its 12 px text stays 12 px
- * (issue 16: the wide chart scaled to a phone had ~5 px axis text).
+ * (the wide chart scaled to a phone had ~5 px axis text).
  */
 export const WIDE: ChartSize = { width: 720, height: 380 };
 export const NARROW: ChartSize = { width: 340, height: 300 };

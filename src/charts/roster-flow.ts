@@ -1,4 +1,4 @@
-// Servers joining and leaving the registry (issue 16, "Views over time"): per day, names seen for the
+// Servers joining and leaving the registry: per day, names seen for the
 // first time (up) and names that left the complete roster (down, their `retired` rows). The archive's
 // first day is left out of the bars — every name "joins" then — and said in the description. Input is
 // the loader's RosterPoint rows (src/loader/timelines.ts); this module draws.

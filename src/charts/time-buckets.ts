@@ -1,9 +1,9 @@
-// How many marks a chart over days draws (issue 23: after five years of daily runs the views over time
+// How many marks a chart over days draws (after five years of daily runs the views over time
 // were 5.1 MB of one page, and the dashboard 1.1 MB — a mark a day per class, at two sizes). Up to
 // MAX_DAILY_MARKS days a chart draws a mark a day; past it, a mark a week (its Monday, UTC), said in
 // its description. The tables show the newest TABLE_ROWS rows; the CSVs keep every row.
 import { group } from 'd3-array';
-import { monday } from '../loader/timelines.ts';
+import { weekMonday } from '../lib/index.ts';
 
 /** Days a chart draws one mark each for, at most; past it, one a week. */
 export const MAX_DAILY_MARKS = 400;
@@ -20,7 +20,7 @@ export function weekly(rows: readonly { day: string }[]): boolean {
 /** Rows grouped by the Monday of their day's week, in order, each group combined into one. */
 export function byWeek<T extends { day: string }, U>(rows: readonly T[], combine: (week: string, rows: T[]) => U): U[] {
   // d3-array's group keeps the keys in first-seen order, so the weeks stay in the rows' order.
-  return [...group(rows, (r) => monday(r.day))].map(([w, g]) => combine(w, g));
+  return [...group(rows, (r) => weekMonday(r.day))].map(([w, g]) => combine(w, g));
 }
 
 /** Every k-th row (k the least that keeps at most `max`), and always the last one. */

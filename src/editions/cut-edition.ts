@@ -33,8 +33,8 @@ import { loadArchive, forgetArchive, type Archive } from '../loader/load-archive
 import { changeRecord, INTERVAL_FIELDS } from '../outputs/catalogue.ts';
 import { csvLine } from '../outputs/members.ts';
 import { cffDoiLines, simulatedName, SIMULATED_NOTE, type Publication } from '../outputs/publication.ts';
-import { survivalCitation, type ChartContext } from '../charts/survival-export.ts';
-import { survivalFiles, survivalZip } from '../charts/survival-files.ts';
+import { survivalCitation, type ChartContext } from '../outputs/survival-export.ts';
+import { survivalFiles, survivalZip } from '../outputs/survival-files.ts';
 import { archiveCutAt } from './cut-view.ts';
 import { editionPage, editionReadme, errorClassCsv, tilesJson } from './edition-files.ts';
 

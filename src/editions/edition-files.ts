@@ -7,7 +7,7 @@ import { SHARE_CLASSES, type Edition } from '../lib/index.ts';
 import type { Archive } from '../loader/views.ts';
 import { csvLine } from '../outputs/members.ts';
 import { SIMULATED_NOTE } from '../outputs/publication.ts';
-import { CHART_TITLE, LICENCE, LICENCE_URL, type ChartContext, type Citation } from '../charts/survival-export.ts';
+import { CHART_TITLE, LICENCE, LICENCE_URL, type ChartContext, type Citation } from '../outputs/survival-export.ts';
 
 export function tilesJson(a: Archive, ctx: ChartContext): string {
   const contracts = a.intervals.length;

@@ -2,7 +2,7 @@
 // v1, "Drift and diffs"; issue 16, "A diff people can read"). Plain data: rendering it (colour, +/−,
 // folding, findings in the margin) is the site's job.
 //
-// The whole tool is printed by jsonLines (keys sorted, so the same tool always prints the same lines;
+// The whole tool is printed by pointerTaggedJson (keys sorted, so the same tool always prints the same lines;
 // arrays in their order, so pointers stay valid), and the lines are aligned by jsdiff (Myers' O(ND)
 // diff, as GNU diff and git) through its structuredPatch, which also groups them into hunks with
 // `context` unchanged lines around each change. The lines are aligned without their trailing commas:
@@ -13,7 +13,7 @@
 // TOOL_DIFF_MAX_EDITS (about 60 ms here at that bound; 5,000 took 1.4 s) is shown whole, every line
 // removed then every line added, with `replaced: true`. No one reads a thousand-line diff line by line.
 import { structuredPatch } from 'diff';
-import { jsonLines, type JsonLine } from './json-lines.ts';
+import { pointerTaggedJson, type PointerTaggedLine } from './pointer-tagged-json.ts';
 import { unescapePointerToken } from './pointer-diff.ts';
 import type { Tool } from './tool.ts';
 
@@ -56,8 +56,8 @@ export function toolDiff(before: Tool | undefined, after: Tool | undefined, opts
   const tool = after ?? before;
   if (tool === undefined) throw new RangeError('toolDiff needs a before or an after tool');
   const context = opts.context ?? 3;
-  const a = before === undefined ? [] : jsonLines(before);
-  const b = after === undefined ? [] : jsonLines(after);
+  const a = before === undefined ? [] : pointerTaggedJson(before);
+  const b = after === undefined ? [] : pointerTaggedJson(after);
   const patch = structuredPatch('before', 'after', compared(a), compared(b), undefined, undefined, { context, maxEditLength: TOOL_DIFF_MAX_EDITS });
   const hunks = patch === undefined ? [replacement(a, b)] : patch.hunks.map((h) => ({ oldStart: h.oldStart - 1, newStart: h.newStart - 1, kinds: h.lines.map((l) => l[0] as '+' | '-' | ' ') }));
   const out: ToolDiff = { name: tool.name, hunks: [], added: 0, removed: 0, replaced: patch === undefined };
@@ -158,15 +158,15 @@ function parentPointer(p: string): string | null {
  * The text jsdiff aligns: each line without its trailing comma (a separator, never part of a value:
  * values end in a quote, digit, letter or bracket). What is shown is taken from the printed lines.
  */
-function compared(lines: readonly JsonLine[]): string {
+function compared(lines: readonly PointerTaggedLine[]): string {
   return lines.map((l) => `${l.text.endsWith(',') ? l.text.slice(0, -1) : l.text}\n`).join('');
 }
 
-function replacement(a: readonly JsonLine[], b: readonly JsonLine[]) {
+function replacement(a: readonly PointerTaggedLine[], b: readonly PointerTaggedLine[]) {
   return { oldStart: 0, newStart: 0, kinds: [...a.map(() => '-' as const), ...b.map(() => '+' as const)] };
 }
 
-function fold(count: number, first: JsonLine): DiffLine {
+function fold(count: number, first: PointerTaggedLine): DiffLine {
   return { kind: 'fold', text: `${count} unchanged ${count === 1 ? 'line' : 'lines'}`, pointer: first.pointer, count };
 }
 

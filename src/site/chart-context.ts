@@ -1,8 +1,8 @@
-// The survival chart's context on the live site (src/charts/survival-export.ts ChartContext): the
+// The survival chart's context on the live site (src/outputs/survival-export.ts ChartContext): the
 // live files (SVG, PNG, zip on /charts/schema-survival/) carry the live chart page's URL and the
 // latest data date; the citation the site suggests is the latest edition's, whose page and files are
 // frozen (/editions/<id>/), and falls back to the live chart before the first edition is cut.
-import { CHART_PATH, type ChartContext } from '../charts/survival-export.ts';
+import { CHART_PATH, type ChartContext } from '../outputs/survival-export.ts';
 import { headlineMethodology } from '../lib/index.ts';
 import type { Archive } from '../loader/views.ts';
 import { conceptDoi, permalink, simulated } from './settings.ts';

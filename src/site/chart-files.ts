@@ -2,8 +2,8 @@
 // written by the post-build step beside the SVG, PNG and CSV the chart page serves.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CHART_PATH } from '../charts/survival-export.ts';
-import { survivalFiles, survivalZip } from '../charts/survival-files.ts';
+import { CHART_PATH } from '../outputs/survival-export.ts';
+import { survivalFiles, survivalZip } from '../outputs/survival-files.ts';
 import type { Archive } from '../loader/views.ts';
 import { simulatedName, type Publication } from '../outputs/publication.ts';
 import { liveChartContext } from './chart-context.ts';

@@ -5,7 +5,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { survivalCitation, survivalExportSvg } from '../../src/charts/survival-export.ts';
+import { survivalCitation, survivalExportSvg } from '../../src/outputs/survival-export.ts';
 import { cutEdition } from '../../src/editions/cut-edition.ts';
 import { Edition } from '../../src/lib/index.ts';
 import { forgetArchive, loadArchive } from '../../src/loader/load-archive.ts';

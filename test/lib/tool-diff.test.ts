@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonLines } from '../../src/lib/json-lines.ts';
+import { pointerTaggedJson } from '../../src/lib/pointer-tagged-json.ts';
 import { classifyChange } from '../../src/lib/rules/registry.ts';
 import { lineForPointer, TOOL_DIFF_MAX_EDITS, toolDiff, type ToolDiff } from '../../src/lib/tool-diff.ts';
 import type { Tool } from '../../src/lib/tool.ts';
@@ -13,8 +13,8 @@ import { mutated } from './helpers/rules.ts';
  * be the source line at its place, hunk headers must name those places, and nothing may be skipped.
  */
 function expectFaithful(d: ToolDiff, before: Tool | undefined, after: Tool | undefined) {
-  const a = before === undefined ? [] : jsonLines(before);
-  const b = after === undefined ? [] : jsonLines(after);
+  const a = before === undefined ? [] : pointerTaggedJson(before);
+  const b = after === undefined ? [] : pointerTaggedJson(after);
   let i = 0;
   let j = 0;
   for (const h of d.hunks) {
@@ -117,7 +117,7 @@ describe('toolDiff(before, after, opts)', () => {
   });
   it('shows an added tool as all + lines and a removed one as all − lines, without folds', () => {
     const t = tool(v24, 'get_me');
-    const n = jsonLines(t).length;
+    const n = pointerTaggedJson(t).length;
     expect(toolDiff(undefined, t).hunks.map((h) => [h.header, h.path, h.lines.every((l) => l.kind === '+'), h.lines.length])).toEqual([[`@@ -0,0 +1,${n} @@`, '', true, n]]);
     expect(toolDiff(t, undefined).hunks.map((h) => [h.header, h.lines.every((l) => l.kind === '-'), h.lines.length])).toEqual([[`@@ -1,${n} +0,0 @@`, true, n]]);
   });
@@ -144,7 +144,7 @@ describe('toolDiff(before, after, opts)', () => {
     const before = { name: 'big', inputSchema: { enum: values('a') } };
     const after = { name: 'big', inputSchema: { enum: values('b') } };
     const d = toolDiff(before, after);
-    expect(jsonLines(before).length).toBe(607);
+    expect(pointerTaggedJson(before).length).toBe(607);
     expect([d.replaced, d.hunks.length, d.removed, d.added, d.hunks[0]!.header, d.hunks[0]!.path]).toEqual([true, 1, 607, 607, '@@ -1,607 +1,607 @@', '']);
     expectFaithful(d, before, after);
   });

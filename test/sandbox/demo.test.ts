@@ -90,7 +90,7 @@ describe('npm run demo (short)', () => {
       expect(summary.build_error).toBeNull();
       expect(summary.changes).toBeGreaterThan(0);
       // The default methodology records both series on every demo day, and the site builds; with four
-      // days of a 14-day bridge its headline is still v1 (test/loader/series.test.ts, headline.test.ts).
+      // days of a 14-day bridge its headline is still v1 (test/loader/mid-bridge.test.ts, headline.test.ts).
       expect(summary.days.map((d) => d.series)).toEqual(Array(4).fill(['v1', 'v2']));
       expect(summary.rows_v2).toBe(summary.rows);
       expect(readdirSync(join(REPO, out, 'archive', 'observations-v2'))).toHaveLength(4);

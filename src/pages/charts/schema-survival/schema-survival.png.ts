@@ -1,6 +1,6 @@
 import type { APIRoute } from 'astro';
 import { siteArchive } from '../../../site/site-archive.ts';
-import { emptyChartSvg, survivalExportPng, survivalExportSvg } from '../../../charts/survival-export.ts';
+import { emptyChartSvg, survivalExportPng, survivalExportSvg } from '../../../outputs/survival-export.ts';
 import { liveChartContext } from '../../../site/chart-context.ts';
 
 // Rasterised at build time by sharp (librsvg), which Astro already installs for its image service,

@@ -1,6 +1,6 @@
 import type { APIRoute } from 'astro';
 import { siteArchive } from '../../../site/site-archive.ts';
-import { emptyChartSvg, survivalExportSvg } from '../../../charts/survival-export.ts';
+import { emptyChartSvg, survivalExportSvg } from '../../../outputs/survival-export.ts';
 import { liveChartContext } from '../../../site/chart-context.ts';
 
 // The standalone SVG carries its title, legend and source line (survival-export.ts); an empty archive

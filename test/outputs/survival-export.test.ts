@@ -4,8 +4,8 @@ import { unzipSync } from 'fflate';
 import { saxes } from '../helpers/xml.ts';
 import { describe, expect, it } from 'vitest';
 import { readPngText, pngSize, withPngText } from '../../src/charts/png-text.ts';
-import { CHART_TITLE, survivalCitation, survivalExportSvg, type ChartContext } from '../../src/charts/survival-export.ts';
-import { survivalFiles, survivalZip } from '../../src/charts/survival-files.ts';
+import { CHART_TITLE, survivalCitation, survivalExportSvg, type ChartContext } from '../../src/outputs/survival-export.ts';
+import { survivalFiles, survivalZip } from '../../src/outputs/survival-files.ts';
 import { halfLife, kaplanMeier } from '../../src/lib/index.ts';
 
 const km = kaplanMeier([1, 2, 2, 3, 5, 5, 5, 8, 10, 12, 12, 15], [true, true, false, true, true, true, false, true, false, false, false, false]);

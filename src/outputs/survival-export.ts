@@ -1,4 +1,4 @@
-// The survival chart as a file that carries its own context (issue 15): the standalone SVG and PNG
+// The survival chart as a file that carries its own context: the standalone SVG and PNG
 // add a title, a one-line subtitle, a legend for every mark and a source line (name, URL, data as of,
 // licence, methodology) around the plot src/charts/survival.ts draws; a simulated build stamps
 // "SIMULATED DATA" on the image. The PNG also carries that text as PNG text chunks (png-text.ts). The
@@ -8,9 +8,9 @@
 // Plot returns a <figure> when given a title, subtitle or legend (field notes), so the frame is
 // composed here as SVG text around Plot's <svg>, nested at an offset.
 import type { HalfLife, KMRow } from '../lib/index.ts';
-import { CONCEPT_DOI_NOTE, SIMULATED_MARK, SIMULATED_NOTE, SITE_NAME } from '../outputs/publication.ts';
-import { survivalChart, survivalText } from './survival.ts';
-import { withPngText } from './png-text.ts';
+import { CONCEPT_DOI_NOTE, SIMULATED_MARK, SIMULATED_NOTE, SITE_NAME } from './publication.ts';
+import { survivalChart, survivalText } from '../charts/survival.ts';
+import { withPngText } from '../charts/png-text.ts';
 
 export const CHART_SIZE = { width: 720, height: 380 };
 export const CHART_PATH = '/charts/schema-survival/';

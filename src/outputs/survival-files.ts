@@ -1,8 +1,8 @@
 // The survival chart's files, the same for the live site (its zip, src/site/chart-files.ts) and for an
 // edition (src/editions/): the framed SVG and PNG, the Kaplan–Meier table as CSV, a metadata JSON and
 // a README, and all five in one zip.
-import { survivalCsv } from '../outputs/survival-csv.ts';
-import { zipFiles } from '../outputs/zip.ts';
+import { survivalCsv } from './survival-csv.ts';
+import { zipFiles } from './zip.ts';
 import { chartMetadata, chartReadme, emptyChartSvg, survivalExportPng, survivalExportSvg, type ChartContext, type ChartData } from './survival-export.ts';
 
 export interface ChartFiles {

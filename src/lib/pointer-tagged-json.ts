@@ -1,6 +1,7 @@
 // JSON pretty-printed one member per line, each line tagged with the RFC 6901 pointer it belongs to
 // (methodology v1, "Drift and diffs"): the text toolDiff compares, so that a finding, which carries a
-// pointer into the tool, can be shown beside its lines.
+// pointer into the tool, can be shown beside its lines. Not the JSON Lines format (one JSON value a
+// line) of the bundles and day files: one value printed over many lines, each line tagged.
 //
 // The layout is JSON.stringify(value, null, 2) with object keys sorted by UTF-16 code units (as the
 // canonical form), so the same value always prints the same lines. Arrays keep their order: every
@@ -17,7 +18,7 @@ import { escapeHidden } from './hidden-characters.ts';
 import { escapePointerToken } from './pointer-diff.ts';
 import { byCodeUnits } from './tool-map.ts';
 
-export interface JsonLine {
+export interface PointerTaggedLine {
   /** The line as printed, indentation and trailing comma included, no line break. */
   text: string;
   /** The member or item the line belongs to; a container's opening and closing lines carry the container's pointer. */
@@ -25,13 +26,13 @@ export interface JsonLine {
 }
 
 /** The pretty-printed lines of a JSON value (keys sorted, arrays in order), each with its pointer. */
-export function jsonLines(value: unknown): JsonLine[] {
-  const out: JsonLine[] = [];
+export function pointerTaggedJson(value: unknown): PointerTaggedLine[] {
+  const out: PointerTaggedLine[] = [];
   print(value, '', '', '', '', 0, out);
   return out;
 }
 
-function print(value: unknown, pointer: string, indent: string, prefix: string, comma: string, depth: number, out: JsonLine[]): void {
+function print(value: unknown, pointer: string, indent: string, prefix: string, comma: string, depth: number, out: PointerTaggedLine[]): void {
   if (depth > MAX_CANONICAL_DEPTH) throw new CanonicalError(`json nested deeper than ${MAX_CANONICAL_DEPTH} levels`);
   if (typeof value === 'object' && value !== null) {
     const entries: [string, unknown][] = Array.isArray(value)
