@@ -44,7 +44,8 @@ endpoint exactly as the registry lists it).
 exit codes: 0 same, or changed with nothing at the --fail-on level
             1 a change at or above the --fail-on level
             2 could not check: bad input, archive unreadable, not in the archive, no archived
-              contract, opted out (the archive's record or optout.txt), unreachable, auth required (no credentials are ever sent),
+              contract, opted out (the archive's record or optout.txt), an address the address policy
+              refuses (never contacted), unreachable, auth required (no credentials are ever sent),
               no tool list — each said in one sentence
 user-agent: ${USER_AGENT}
 `;
