@@ -83,7 +83,7 @@ describe('pinning from the archive (lock <name…>)', () => {
     const lock = await lockOf([NAMES.same, NAMES.broken]);
     const schema = JSON.parse(readFileSync(path.join(w.siteDir, ...MCP_LOCK_SCHEMA_PATH.split('/').filter(Boolean)), 'utf8')) as Record<string, unknown>;
     expect(schema.$id).toBe(`${w.siteUrl}${MCP_LOCK_SCHEMA_PATH}`);
-    const ajv = new Ajv.default({ strict: false });
+    const ajv = new Ajv({ strict: false });
     const validate = ajv.compile(schema);
     expect(validate(JSON.parse(lockText(lock)))).toBe(true);
     const bad = JSON.parse(lockText(lock)) as McpLock;
