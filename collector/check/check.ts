@@ -25,7 +25,6 @@ import {
   type Tool,
 } from '../../src/lib/index.ts';
 import { slugFor } from '../../src/lib/slug.ts';
-import { hostRefusal } from '../address-policy.ts';
 import { createHttpContext } from '../http.ts';
 import { DEFAULT_PROBE_V2_LIMITS, probeV2, type ProbeV2Result } from '../probe-v2/index.ts';
 import { isOptedOut, readOptOut } from '../targets.ts';
@@ -62,7 +61,7 @@ export interface CheckReport {
   /** One plain sentence when the verdict is could-not-check; null otherwise. */
   reason: string | null;
   /** What kind of failure stopped the check (stable, for machines), or null. */
-  reason_code: 'bad-input' | 'archive-unavailable' | 'not-in-archive' | 'ambiguous' | 'no-contract' | 'opted-out' | 'no-endpoint' | 'address-refused' | 'unreachable' | 'auth-required' | 'no-tools' | 'pin-unusable' | 'lock-unusable' | null;
+  reason_code: 'bad-input' | 'archive-unavailable' | 'not-in-archive' | 'ambiguous' | 'no-contract' | 'opted-out' | 'no-endpoint' | 'address-refused' | 'unreachable' | 'auth-required' | 'no-tools' | 'pin-unusable' | null;
   fail_on: FailOn;
   exit_code: 0 | 1 | 2;
   data_note: string;
@@ -193,11 +192,8 @@ async function check(o: CheckOptions, failOn: FailOn, report: CheckReport): Prom
   report.baseline = baseline.summary;
   if (baseline.summary.partial) report.notes.push('the archived answer was the first page of several (methodology v1 reads one page); tools past it show as added');
 
-  // 3. The probe: once, with the collector's v2 probe — unless the address policy refuses the endpoint
-  // outright (a loopback or private literal, a localhost name): then it is never contacted, and says so.
+  // 3. The probe: once, with the collector's v2 probe.
   const observedAt = (o.now ?? (() => new Date()))().toISOString();
-  const refusal = addressRefusal(report.target.endpoint, o.allowPrivate ?? false);
-  if (refusal) throw new Stop('address-refused', refusal);
   const timeoutMs = o.timeoutMs ?? 15_000;
   const http = createHttpContext({ allowPrivate: o.allowPrivate ?? false, timeoutMs });
   let r: ProbeV2Result;
@@ -212,8 +208,12 @@ async function check(o: CheckOptions, failOn: FailOn, report: CheckReport): Prom
     const a = r.auth;
     throw new Stop('auth-required', `Auth required: the server answered HTTP ${a?.httpStatus ?? 401}${a?.challenge ? ' with a WWW-Authenticate challenge' : ''}${a?.schemes.length ? ` (${a.schemes.map((s) => quoted(s, 40)).join(', ')})` : ''}; the check sends no credentials, so it cannot list the tools.`);
   }
-  // A name that resolves to a refused address is refused at connect time, before any socket: not contacted either.
-  if (r.status === 'unreachable' && r.failure?.error.payload.step === 'address') throw new Stop('address-refused', `Not contacted: the check's address policy refused the endpoint (${quoted(r.failure.error.message, 160)}); the check only probes public addresses${o.allowPrivate ? ' and loopback' : ''}.`);
+  // The address policy refused the endpoint (a loopback or private literal, a localhost name, or a name
+  // resolving to one) before any request was sent: it was never contacted, so it is not "unreachable".
+  if (r.status === 'unreachable' && r.failure?.error.payload.step === 'address') {
+    report.live = null;
+    throw new Stop('address-refused', `Not contacted: the check's address policy refuses ${quoted(new URL(report.target.endpoint).host, 120)} (${oneLine(r.failure.error.message.replace(/^refused address: /, ''), 160)}); it only probes public addresses${o.allowPrivate ? ' and loopback' : ''}. --allow-private admits loopback, for local worlds and tests.`);
+  }
   if (r.status === 'unreachable') throw new Stop('unreachable', `Unreachable: no HTTP answer from the endpoint (${r.failure ? `${r.failure.error.errorClass}: ${quoted(r.failure.error.message, 160)}` : 'connection failed'}).`);
   if (r.status !== 'ok') throw new Stop('no-tools', `The server did not list its tools (v2 status ${r.status}${r.failure ? `, ${r.failure.error.errorClass}: ${quoted(r.failure.error.message, 160)}` : ''}).`);
   if (r.truncated) throw new Stop('no-tools', `The server's listing was cut by the probe's ${r.truncated} bound, so it cannot be compared whole.`);
@@ -245,19 +245,6 @@ async function check(o: CheckOptions, failOn: FailOn, report: CheckReport): Prom
   if (!moved && report.live.set_sha256 !== null && baseline.summary.set_sha256 !== null && report.live.set_sha256 !== baseline.summary.set_sha256) {
     report.notes.push('the set hash differs while every tool compares equal: the server spells the same values differently (number or key spelling, key order inside a definition)');
   }
-}
-
-/** Why the address policy refuses an endpoint before any request (a loopback or private literal, a localhost name), or null. */
-export function addressRefusal(endpoint: string, allowPrivate: boolean): string | null {
-  let u: URL;
-  try {
-    u = new URL(endpoint);
-  } catch {
-    return `Not contacted: the endpoint ${quoted(endpoint)} is not a URL.`;
-  }
-  const why = hostRefusal(u, allowPrivate ? 'public+loopback' : 'public');
-  if (why === null) return null;
-  return `Not contacted: the check's address policy refuses ${quoted(u.host, 120)} (${oneLine(why, 160)}); it only probes public addresses. --allow-private admits loopback, for local worlds and tests.`;
 }
 
 /** The registry name a target names: itself, or (a URL) the one server the endpoint index lists there. */

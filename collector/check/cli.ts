@@ -10,7 +10,7 @@ import { emptyLock, lockText, lockWith, McpLockError, MCP_LOCK_SCHEMA_PATH, read
 import { FAIL_ON_LEVELS, runCheck, type FailOn } from './check.ts';
 import { checkLock, lockFeeds, pinLock, type LockReport } from './lock.ts';
 import { issueStep, lockIssue } from './lock-issue.ts';
-import { lockOpml } from '../../src/outputs/breaking-feeds.ts';
+import { lockOpml } from './opml.ts';
 import { renderLockReport, renderReport } from './render.ts';
 import { quoted } from './text.ts';
 import { visibleData } from './text.ts';

@@ -21,7 +21,7 @@ import { slugFor } from '../../src/lib/slug.ts';
 import { ArchiveUnavailable, PublishedArchive } from './archive.ts';
 import { DATA_NOTE, nameOf, runCheck, Stop, type CheckReport, type Verdict } from './check.ts';
 import { quoted } from './text.ts';
-import type { OpmlFeed } from '../../src/outputs/breaking-feeds.ts';
+import type { OpmlFeed } from './opml.ts';
 
 const NS = 'org.mcp-schema';
 

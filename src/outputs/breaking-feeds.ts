@@ -3,12 +3,11 @@
 // instructions change with a HIGH finding — as RSS 2.0 (/servers/<slug>/breaking.xml) and JSON Feed
 // 1.1 (/servers/<slug>/breaking.json), beside the server's full feeds. They are written by the same
 // writers (feeds.ts rssFeed, jsonFeed): this file is a filter and a channel, never a second writer.
-// And the lockfile's OPML: the breaking-only feeds of the servers a product pins, for a feed reader.
+// The lockfile's OPML of these feeds is collector/check/opml.ts (the check reads published files only).
 import { clip } from '../lib/index.ts';
 import type { BodyFindingView, ChangeView, InstructionsChangeView } from '../loader/views.ts';
 import { jsonFeed, rssFeed, SERVER_FEED_ITEMS, type FeedChannel } from './feeds.ts';
 import type { Publication } from './publication.ts';
-import { xmlText } from './xml-text.ts';
 
 /** Site paths of a server's breaking-only feeds. */
 export function breakingFeedPaths(slug: string): { rss: string; json: string } {
@@ -53,35 +52,3 @@ export async function serverBreakingFeeds(
   const channel = breakingChannel(s.name, s.slug);
   return { rss: await rssFeed(b.changes, channel, pub, b.bodyFindings, b.instructions, SERVER_FEED_ITEMS), json: jsonFeed(b.changes, channel, pub, b.bodyFindings, b.instructions, SERVER_FEED_ITEMS) };
 }
-
-/** One outline of the OPML: a server's breaking-only RSS feed and its page. */
-export interface OpmlFeed {
-  name: string;
-  xmlUrl: string;
-  htmlUrl: string | null;
-}
-
-/**
- * OPML 2.0 of feeds, one `outline type="rss"` each: what a feed reader imports. Registry names are
- * attribute text: XML-escaped, and characters XML forbids replaced (xmlText), so no name can end the
- * attribute or the document.
- */
-export function lockOpml(title: string, feeds: readonly OpmlFeed[], now: Date): string {
-  const a = (s: string) => xmlText(s).replace(/[&<>"']/g, (c) => ESCAPES[c]!).replace(/[\t\n\r]/g, (c) => `&#${c.charCodeAt(0)};`);
-  const outlines = feeds.map((f) => `    <outline type="rss" text="${a(clip(f.name, 200))}" title="${a(clip(f.name, 200))}" xmlUrl="${a(f.xmlUrl)}"${f.htmlUrl ? ` htmlUrl="${a(f.htmlUrl)}"` : ''}/>`);
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<opml version="2.0">',
-    '  <head>',
-    `    <title>${a(title)}</title>`,
-    `    <dateCreated>${now.toUTCString()}</dateCreated>`,
-    '  </head>',
-    '  <body>',
-    ...outlines,
-    '  </body>',
-    '</opml>',
-    '',
-  ].join('\n');
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };

@@ -73,3 +73,17 @@ describe("the README's example workflow", () => {
     }
   });
 });
+
+describe("docs/CHECK.md's workflow over a lockfile", () => {
+  const flows = [...readFileSync(path.join(import.meta.dirname, '..', '..', 'docs', 'CHECK.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((y) => /uses: mcp-schema\/mcp-schema@/.test(y));
+
+  it('lints clean, grants issues: write, and passes only inputs the action has', () => {
+    expect(flows).toHaveLength(1);
+    expect(lint(flows[0]!, 'check-md-lock.yml')).toEqual([]);
+    expect(flows[0]).toMatch(/^ {2}issues: write$/m);
+    const names = new Set(actionInputs().map((i) => i.name));
+    const used = [...(/with:\n((?: {10}[\w-]+:.*\n)+)/.exec(flows[0]!)?.[1] ?? '').matchAll(/^\s+([\w-]+):/gm)].map((m) => m[1]!);
+    expect(used).toEqual(['lock']);
+    for (const u of used) expect(names).toContain(u);
+  });
+});
