@@ -140,8 +140,10 @@ export async function guard(client: Client, o: GuardOptions): Promise<GuardedCli
     return r;
   }
   function refresh(): Promise<DriftReport> {
-    current = compare();
-    return current;
+    const next = compare();
+    // A comparison that fails (the server or the archive did not answer) leaves the last one in force.
+    current = next.catch(() => last!);
+    return next;
   }
 
   const original = client.callTool.bind(client);
