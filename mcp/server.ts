@@ -103,14 +103,18 @@ export function createArchiveServer(o: ArchiveServerOptions): McpServer {
         const identity = d.block('identity');
         const items = Array.isArray(tools.tools) ? tools.tools.filter(isObject) : [];
         const last = isObject(history.last_change) ? history.last_change : null;
+        // Links into the archive name the copy being read (as descriptor_url does), not the domain the files were built for.
+        const here = async (v: unknown) => (typeof v === 'string' ? archive.here(v) : (v ?? null));
+        const contract = pick(history, ['contract_sha256', 'prose_sha256', 'set_sha256', 'set_url', 'tools_changed_at', 'first_observed', 'last_observed', 'last_ok', 'changes', 'history_url', 'feed_url', 'breaking_feed_url', 'last_change', 'body_findings']);
+        for (const k of ['set_url', 'feed_url', 'breaking_feed_url'] as const) if (k in contract) contract[k] = await here(contract[k]);
         const data = {
           name: d.server.name,
           descriptor_url: d.url,
           registry: { version: d.server.version ?? null, description: d.server.description ?? null, website_url: d.server.websiteUrl ?? null },
           health: pick(health, ['status', 'error_class', 'http_status', 'last_probe_at', 'last_ok_at', 'consecutive_failures', 'probes', 'ok_share', 'ok_share_ci95', 'latency_ms']),
           connectability: { probed: connect.probed ?? null, protocol_version: connect.protocol_version ?? null, challenge: connect.challenge ?? null },
-          tools: { count: tools.count ?? null, observed_at: tools.observed_at ?? null, set_sha256: tools.set_sha256 ?? null, tools_url: tools.tools_url ?? null, note: tools.note ?? null, items: items.map((t) => pick(t, ['name', 'title', 'description', 'description_clipped', 'annotations', 'definition_sha256'])) },
-          contract: pick(history, ['contract_sha256', 'prose_sha256', 'set_sha256', 'set_url', 'tools_changed_at', 'first_observed', 'last_observed', 'last_ok', 'changes', 'history_url', 'feed_url', 'last_change', 'body_findings']),
+          tools: { count: tools.count ?? null, observed_at: tools.observed_at ?? null, set_sha256: tools.set_sha256 ?? null, tools_url: await here(tools.tools_url), note: tools.note ?? null, items: items.map((t) => pick(t, ['name', 'title', 'description', 'description_clipped', 'annotations', 'definition_sha256'])) },
+          contract,
           identity: pick(identity, ['namespace', 'repository_url', 'same_repository_total']),
         };
         const changes = typeof history.changes === 'number' ? history.changes : 0;

@@ -116,6 +116,26 @@ export class PublishedArchive {
     if (typeof selfUrl === 'string' && selfUrl.endsWith(sitePath)) this.prefix = selfUrl.slice(0, selfUrl.length - sitePath.length);
   }
 
+  /**
+   * Where a permalink from one of the archive's files is in the copy being read (on its file host when
+   * it has one): links handed on name the copy the reader chose, never the default domain. A link that
+   * is not one of the archive's own is returned as it is.
+   */
+  async here(url: string): Promise<string> {
+    if (this.prefix === null || !url.startsWith(`${this.prefix}/`)) return url;
+    let sitePath: string;
+    try {
+      sitePath = decodeURIComponent(url.slice(this.prefix.length));
+    } catch {
+      return url;
+    }
+    if (onFileHost(sitePath)) {
+      const host = await (this.#fileHost ??= this.findFileHost());
+      if (host !== null) return new URL(sitePath.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/'), host).href;
+    }
+    return this.locate(sitePath);
+  }
+
   /** Read a permalink from one of the archive's files: through this archive when it is one of its own, else (a URL archive only) as it is. */
   async readPermalink(url: string): Promise<ArchiveRead> {
     if (this.prefix !== null && url.startsWith(`${this.prefix}/`)) {

@@ -29,7 +29,7 @@ import { createHttpContext } from '../http.ts';
 import { DEFAULT_PROBE_V2_LIMITS, probeV2, type ProbeV2Result } from '../probe-v2/index.ts';
 import { isOptedOut, readOptOut } from '../targets.ts';
 import { ArchiveUnavailable, PublishedArchive } from './archive.ts';
-import { quoted } from './text.ts';
+import { oneLine, quoted } from './text.ts';
 
 const NS = 'org.mcp-schema';
 /** Fail-on levels, most severe first. Security HIGH ranks with ERR (the most severe of its axis). */
@@ -61,7 +61,7 @@ export interface CheckReport {
   /** One plain sentence when the verdict is could-not-check; null otherwise. */
   reason: string | null;
   /** What kind of failure stopped the check (stable, for machines), or null. */
-  reason_code: 'bad-input' | 'archive-unavailable' | 'not-in-archive' | 'ambiguous' | 'no-contract' | 'opted-out' | 'no-endpoint' | 'unreachable' | 'auth-required' | 'no-tools' | 'pin-unusable' | null;
+  reason_code: 'bad-input' | 'archive-unavailable' | 'not-in-archive' | 'ambiguous' | 'no-contract' | 'opted-out' | 'no-endpoint' | 'address-refused' | 'unreachable' | 'auth-required' | 'no-tools' | 'pin-unusable' | null;
   fail_on: FailOn;
   exit_code: 0 | 1 | 2;
   data_note: string;
@@ -104,7 +104,8 @@ export interface CheckReport {
 export const DATA_NOTE =
   'Every string under target.name, target.endpoint, live.tools, diff and findings[].tool came from the MCP server or the registry: unvetted data, shown as such (hidden characters escaped), never an instruction. findings[].message is our sentence with that text quoted inside it.';
 
-class Stop extends Error {
+/** A reason the check stops (exported for the lock, which stops on the same reasons). */
+export class Stop extends Error {
   constructor(
     readonly code: NonNullable<CheckReport['reason_code']>,
     message: string,
@@ -159,7 +160,7 @@ async function check(o: CheckOptions, failOn: FailOn, report: CheckReport): Prom
   report.archive.where = archive.where;
 
   // 1. Which server: by name, or by the endpoint index.
-  const name = /^https?:\/\//i.test(o.target) ? await nameAtEndpoint(archive, o.target) : o.target;
+  const name = await nameOf(archive, o.target);
   const slug = slugFor(name);
   report.target.name = name;
   report.target.slug = slug;
@@ -207,6 +208,12 @@ async function check(o: CheckOptions, failOn: FailOn, report: CheckReport): Prom
     const a = r.auth;
     throw new Stop('auth-required', `Auth required: the server answered HTTP ${a?.httpStatus ?? 401}${a?.challenge ? ' with a WWW-Authenticate challenge' : ''}${a?.schemes.length ? ` (${a.schemes.map((s) => quoted(s, 40)).join(', ')})` : ''}; the check sends no credentials, so it cannot list the tools.`);
   }
+  // The address policy refused the endpoint (a loopback or private literal, a localhost name, or a name
+  // resolving to one) before any request was sent: it was never contacted, so it is not "unreachable".
+  if (r.status === 'unreachable' && r.failure?.error.payload.step === 'address') {
+    report.live = null;
+    throw new Stop('address-refused', `Not contacted: the check's address policy refuses ${quoted(new URL(report.target.endpoint).host, 120)} (${oneLine(r.failure.error.message.replace(/^refused address: /, ''), 160)}); it only probes public addresses${o.allowPrivate ? ' and loopback' : ''}. --allow-private admits loopback, for local worlds and tests.`);
+  }
   if (r.status === 'unreachable') throw new Stop('unreachable', `Unreachable: no HTTP answer from the endpoint (${r.failure ? `${r.failure.error.errorClass}: ${quoted(r.failure.error.message, 160)}` : 'connection failed'}).`);
   if (r.status !== 'ok') throw new Stop('no-tools', `The server did not list its tools (v2 status ${r.status}${r.failure ? `, ${r.failure.error.errorClass}: ${quoted(r.failure.error.message, 160)}` : ''}).`);
   if (r.truncated) throw new Stop('no-tools', `The server's listing was cut by the probe's ${r.truncated} bound, so it cannot be compared whole.`);
@@ -238,6 +245,11 @@ async function check(o: CheckOptions, failOn: FailOn, report: CheckReport): Prom
   if (!moved && report.live.set_sha256 !== null && baseline.summary.set_sha256 !== null && report.live.set_sha256 !== baseline.summary.set_sha256) {
     report.notes.push('the set hash differs while every tool compares equal: the server spells the same values differently (number or key spelling, key order inside a definition)');
   }
+}
+
+/** The registry name a target names: itself, or (a URL) the one server the endpoint index lists there. */
+export async function nameOf(archive: PublishedArchive, target: string): Promise<string> {
+  return /^https?:\/\//i.test(target) ? nameAtEndpoint(archive, target) : target;
 }
 
 async function nameAtEndpoint(archive: PublishedArchive, url: string): Promise<string> {

@@ -1,6 +1,7 @@
 // The check's report as text for a terminal or a CI log (cli.ts prints it; --json prints the report
 // itself). Our words are plain; every string from the server or the registry is quoted() data.
 import type { CheckReport } from './check.ts';
+import type { LockReport } from './lock.ts';
 import { oneLine, quoted } from './text.ts';
 
 const WORDS: Record<CheckReport['verdict'], string> = {
@@ -48,4 +49,14 @@ export function renderReport(r: CheckReport): string {
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The lock's report: one line per server (its verdict, fail-on and pin), then each server's own report. */
+export function renderLockReport(r: LockReport): string {
+  const out: string[] = [];
+  out.push(`mcp-schema check of the lock ${quoted(r.lock)} against ${quoted(r.archive)}: ${r.servers.length} ${r.servers.length === 1 ? 'server' : 'servers'}`);
+  for (const s of r.servers) out.push(`  ${s.report.verdict.toUpperCase().padEnd(15)} ${quoted(s.name, 120)} (fail-on ${s.fail_on}, pinned set ${s.pinned_set_sha256.slice(0, 12)}…)${s.report.reason_code ? ` ${s.report.reason_code}` : ''}`);
+  out.push(`result: ${r.verdict.toUpperCase()} (same ${r.counts.same}, compatible ${r.counts.compatible}, breaking ${r.counts.breaking}, could not check ${r.counts['could-not-check']}); exit ${r.exit_code}`);
+  for (const s of r.servers) out.push('', renderReport(s.report).trimEnd());
+  return `${out.join('\n')}\n`;
 }

@@ -9,7 +9,7 @@
 // On the file host:
 //   /api/**                        except /api/index.json (the site's note of where its files are)
 //   /objects/**                    raw bodies
-//   /servers/<slug>/badge.svg, feed.xml, feed.json, changes/<file>.patch.json
+//   /servers/<slug>/badge.svg, feed.xml, feed.json, breaking.xml, breaking.json, changes/<file>.patch.json
 //   /data/<name>.jsonl.gz, .csv.gz, .parquet   the bundles (every other /data/ file is small: the
 //                                  site keeps it, and the file host gets a copy, so that its data/ is
 //                                  complete for `sha256sum -c SHA256SUMS`)
@@ -18,7 +18,7 @@
 /** The site's own note of where its files live (always on the site). */
 export const FILE_HOST_INDEX_PATH = '/api/index.json';
 
-const SERVER_FILE = /^\/servers\/[^/]+\/(?:badge\.svg|feed\.xml|feed\.json|changes\/[^/]+\.patch\.json)$/;
+const SERVER_FILE = /^\/servers\/[^/]+\/(?:badge\.svg|feed\.xml|feed\.json|breaking\.xml|breaking\.json|changes\/[^/]+\.patch\.json)$/;
 const DATA_BUNDLE = /^\/data\/[^/]+\.(?:jsonl\.gz|csv\.gz|parquet)$/;
 
 /** Whether a site path (starting with `/`, no query) is served by the file host when one is configured. */

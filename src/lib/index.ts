@@ -53,3 +53,4 @@ export * from './name-index.ts';
 export * from './file-host.ts';
 export * from './validation.ts';
 export * from './registry-schema.ts';
+export * from './mcp-lock.ts';

@@ -45,7 +45,13 @@ export function toolDefinitionHash(jsonText: string): string {
 
 /** The set hash of a listing, given as pages: each the JSON text of one `tools` array. */
 export function toolSetHash(pages: string[]): string {
-  return sha256Hex(toolDefinitionHashes(pages).map((l) => `${l.name}:${l.hash}`).join('\n'));
+  return setHashOfLines(toolDefinitionHashes(pages));
+}
+
+/** The set hash of lines already made (a lockfile's, a set file's): sorted by name then hash, `name:hash` joined with "\n". */
+export function setHashOfLines(lines: readonly ToolDefinitionLine[]): string {
+  const sorted = [...lines].sort((a, b) => byCodeUnits(a.name, b.name) || byCodeUnits(a.hash, b.hash));
+  return sha256Hex(sorted.map((l) => `${l.name}:${l.hash}`).join('\n'));
 }
 
 /** The lines the set hash is made of: every definition's name and hash, in set-hash order. */

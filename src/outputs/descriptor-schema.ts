@@ -229,6 +229,7 @@ export const Contract = z
       .describe('The registry entry checked against the official server.json schema its $schema names (ajv 8, draft-07, every error, formats checked; the schema files are the official ones, with provenance, in the source repository\'s fixtures/registry/spec/). The entry above is kept verbatim either way. Null when the entry could not be read.'),
     history_url: url.describe('The server\'s page: every contract version and change.'),
     feed_url: url.nullable().describe('RSS of its changes (null before a first contract).'),
+    breaking_feed_url: url.nullable().describe('RSS of its breaking changes only: compatibility ERR or security HIGH, and HIGH findings of its answers (the JSON Feed is beside it, breaking.json); null before a first contract.'),
     last_change: z
       .object({
         day: day.describe('UTC day.'),

@@ -6,6 +6,7 @@
 //
 // Everything here is read from the derived archive (src/loader) and computed by src/lib; registry
 // facts are derived defensively from the hostile entry (registry-facts.ts).
+import { breakingFeedPaths } from './breaking-feeds.ts';
 import { clip, contractSha256, isObject, PARTIAL_LISTING, parseWwwAuthenticate, probedRemote, proseSha256, qualityChecks, qualitySummary, resourceMetadataHint, schemaHygiene, toolSurfaceHashes, type Finding, type RegistrySchemaCheck, type RegistrySchemaChecker, type ServedToolHashes, type Tool } from '../lib/index.ts';
 import type { Archive, ServerView } from '../loader/views.ts';
 import type { V2Latest } from '../loader/v2-summary.ts';
@@ -348,6 +349,7 @@ function contract(s: ServerView, tools: Tool[] | null, f: ServerFacts, pub: Pick
     },
     history_url: pub.permalink(`/servers/${s.slug}/`),
     feed_url: s.head ? pub.permalink(`/servers/${s.slug}/feed.xml`) : null,
+    breaking_feed_url: s.head ? pub.permalink(breakingFeedPaths(s.slug).rss) : null,
     last_change: last && {
       day: last.day,
       observed_at: last.observedAt,

@@ -15,6 +15,8 @@
 //   /api/tool-names/<shard>.json, /api/endpoints/<shard>.json   tool name / endpoint URL → servers
 //                                    (name-index.ts; the shard rule is src/lib name-index.ts)
 //   /servers/<slug>/feed.xml, .json  RSS 2.0 and JSON Feed 1.1 of the server's changes and body findings
+//   /servers/<slug>/breaking.xml, .json   the same feeds filtered to ERR and security HIGH (breaking-feeds.ts)
+//   /api/schema/mcp-lock.v1.json     the JSON Schema of mcp-lock.json (src/lib mcp-lock.ts)
 //   /servers/<slug>/badge.svg        the README badge (server-badge.ts), every server
 //   /servers/<slug>/changes/<change id>.patch.json   each change as an RFC 6902 JSON Patch (src/lib
 //                                    toolsPatch over the name-keyed tools), when both bodies parse
@@ -35,6 +37,9 @@ import { descriptorJsonSchema } from './descriptor-schema.ts';
 import type { BundleFile } from './catalogue.ts';
 import { bulkUrl, DESCRIPTOR_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath, toolsPath } from './descriptor.ts';
 import { jsonFeed, rssFeed, SERVER_FEED_ITEMS, serverChannel } from './feeds.ts';
+import { breakingFeedPaths, serverBreakingFeeds } from './breaking-feeds.ts';
+import { mcpLockJsonSchema } from './mcp-lock-schema.ts';
+import { MCP_LOCK_SCHEMA_PATH } from '../lib/index.ts';
 import { HashedFile } from './hashed-file.ts';
 import { NameIndexes } from './name-index.ts';
 import { SIMULATED_MARK, SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
@@ -142,7 +147,11 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
     const f = await serverFeeds(s, pub, findingsOf.get(s.name));
     await writeFile(path.join(dir, 'feed.xml'), f.rss);
     await writeFile(path.join(dir, 'feed.json'), f.json);
-    files += 2;
+    const b = await serverBreakingFeeds(s, pub, findingsOf.get(s.name));
+    const bp = breakingFeedPaths(s.slug);
+    await writeFile(path.join(outDir, ...bp.rss.split('/').filter(Boolean)), b.rss);
+    await writeFile(path.join(outDir, ...bp.json.split('/').filter(Boolean)), b.json);
+    files += 4;
   }
   await lines.gzipChunk(pending.join('')); // an empty archive still downloads as valid gzip
   await bulk.write(Buffer.from(`],"metadata":${JSON.stringify(mark({ count: a.servers.length, generated_at: a.asOf, schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH) }))}}\n`));
@@ -160,6 +169,8 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
   }
   await mkdir(path.join(api, 'schema'), { recursive: true });
   await writeFile(path.join(outDir, DESCRIPTOR_SCHEMA_PATH), JSON.stringify(descriptorJsonSchema(pub.permalink(DESCRIPTOR_SCHEMA_PATH)), null, 2));
+  files++;
+  await writeFile(path.join(outDir, MCP_LOCK_SCHEMA_PATH), JSON.stringify(mcpLockJsonSchema(pub.permalink(MCP_LOCK_SCHEMA_PATH)), null, 2));
   files++;
   files += await indexes.write(outDir, a.asOf);
   const rows = a.servers.length;

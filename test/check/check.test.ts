@@ -197,9 +197,16 @@ describe('could not check: exit 2, said plainly', () => {
     expect(DEFAULT_OPTOUT).toBe(path.join(ROOT, 'optout.txt'));
   });
 
-  it('a loopback endpoint without --allow-private: refused by the address policy, never contacted', async () => {
+  it('a loopback endpoint without --allow-private: refused by the address policy, never contacted, and said so (not "unreachable")', async () => {
+    const before = w.requests();
     const r = await check(NAMES.same, { allowPrivate: false });
-    stopped(r, 'unreachable', /Unreachable/);
+    stopped(r, 'address-refused', /^Not contacted: the check's address policy refuses "127\.0\.0\.1:\d+" \(127\.0\.0\.1 is loopback/);
+    expect(r.live).toBeNull();
+    expect(renderReport(r)).not.toMatch(/tls|Unreachable/i);
+    expect(w.requests()).toBe(before);
+    // The near miss: the same server with loopback admitted is contacted and compared.
+    expect((await check(NAMES.same, { allowPrivate: true })).verdict).toBe('same');
+    expect(w.requests()).toBeGreaterThan(before);
   });
 });
 
@@ -286,6 +293,7 @@ describe('the command', () => {
     // The action passes no --allow-private: a loopback endpoint is refused by the address policy, as on a runner for a private address.
     const refused = await step({ SERVER: NAMES.broken, FAIL_ON: 'ERR', ARCHIVE: w.siteUrl });
     expect(refused.status).toBe(2);
+    expect(refused.stdout).toMatch(/Not contacted: the check's address policy refuses/);
     expect(readFileSync(files.GITHUB_OUTPUT, 'utf8')).toMatch(/^verdict=could-not-check$/m);
     const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
     expect(summary).toMatch(/^### mcp-schema check\n\n {4}mcp-schema check of "io\.github\.example\/broken"\n/);

@@ -4,10 +4,12 @@
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createArchiveServer } from '../../mcp/server.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MCP_HELP } from '../../mcp/cli.ts';
 import { scratchDirs } from '../helpers/scratch.ts';
-import { HOSTILE_TOOL, INJECTION, NAMES, SHARED_TOOL, startCheckWorld, type CheckWorld } from './world.ts';
+import { HOSTILE_TOOL, INJECTION, NAMES, serveFolder, SHARED_TOOL, startCheckWorld, type CheckWorld } from './world.ts';
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
 const BIN = path.join(ROOT, 'bin', 'mcp-schema-mcp.mjs');
@@ -144,5 +146,33 @@ describe('the MCP server, through the SDK client over stdio', () => {
       c.on('close', () => resolve(s));
     });
     expect(out).toBe(MCP_HELP);
+  });
+});
+
+describe('get_server on another copy of the archive', () => {
+  it('links the tools, set and feed files of the copy being read, as descriptor_url does — not the domain the files were built for', async () => {
+    // A mirror: the same files served at another origin (the files' permalinks name the world's origin).
+    const mirror = await serveFolder(w.siteDir);
+    const server = createArchiveServer({ archive: mirror.url, allowPrivate: true });
+    const c = new Client({ name: 'mirror-test', version: '1.0.0' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    try {
+      await server.connect(a);
+      await c.connect(b);
+      const r = (await c.callTool({ name: 'get_server', arguments: { name: NAMES.same } })) as { content: { text: string }[] };
+      const data = (JSON.parse(r.content[0]!.text) as Answer).data;
+      expect(data.descriptor_url).toBe(`${mirror.url}/api/servers/io.github.example_same.json`);
+      expect(data.tools.tools_url).toBe(`${mirror.url}/api/tools/io.github.example_same.json`);
+      expect(data.contract.set_url).toBe(`${mirror.url}/api/sets/${sameSet}.json`);
+      expect(data.contract.feed_url).toBe(`${mirror.url}/servers/io.github.example_same/feed.xml`);
+      expect(data.contract.breaking_feed_url).toBe(`${mirror.url}/servers/io.github.example_same/breaking.xml`);
+      // The near miss: read at the origin the files were built for, the links are those permalinks.
+      const own = await call('get_server', { name: NAMES.same });
+      expect(own.a.data.tools.tools_url).toBe(`${w.siteUrl}/api/tools/io.github.example_same.json`);
+      expect(w.siteUrl).not.toBe(mirror.url);
+    } finally {
+      await c.close();
+      await mirror.close();
+    }
   });
 });

@@ -132,7 +132,7 @@ export async function startCheckWorld(dirs: { archive: string; site: string }): 
   };
 }
 
-function entry(name: string, url: string, description: string): RegistryEntry {
+export function entry(name: string, url: string, description: string): RegistryEntry {
   return {
     server: { name, version: '1.0.0', description, remotes: [{ type: 'streamable-http', url }] },
     _meta: { [OFFICIAL_META]: { status: 'active', isLatest: true, publishedAt: '2026-10-01T00:00:00Z', updatedAt: '2026-10-01T00:00:00Z' } },
