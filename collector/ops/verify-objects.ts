@@ -39,6 +39,25 @@ export async function checkObjectFolders(ctx: Ctx, scope: Scope): Promise<void> 
       }
     }
   }
+  await checkPresence(ctx, new Set(shards));
+}
+
+/**
+ * 1b. Presence: the re-hash above sees only what the store lists, so a key deleted from the store
+ * would pass it. Every object stored.jsonl names (the closed day files and rosters kept in the store)
+ * whose shard is in the slice must have been listed; one that was not is checked now by name, and
+ * reported missing (or corrupt, when a listing failed and the key is there after all) at its line.
+ * So a deleted stored file is found on its shard's day of the cycle, like a corrupted one.
+ */
+async function checkPresence(ctx: Ctx, shards: ReadonlySet<string>): Promise<void> {
+  const expected = [...readStoredIndex(ctx.dir).files.values()].filter((line) => shards.has(line.sha256.slice(0, 2)));
+  ctx.report.scrub.named += expected.length;
+  await inOrder(
+    expected.filter((line) => !ctx.checked.has(line.sha256)),
+    ctx.concurrency,
+    (line) => firstCheck(ctx, line.sha256) ?? Promise.resolve(null),
+    (line, check) => reportCheck(ctx, check, `${LAYOUT.stored}: ${line.path}`, line.sha256),
+  );
 }
 
 /** Strays and temp files in the local objects/ or pages/ folder (when it exists): its top level, and the given shards. */

@@ -54,8 +54,12 @@ export interface VerifyReport {
   objects: number;
   /** Distinct objects the checked rows and rosters reference. */
   referenced: number;
-  /** The rotating scrub: shards first..last of 256 listed and re-hashed (full: 0..255), on day cycleDay (1-based) of a cycleDays cycle. */
-  scrub: { first: number; last: number; cycleDay: number; cycleDays: number; keys: number };
+  /**
+   * The rotating scrub: shards first..last of 256 listed and re-hashed (full: 0..255), on day cycleDay
+   * (1-based) of a cycleDays cycle; `named`: the objects stored.jsonl names in those shards, each
+   * checked present (a deletion is found within the cycle).
+   */
+  scrub: { first: number; last: number; cycleDay: number; cycleDays: number; keys: number; named: number };
   /** Entries of packed pages read from the store to check their joins, and reads saved by holding them (a day's pages repeat the day before's entries). */
   pageEntries: { read: number; reused: number };
   /** The part of a full verify this was (VerifyOptions.part), or null. */

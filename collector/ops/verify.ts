@@ -67,7 +67,7 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
     rosters: 0,
     objects: 0,
     referenced: 0,
-    scrub: { first: 0, last: SHARDS - 1, cycleDay: 1, cycleDays: DEFAULT_SCRUB_CYCLE_DAYS, keys: 0 },
+    scrub: { first: 0, last: SHARDS - 1, cycleDay: 1, cycleDays: DEFAULT_SCRUB_CYCLE_DAYS, keys: 0, named: 0 },
     stored: { named: 0, brought: 0 },
     pageEntries: { read: 0, reused: 0 },
     part: null,
@@ -101,7 +101,7 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
   const state = readVerifyState(dir);
   const cycleDays = options.scrubCycleDays ?? (state.state?.scrub_cycle_days ?? DEFAULT_SCRUB_CYCLE_DAYS);
   const slice = scrubSlice(options.today ?? new Date().toISOString().slice(0, 10), cycleDays);
-  report.scrub = { ...slice, cycleDay: slice.cycleDay + 1, cycleDays, keys: 0 };
+  report.scrub = { ...slice, cycleDay: slice.cycleDay + 1, cycleDays, keys: 0, named: 0 };
   if (options.part && (!Number.isInteger(options.part.n) || options.part.n < 1 || options.part.n > 64 || !Number.isInteger(options.part.k) || options.part.k < 1 || options.part.k > options.part.n)) {
     throw new Error(`a part is k/n with 1 <= k <= n <= 64, not ${options.part.k}/${options.part.n}`);
   }

@@ -113,6 +113,11 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async *list(prefix: string): AsyncIterable<string> {
+    for await (const { key } of this.sizes(prefix)) yield key;
+  }
+
+  /** Every key under `prefix` with its size in bytes (the same listing as list(); verify --plan-parts sums it). */
+  async *sizes(prefix: string): AsyncIterable<{ key: string; size: number }> {
     if (!LIST_PREFIX.test(prefix)) throw new Error(`not a store prefix: ${JSON.stringify(prefix.slice(0, 200))}`);
     let token: string | undefined;
     do {
@@ -124,7 +129,7 @@ export class S3ObjectStore implements ObjectStore {
       }
       for (const object of page.Contents ?? []) {
         const key = object.Key?.startsWith(this.prefix) ? object.Key.slice(this.prefix.length) : undefined;
-        if (key && STORE_KEY.test(key) && key.startsWith(prefix)) yield key;
+        if (key && STORE_KEY.test(key) && key.startsWith(prefix)) yield { key, size: object.Size ?? 0 };
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
       if (page.IsTruncated && !token) throw new StoreError('list', prefix, this.description, 'a truncated page without a continuation token', 's3 ');
