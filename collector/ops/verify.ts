@@ -8,8 +8,8 @@
 // run it covers, its signatures verify, and its first broken link is named by its run (verify-chain.ts),
 // and every validation gate record (validations/) is sound and hashes to its name.
 //
-// Two modes, one implementation of each check (issue 23 item 3: the daily job's cost must not grow
-// with the archive's age). Each check below takes a scope; a full verify gives it the whole archive,
+// Two modes, one implementation of each check (the daily job's cost must not grow with the archive's
+// age). Each check below takes a scope; a full verify gives it the whole archive,
 // an incremental one the runs after the last verified head:
 //
 //   - full (`--full`, or no usable state): every object and page manifest, roster, day file, run row
@@ -25,9 +25,13 @@
 //     sums); and a rotating scrub: the objects and page manifests of shards first..last (by the first
 //     hex byte of the name, 256 shards) re-hashed, and those local shard folders read for temp files,
 //     a different slice each UTC day, so that every stored object is re-checked once per cycle of N
-//     days (default 28; chosen by --today's UTC day number mod N). What only a full verify catches: an
+//     days (default 28; chosen by --today's UTC day number mod N), and every object stored.jsonl names
+//     in the slice checked present, so a deleted stored file is found within the cycle as a corrupted
+//     one is (verify-objects.ts checkPresence). What only a full verify catches: an
 //     edit to an old row, roster or run line that still validates (the chain pins them; the weekly
-//     full verify re-reads them), and a bad object no new row references until its shard's day.
+//     full verify re-reads them), a bad object no new row references until its shard's day, and an
+//     object only old rows or rosters reference deleted from the store (presence knows the keys
+//     stored.jsonl names, not every old row's: that would need an index of referenced keys).
 //
 // verifyArchive itself runs full unless asked for `mode: 'auto'` (migrate and the tests want the
 // whole archive); the CLI asks for auto unless --full. The state (verify-state.json,
@@ -38,6 +42,12 @@
 // loader), objects through an ObjectStore (the archive folder, or a bucket: objects are listed with
 // its list(), never by reading data/objects/, which may be an empty cache); day files line by line,
 // so memory stays flat as the archive grows.
+//
+// The parts, by concern: verify-types.ts (the report, options, scope, context), verify-scope.ts (what a
+// verify reads: full, incremental, a part; the scrub's slice; the recorded state), verify-objects.ts
+// (the store: scrub, presence, referenced objects, stored files), verify-rows.ts (rosters, rows, runs,
+// leftovers, validation records), verify-chain.ts, verify-editions.ts, verify-report.ts (the text),
+// verify-plan.ts (how many parts a full verify needs).
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EntryCache } from '../../src/archive/objects.ts';
