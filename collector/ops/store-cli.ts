@@ -156,9 +156,10 @@ try {
   }
   const local = new FsObjectStore(values.data);
   if (command === 'keep') {
-    const kept = await keepDay(values.data, operands[0]!, values.now === undefined ? null : new Date(values.now).toISOString());
+    const kept = await keepDay(values.data, operands[0]!, values.now === undefined ? null : new Date(values.now).toISOString(), remote);
     const keys = kept.files.filter((f) => /^(objects|pages)\//.test(f.path)).length;
-    process.stdout.write(`kept ${kept.files.length - keys} files and ${keys} keys (${kept.files.reduce((n, f) => n + f.bytes, 0)} bytes) of ${values.data} in ${operands[0]}; restore them with npm run store -- restore ${operands[0]}\n`);
+    const which = !remote ? 'every cached key' : kept.remoteAnswered ? `the cached keys ${remote.description} lacks` : `every cached key (${remote.description} did not answer)`;
+    process.stdout.write(`kept ${kept.files.length - keys} files and ${keys} keys (${which}; ${kept.files.reduce((n, f) => n + f.bytes, 0)} bytes) of ${values.data} in ${operands[0]}; restore them with npm run store -- restore ${operands[0]}\n`);
     process.exit(0);
   }
   if (command === 'restore') {

@@ -8,8 +8,9 @@
 //   keep --out <dir> [--now <iso>]   copy what a resumed run needs into <dir> (the workflow uploads it
 //                                    as an artifact): runs.jsonl, chain.jsonl, stored.jsonl, every day
 //                                    file and roster not already named by stored.jsonl with these bytes,
-//                                    and every key of the folder's objects/ and pages/ (on a runner the
-//                                    cache starts empty, so these are this run's: among them any the
+//                                    and every key of the folder's objects/ and pages/ the bucket is not
+//                                    seen to have (all of them once it does not answer: on a runner the
+//                                    cache starts empty, so these are this run's, among them any the
 //                                    bucket never got). kept.json lists each file with its SHA-256 and
 //                                    size, and the --now to resume with.
 //   restore --from <dir>             put it back: each kept file is checked against kept.json first;
@@ -77,8 +78,12 @@ function filesToKeep(dir: string): string[] {
   return out;
 }
 
-/** Copy what a resumed run needs from `dir` into `out` (a new or empty folder). */
-export async function keepDay(dir: string, out: string, now: string | null): Promise<Kept> {
+/**
+ * Copy what a resumed run needs from `dir` into `out` (a new or empty folder). With `remote`, a cached
+ * key the remote is seen to have is left out (an operator's folder may cache the whole archive); once
+ * the remote fails to answer, every key is kept (a runner's cache holds the run's keys only).
+ */
+export async function keepDay(dir: string, out: string, now: string | null, remote: ObjectStore | null = null): Promise<Kept & { remoteAnswered: boolean }> {
   if (existsSync(out) && readdirSync(out).length > 0) throw new Error(`--out ${out} is not empty: keep writes into a new folder`);
   const files: Kept['files'] = [];
   const copy = (rel: string, bytes: Buffer) => {
@@ -88,8 +93,16 @@ export async function keepDay(dir: string, out: string, now: string | null): Pro
   };
   for (const rel of filesToKeep(dir)) copy(rel, readFileSync(join(dir, rel)));
   const local = new FsObjectStore(dir);
+  let ask = remote;
   for (const prefix of ['objects/', 'pages/']) {
     for await (const key of local.list(prefix)) {
+      if (ask) {
+        try {
+          if (await ask.has(key)) continue;
+        } catch {
+          ask = null; // the store is down: keep every key
+        }
+      }
       const bytes = await local.get(key);
       if (bytes && defaultVerify(key, bytes)) copy(key, bytes); // a corrupt cached copy is not worth keeping
     }
@@ -97,7 +110,7 @@ export async function keepDay(dir: string, out: string, now: string | null): Pro
   const kept: Kept = { format: KEPT_FORMAT, now, files };
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, KEPT_FILE), `${JSON.stringify(kept, null, 1)}\n`);
-  return kept;
+  return { ...kept, remoteAnswered: remote !== null && ask !== null };
 }
 
 export interface Restored {

@@ -93,7 +93,7 @@ export class FsObjectStore implements ObjectStore {
     try {
       await writeAtomicAsync(path, bytes, { durable: this.#durable, fx: this.#fx });
     } catch (error) {
-      throw new StoreError('put', key, this.description, oneLineOf(error), 'write ');
+      throw new StoreError('write', key, this.description, oneLineOf(error));
     }
   }
 
@@ -111,7 +111,7 @@ export class FsObjectStore implements ObjectStore {
       }
       await writeAtomicAsync(path, bytes, { durable: this.#durable, fx: this.#fx });
     } catch (error) {
-      throw new StoreError('replace', key, this.description, oneLineOf(error), 'write ');
+      throw new StoreError('replace', key, this.description, oneLineOf(error));
     }
   }
 
@@ -120,7 +120,7 @@ export class FsObjectStore implements ObjectStore {
       return await fs.promises.readFile(join(this.dir, checkKey(key)));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw new StoreError('get', key, this.description, oneLineOf(error), 'read ');
+      throw new StoreError('read', key, this.description, oneLineOf(error));
     }
   }
 
