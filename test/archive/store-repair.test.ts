@@ -114,6 +114,21 @@ describe('a storage failure is its own error', () => {
   });
 });
 
+describe('the folder store fails as a store', () => {
+  it('a write it cannot make is a StoreError naming the key and the folder; a bad key is not one (near miss)', async () => {
+    const dir = temp('mcps-fs-fail-');
+    const bytes = Buffer.from('x');
+    const key = objectKey(bytes);
+    writeFileSync(path.join(dir, 'objects'), 'a file where the folder should be');
+    const error = await new FsObjectStore(dir).put(key, bytes).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toMatch(new RegExp(`^write ${key}: (ENOTDIR|EEXIST): .* \\(filesystem ${dir}\\)$`));
+    const bad = await new FsObjectStore(dir).put('../escape', bytes).then(() => null, (e: unknown) => e);
+    expect(bad).not.toBeInstanceOf(StoreError);
+    expect((bad as Error).message).toMatch(/^not a store key/);
+  });
+});
+
 describe('npm run store -- repair', () => {
   it('a key whose bytes changed: push leaves them, repair replaces them from the folder and logs it; a second repair says it is good and writes nothing', async () => {
     const prefix = `repair${++n}`;
@@ -218,6 +233,25 @@ describe('the second copy', () => {
     // A lost page entry is named through the page that needs it; a lost whole object at the row naming it.
     expect(cli.stdout).toMatch(new RegExp(`problem: object-(missing|corrupt) at [^\\n]*object ${lost!.slice(-64, -52)}…[^\\n]* is missing`));
     expect(cli.stdout).toContain('mode: full');
+    // A reader through the mirrored store is not stopped by a key one bucket lost: the other's bytes.
+    const mirrored = new MirroredStore(first, second);
+    const body = await first.get(lost!);
+    await remove(primary, prefix, lost!);
+    expect(await mirrored.get(lost!)).toBeNull(); // lost in both now
+    await first.put(lost!, body!);
+    expect(await mirrored.get(lost!)).toEqual(body);
+    // store -- copy brings the copy up to the primary: the lost key comes back, the changed one is
+    // left (a key the copy has is never replaced: repair is for that), and a second run copies nothing.
+    const caught = await store(['copy', '--data', dir], env(prefix, true));
+    expect(caught.stderr).toBe('');
+    expect(caught.stdout).toMatch(/^pushed 1 keys \(\d+ bytes\) to s3:\/\/copy-bucket\//);
+    expect(await second.get(lost!)).toEqual(body);
+    expect((await store(['copy', '--data', dir], env(prefix, true))).stdout).toMatch(/^pushed 0 keys/);
+    const onlyChanged = await runCli('collector/ops/verify-cli.ts', ['--data', dir, '--against', 'copy'], env(prefix, true));
+    // What is left is the changed key (at its key, and at a page whose entry it is, if it is one).
+    const left = onlyChanged.stdout.split('\n').filter((l) => l.startsWith('problem: '));
+    expect(left.length).toBeGreaterThan(0);
+    for (const line of left) expect(line).toContain(changed!.slice(-64, -52));
     // Near miss: the primary holds both keys as they were.
     const against = await runCli('collector/ops/verify-cli.ts', ['--data', dir, '--full'], env(prefix, true));
     expect(against.stdout).toContain('ok: no problems');
