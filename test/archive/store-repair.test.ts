@@ -13,6 +13,7 @@ import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ROSTER_LIMITS, fetchRoster } from '../../collector/roster.ts';
 import { verifyArchive } from '../../collector/ops/verify.ts';
+import { storeBytes } from '../../collector/ops/verify-plan.ts';
 import { MirroredStore } from '../../src/archive/mirrored-store.ts';
 import { FsObjectStore, StoreError } from '../../src/archive/object-store.ts';
 import { s3Client, S3ObjectStore } from '../../src/archive/s3-store.ts';
@@ -223,6 +224,11 @@ describe('the second copy', () => {
     expect(keys.length).toBeGreaterThan(5);
     expect(copied.sort()).toEqual(keys.sort());
     expect((await verifyArchive(dir, { objects: second })).problems).toEqual([]);
+    // The plan of a full verify sizes a bucket by its listing: the keys' bytes, as the folder's cache holds them.
+    const sized = await storeBytes(first);
+    const cached = await storeBytes(new FsObjectStore(dir));
+    expect(sized).toEqual(cached);
+    expect(sized.keys).toBeGreaterThan(keys.length);
 
     const [changed, lost] = keys.sort();
     await vandal(copy, prefix).put(changed!, Buffer.from('bit rot at the other provider'));

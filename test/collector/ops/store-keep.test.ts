@@ -176,5 +176,12 @@ describe('a collection the store stopped', () => {
     const forged = await runCli('collector/ops/store-cli.ts', ['restore', kept, '--data', temp('mcps-keep-t2-')], {});
     expect(forged.code).toBe(1);
     expect(forged.stderr).toMatch(new RegExp(`^store: observations/${DAY}\\.jsonl in .* is not the file kept`));
+    // A kept.json naming a path outside what a kept day holds is refused by name, nothing written.
+    const hostile = join(temp('mcps-kept-hostile-'), 'day');
+    mkdirSync(hostile, { recursive: true });
+    writeFileSync(join(hostile, 'kept.json'), JSON.stringify({ format: 'mcp-schema/kept-day@1', now: null, files: [{ path: '../../etc/cron.d/x', sha256: '0'.repeat(64), bytes: 0 }] }));
+    const refused = await runCli('collector/ops/store-cli.ts', ['restore', hostile, '--data', target], {});
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe('store: kept.json names "../../etc/cron.d/x", which a kept day never holds\n');
   });
 });
