@@ -12,6 +12,8 @@ export const EXIT = {
   locked: 3,
   /** this run_id already finished (runs.jsonl has it); a new --now is needed */
   finished: 4,
+  /** the object store failed (collector/cli.ts says so in one sentence): the day's rows so far are kept; re-run with the same --now to resume */
+  store: 5,
 } as const;
 
 export class CliError extends Error {

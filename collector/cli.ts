@@ -1,6 +1,6 @@
 // npm run collect -- [options]. Parses options (node:util parseArgs), wires runCollector, draws the
 // progress bar on a terminal, prints the summary. CliError is caught here and only here.
-import type { ObjectStore } from '../src/archive/object-store.ts';
+import { isStoreError, type ObjectStore } from '../src/archive/object-store.ts';
 import { openRemoteStore } from '../src/archive/store-config.ts';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
@@ -67,7 +67,9 @@ environment: MCP_SCHEMA_SIGNING_KEY  an Ed25519 private key (PKCS#8 PEM) that si
 
 exit codes: 0 run finished (also when degraded), 1 zero attempts (the run is recorded as failed),
             2 bad options or unusable --data, 3 another collector holds the lock,
-            4 this run already finished (pick another --now)
+            4 this run already finished (pick another --now), 5 the object store failed: the day's rows
+            so far are kept; re-run with the same --now to resume (npm run store -- keep saves them first
+            on a machine that goes away)
 user-agent: ${USER_AGENT}
 `;
 
@@ -243,6 +245,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       if (e instanceof CliError) {
         process.stderr.write(`collector: ${e.message}\n`);
         process.exitCode = e.exitCode;
+      } else if (isStoreError(e)) {
+        process.stderr.write(`collector: the object store failed (${e.message}): the day's rows so far are kept; re-run with the same --now to resume\n`);
+        process.exitCode = EXIT.store;
       } else {
         process.stderr.write(`collector: unexpected failure: ${(e as Error)?.stack ?? String(e)}\n`);
         process.exitCode = 70;

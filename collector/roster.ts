@@ -16,6 +16,7 @@
 // Every raw page body goes into the object store before it is parsed. Anything that cuts paging
 // short (a failed page, a repeated cursor, the page or time bound) leaves the roster incomplete,
 // and an incomplete roster retires nobody.
+import { isStoreError } from '../src/archive/object-store.ts';
 import { request, type Dispatcher } from 'undici';
 import { isObject, type RosterPage } from '../src/lib/index.ts';
 import { oneLine } from './errors.ts';
@@ -266,6 +267,9 @@ async function fetchPage(
         }
       }
     } catch (e) {
+      // The store failed keeping the page: the registry did answer, and asking it again would not
+      // help (nor should a bucket that is down be recorded as a registry that is down).
+      if (isStoreError(e)) throw e;
       last = { status: null, error: oneLine(`${(e as Error).name}: ${(e as Error).message}`) };
     }
     if (attempt < limits.maxAttempts) await sleep(wait);

@@ -1,15 +1,20 @@
-// npm run store -- push|check|offload|pull [--data <dir>] [--concurrency <n>] [--from D] [--to D] [--recent N] [--json]
+// npm run store -- push|check|offload|pull|copy|repair|keep|restore [--data <dir>] [--concurrency <n>] [--from D] [--to D] [--recent N] [--json]
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { defaultVerify } from '../../src/archive/cached-store.ts';
 import { FsObjectStore, type ObjectStore } from '../../src/archive/object-store.ts';
 import { LAYOUT } from '../../src/archive/layout.ts';
-import { openRemoteStore, STORE_ENV } from '../../src/archive/store-config.ts';
+import { COPY_ENV, openCopyStore, openPrimaryStore, openRemoteStore, STORE_ENV } from '../../src/archive/store-config.ts';
+import { KEPT_FILE, keepDay, pushKeys, restoreDay } from './store-keep.ts';
+import { repairKeys, REPAIRS_FILE } from './store-repair.ts';
 import { offload, pullStored, readStoredIndex } from '../../src/archive/stored-files.ts';
 import { CliError, EXIT, isCliError } from '../cli-error.ts';
 
-const HELP = `usage: npm run store -- <push|check|offload|pull> [--data <dir>] [--concurrency <n>] [--json]
+const HELP = `usage: npm run store -- <push|check|offload|pull|copy> [--data <dir>] [--concurrency <n>] [--json]
                                       [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--recent <days>]
+       npm run store -- repair <key|stored path>... [--source <dir>]... [--data <dir>] [--json]
+       npm run store -- keep <dir> [--now <iso>] [--data <dir>]
+       npm run store -- restore <dir> [--data <dir>]
 
 The archive's objects (objects/<aa>/<sha256>) and page manifests (pages/<aa>/<sha256>.json) in the
 remote object store, which is their durable home; the archive folder is its cache. The remote is
@@ -19,6 +24,9 @@ read from the environment:
   ${STORE_ENV.endpoint}=https://<account>.r2.cloudflarestorage.com
   ${STORE_ENV.region}                         default auto
   ${STORE_ENV.accessKeyId}, ${STORE_ENV.secretAccessKey}
+  ${COPY_ENV.store}=s3://<bucket>/<prefix>   the second copy (another provider), with
+                      ${COPY_ENV.endpoint}, ${COPY_ENV.region}, ${COPY_ENV.accessKeyId},
+                      ${COPY_ENV.secretAccessKey}: every put goes to both buckets
 
   push   upload every local key the remote lacks. An objects/ file must hash to its name: one that
          does not is reported and not uploaded. Keys are written once: a key the remote has is
@@ -36,16 +44,37 @@ read from the environment:
          deploy the months the site publishes, a full verify the days it checks). A file already in
          the folder is kept. Without ${STORE_ENV.store}, from the folder's own objects/.
 
+  copy   bring the second copy up to the primary: every key of the primary the copy lacks is read,
+         checked (an objects/ key must hash to its name) and put. Run once when the copy is set up,
+         and after running without it. Exits 1 when a primary key was corrupt (not copied).
+  repair put each named key back from a good copy: a store key (objects/…, pages/…) or a closed
+         file ${LAYOUT.stored} names (its object, checked against the index's size and SHA-256).
+         The store's bytes are checked first: a good key is left as it is and said so. Otherwise
+         the sources are asked in order (the folder's own copy, the second copy, each --source
+         folder such as an unpacked month part) and the first with good bytes replaces the store's
+         (the only write that replaces a key); each replacement is appended to ${REPAIRS_FILE}.
+         Exits 1, writing nothing for that key, when no good copy exists. The store is the primary
+         bucket, or without one the folder itself.
+  keep <dir>     after a collection the store stopped (exit 5): copy what a resumed run needs
+         (runs, chain, stored index, the day files and rosters not yet stored, every cached key)
+         into the new folder <dir>, listed with their hashes in ${KEPT_FILE}, with --now recorded
+  restore <dir>  put a kept folder back into --data (each file checked against ${KEPT_FILE}; an
+         append-only file is only ever lengthened; a conflict refuses the whole restore), then
+         push the kept keys the bucket lacks; then collect with the --now it prints
+
   --data <dir>        the archive (default: data/)
   --concurrency <n>   uploads at once (push; default 8)
   --from, --to        pull: the first and last day (inclusive; default: every day)
   --recent <days>     pull: the last <days> days up to today (UTC), instead of --from/--to
+  --source <dir>      repair: a folder holding keys at their archive paths, asked after the
+                      second copy (repeatable)
+  --now <iso>         keep: the interrupted run's --now, recorded for the resume
   --json              print the summary as JSON
   -h, --help          this text
 
 Exits 2 on bad usage, an unusable --data, or no remote configured.`;
 
-const COMMANDS = ['push', 'check', 'offload', 'pull'] as const;
+const COMMANDS = ['push', 'check', 'offload', 'pull', 'copy', 'repair', 'keep', 'restore'] as const;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** pull's days: --recent N (the N days up to today, UTC), or --from/--to, or every day. */
@@ -99,6 +128,8 @@ try {
       from: { type: 'string' },
       to: { type: 'string' },
       recent: { type: 'string' },
+      source: { type: 'string', multiple: true },
+      now: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -107,7 +138,13 @@ try {
     process.exit(0);
   }
   const command = positionals[0];
-  if (positionals.length !== 1 || !COMMANDS.includes(command as (typeof COMMANDS)[number])) throw new CliError(`expected one command, ${COMMANDS.join(', ')}\n${HELP}`, EXIT.usage);
+  if (!COMMANDS.includes(command as (typeof COMMANDS)[number])) throw new CliError(`expected one command, ${COMMANDS.join(', ')}\n${HELP}`, EXIT.usage);
+  const operands = positionals.slice(1);
+  if (command === 'repair' ? operands.length === 0 : command === 'keep' || command === 'restore' ? operands.length !== 1 : operands.length !== 0) {
+    throw new CliError(command === 'repair' ? 'repair needs the keys or stored paths to repair' : command === 'keep' || command === 'restore' ? `${command} needs one folder` : `${command} takes no operand, not ${JSON.stringify(operands[0]!.slice(0, 100))}`, EXIT.usage);
+  }
+  if (values.now !== undefined && (command !== 'keep' || Number.isNaN(Date.parse(values.now)) || !/^\d{4}-\d{2}-\d{2}T/.test(values.now))) throw new CliError(command === 'keep' ? `--now must be an ISO time, not ${JSON.stringify(values.now.slice(0, 60))}` : '--now is for keep only', EXIT.usage);
+  if (values.source !== undefined && command !== 'repair') throw new CliError('--source is for repair only', EXIT.usage);
   const concurrency = Number(values.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new CliError(`--concurrency must be a whole number from 1 to 64, not ${JSON.stringify(values.concurrency)}`, EXIT.usage);
   if (!existsSync(values.data)) throw new CliError(`no archive at --data ${values.data}`, EXIT.usage);
@@ -118,6 +155,38 @@ try {
     throw new CliError((e as Error).message, EXIT.usage);
   }
   const local = new FsObjectStore(values.data);
+  if (command === 'keep') {
+    const kept = await keepDay(values.data, operands[0]!, values.now === undefined ? null : new Date(values.now).toISOString(), remote);
+    const keys = kept.files.filter((f) => /^(objects|pages)\//.test(f.path)).length;
+    const which = !remote ? 'every cached key' : kept.remoteAnswered ? `the cached keys ${remote.description} lacks` : `every cached key (${remote.description} did not answer)`;
+    process.stdout.write(`kept ${kept.files.length - keys} files and ${keys} keys (${which}; ${kept.files.reduce((n, f) => n + f.bytes, 0)} bytes) of ${values.data} in ${operands[0]}; restore them with npm run store -- restore ${operands[0]}\n`);
+    process.exit(0);
+  }
+  if (command === 'restore') {
+    const done = await restoreDay(values.data, operands[0]!);
+    const pushed = remote ? await pushKeys(values.data, done.keys, remote) : 0;
+    process.stdout.write(
+      `restored ${done.written.length} files, lengthened ${done.extended.length}, ${done.same} already the same${done.newer.length > 0 ? `, ${done.newer.length} longer here (kept as they are: ${done.newer.join(', ')})` : ''}; ${done.keys.length} keys in the folder${remote ? `, ${pushed} pushed to ${remote.description}` : ''}\n` +
+        (done.now ? `resume with: npm run collect -- --now ${done.now}\n` : 'resume with the interrupted run\'s --now (keep was not told it)\n'),
+    );
+    process.exit(0);
+  }
+  if (command === 'repair') {
+    const primary = openPrimaryStore(process.env);
+    const copy = openCopyStore(process.env);
+    const target: ObjectStore = primary ?? local;
+    const sources: ObjectStore[] = [...(primary ? [local] : []), ...(copy ? [copy] : []), ...(values.source ?? []).map((d) => new FsObjectStore(d))];
+    const results = await repairKeys(values.data, target, sources, operands, () => new Date());
+    process.stdout.write(values.json ? `${JSON.stringify({ store: target.description, results }, null, 2)}\n` : `${results.map((r) => `${r.outcome}: ${r.message}`).join('\n')}\n`);
+    process.exit(results.every((r) => r.outcome === 'good' || r.outcome === 'replaced') ? 0 : 1);
+  }
+  if (command === 'copy') {
+    const primary = openPrimaryStore(process.env);
+    const copy = openCopyStore(process.env);
+    if (!primary || !copy) throw new CliError(`copy needs both ${STORE_ENV.store} and ${COPY_ENV.store} (see --help)`, EXIT.usage);
+    const ok = await push(primary, copy, concurrency, values.json);
+    process.exit(ok ? 0 : 1);
+  }
   if (command === 'offload' || command === 'pull') {
     const store = remote ?? local;
     const ok = command === 'offload' ? await offloadCommand(values.data, store, values.json) : await pullCommand(values.data, store, dayRange(values), values.json);
@@ -137,7 +206,7 @@ async function keysOf(store: ObjectStore): Promise<Set<string>> {
   return keys;
 }
 
-async function push(local: FsObjectStore, remote: ObjectStore, concurrency: number, json: boolean): Promise<boolean> {
+async function push(local: ObjectStore, remote: ObjectStore, concurrency: number, json: boolean): Promise<boolean> {
   const there = await keysOf(remote);
   const todo: string[] = [];
   let present = 0;
@@ -171,7 +240,7 @@ async function push(local: FsObjectStore, remote: ObjectStore, concurrency: numb
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, todo.length) }, worker));
   corrupt.sort();
-  const summary = { remote: remote.description, local: local.dir, uploaded, bytes, already_remote: present, corrupt };
+  const summary = { remote: remote.description, local: local instanceof FsObjectStore ? local.dir : local.description, uploaded, bytes, already_remote: present, corrupt };
   if (failed !== null) {
     process.stdout.write(`uploaded ${uploaded} keys (${bytes} bytes) before a failure\n`);
     throw failed;

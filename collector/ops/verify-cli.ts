@@ -1,9 +1,10 @@
-// npm run verify -- [--data <dir>] [--key <file>]... [--full [--part k/n]] [--record] [--today YYYY-MM-DD] [--scrub-days N] [--json]
+// npm run verify -- [--data <dir>] [--key <file>]... [--full [--part k/n]] [--against copy|<dir>] [--plan-parts] [--record] [--today YYYY-MM-DD] [--scrub-days N] [--json]
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { FsObjectStore } from '../../src/archive/object-store.ts';
-import { openRemoteStore } from '../../src/archive/store-config.ts';
+import { openCopyStore, openPrimaryStore } from '../../src/archive/store-config.ts';
+import { DEFAULT_MAX_PART_HOURS, FULL_VERIFY_HOURS_PER_GB, planParts } from './verify-plan.ts';
 import { DEFAULT_SCRUB_CYCLE_DAYS, formatReport, scrubSlice, verifyArchive } from './verify.ts';
 import { loadKeys } from './verify-chain.ts';
 
@@ -11,7 +12,8 @@ import { loadKeys } from './verify-chain.ts';
 const REPO_KEY = fileURLToPath(new URL('../../keys/mcp-schema-ed25519.pub', import.meta.url));
 
 const HELP = `usage: npm run verify -- [--data <dir>] [--key <file>]... [--full [--part k/n]] [--record]
-                         [--today YYYY-MM-DD] [--scrub-days N] [--json]
+                         [--against copy|<dir>] [--today YYYY-MM-DD] [--scrub-days N] [--json]
+       npm run verify -- --plan-parts [--max-part-hours H] [--store-bytes B] [--data <dir>] [--json]
 
 Checks an archive, each series (observations/ v1, observations-v2/ v2) by its own contract: every row
 validates, every referenced object exists and hashes to its name (v2: the handshake and every
@@ -25,7 +27,9 @@ Incremental by default once <data>/verify-state.json records a verified chain he
 only the runs after that head are checked (their chain manifests, run rows, rows, rosters and every
 object they reference), with the cheap checks of the whole archive (runs.jsonl, the chain's order,
 temp files, editions) and a rotating scrub that re-hashes 1/N of all stored objects and page
-manifests a day (by the first hex byte of their names), so every object is re-checked each N days.
+manifests a day (by the first hex byte of their names), so every object is re-checked each N days,
+and checks that every object ${'stored.jsonl'} names in that slice is there (a deleted key is found
+on its shard's day, as a corrupted one is).
 No state, or one chain.jsonl no longer matches (rewritten history), runs a full verify and says so.
 
   --data <dir>      the archive (default: data/); objects are read from the store the environment
@@ -40,6 +44,16 @@ No state, or one chain.jsonl no longer matches (rewritten history), runs a full 
                     of every n-th month (month number mod n) with their rows, runs and rosters, 1/n of
                     the object shards, and the chain's links and signatures whole. The n parts cover
                     one full verify; a part is never recorded.
+  --against <copy|dir>
+                    check the record against its second copy instead of the primary store: a full
+                    verify (with --part, a part of one) reading every object from the bucket
+                    MCP_SCHEMA_STORE_COPY names (copy), or from a folder holding the keys at their
+                    archive paths (an unpacked month part): every key the record names must be
+                    there and hash right. Never recorded.
+  --plan-parts      print how many parts a full verify needs so each takes at most
+                    --max-part-hours (default ${DEFAULT_MAX_PART_HOURS}: half of a 6 h job), from the store's size
+                    (listed, or --store-bytes) at ${(FULL_VERIFY_HOURS_PER_GB * 60).toFixed(1)} min a GB (bench:years, year 5),
+                    then the matrix JSON a workflow gives its jobs ({"part":[1,…,n]})
   --record          after a verify with zero problems, record the chain's head in verify-state.json
                     (never after a failed one)
   --today <day>     the UTC day that picks the scrub's slice (default: today)
@@ -63,6 +77,10 @@ try {
       today: { type: 'string' },
       'scrub-days': { type: 'string' },
       part: { type: 'string' },
+      against: { type: 'string' },
+      'plan-parts': { type: 'boolean', default: false },
+      'max-part-hours': { type: 'string' },
+      'store-bytes': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
@@ -89,11 +107,38 @@ try {
   process.stderr.write(`verify: --key: ${(e as Error).message}\n`);
   process.exit(2);
 }
+if (values['plan-parts']) {
+  if (values.full || values.part !== undefined || values.record || values.against !== undefined) usage('--plan-parts plans a full verify and runs none: give it alone');
+  const maxPartHours = values['max-part-hours'] === undefined ? undefined : Number(values['max-part-hours']);
+  if (maxPartHours !== undefined && !(maxPartHours > 0 && maxPartHours <= 6)) usage(`--max-part-hours must be a number of hours above 0 and at most 6, not ${JSON.stringify(values['max-part-hours'])}`);
+  const storeBytes = values['store-bytes'] === undefined ? undefined : Number(values['store-bytes']);
+  if (storeBytes !== undefined && !(Number.isSafeInteger(storeBytes) && storeBytes >= 0)) usage(`--store-bytes must be a whole number of bytes, not ${JSON.stringify(values['store-bytes'])}`);
+  let plan;
+  try {
+    const store = openPrimaryStore(process.env) ?? new FsObjectStore(values.data);
+    plan = await planParts(values.data, store, { ...(maxPartHours !== undefined ? { maxPartHours } : {}), ...(storeBytes !== undefined ? { storeBytes } : {}) });
+  } catch (e) {
+    process.stderr.write(`verify: --plan-parts: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify(plan, null, 2)}\n`
+      : `${plan.parts} parts: ${(plan.bytes / 1e9).toFixed(2)} GB ${plan.measured === 'listed' ? `listed (${plan.keys} keys)` : 'given'}, +${(plan.weekGrowth * 100).toFixed(1)} % for a week's growth, at ${(plan.hoursPerGb * 60).toFixed(1)} min a GB: ${plan.hours.toFixed(2)} h in all, ${plan.partHours.toFixed(2)} h a part (at most ${plan.maxPartHours} h)\n${JSON.stringify(plan.matrix)}\n`,
+  );
+  process.exit(0);
+}
 let objects;
 try {
   // With a bucket, its own bytes are checked, and nothing is copied into data/: a cache in front would
   // answer from its copies, and a weekly --full would download the whole bucket onto the runner's disk.
-  objects = openRemoteStore(process.env) ?? new FsObjectStore(values.data);
+  if (values.against === 'copy') {
+    objects = openCopyStore(process.env);
+    if (!objects) usage('--against copy: MCP_SCHEMA_STORE_COPY is not set (see docs/OPERATIONS.md "The second copy")');
+  } else if (values.against !== undefined) {
+    if (!existsSync(values.against)) usage(`--against: no folder at ${values.against}`);
+    objects = new FsObjectStore(values.against);
+  } else objects = openPrimaryStore(process.env) ?? new FsObjectStore(values.data);
 } catch (e) {
   process.stderr.write(`verify: object store: ${(e as Error).message}\n`);
   process.exit(2);
@@ -103,9 +148,10 @@ if (values.part !== undefined) {
   const m = /^(\d{1,2})\/(\d{1,2})$/.exec(values.part);
   part = m ? { k: Number(m[1]), n: Number(m[2]) } : undefined;
   if (!part || part.n < 1 || part.n > 64 || part.k < 1 || part.k > part.n) usage(`--part must be k/n with 1 <= k <= n <= 64, not ${JSON.stringify(values.part)}`);
-  if (!values.full) usage('--part is a part of a full verify: give --full too');
+  if (!values.full && values.against === undefined) usage('--part is a part of a full verify: give --full too');
   if (values.record) usage('--part cannot be --record-ed: only a whole verify advances the verified head');
 }
-const report = await verifyArchive(values.data, { keys, objects, mode: values.full ? 'full' : 'auto', today, ...(scrubDays !== undefined ? { scrubCycleDays: scrubDays } : {}), record: values.record, ...(part ? { part } : {}) });
+if (values.against !== undefined && values.record) usage('--against checks a copy: it is never --record-ed');
+const report = await verifyArchive(values.data, { keys, objects: objects!, mode: values.full || values.against !== undefined ? 'full' : 'auto', today, ...(scrubDays !== undefined ? { scrubCycleDays: scrubDays } : {}), record: values.record, ...(part ? { part } : {}) });
 process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
 process.exit(report.problems.length === 0 ? 0 : 1);

@@ -26,6 +26,37 @@ export interface ObjectStore {
   has(key: string): Promise<boolean>;
   /** Every key under `prefix` (`objects/`, `pages/`, `objects/ab/`), in no promised order. */
   list(prefix: string): AsyncIterable<string>;
+  /**
+   * Replace a key's bytes: only `npm run store -- repair` calls it, and only with bytes it has checked
+   * against the key (and against stored.jsonl for a stored file). Stores that cannot be repaired lack it.
+   */
+  replace?(key: string, bytes: Uint8Array): Promise<void>;
+}
+
+/**
+ * A failure of the store itself (it did not answer, refused, or answered nonsense), as opposed to a
+ * bad key or bytes that do not hash: the operation, the key or prefix, what went wrong and the store,
+ * in one line. Never a credential, never the SDK's error as its cause (it holds the signed request).
+ * The collector stops on one with its own exit code (collector/cli-error.ts EXIT.store): the rows
+ * written so far stay, and a re-run with the same --now resumes. Nothing retries it as something else
+ * (the roster's loop rethrows it at once: a bucket that is down is not a registry that is down).
+ */
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  constructor(
+    readonly op: string,
+    readonly key: string,
+    readonly store: string,
+    readonly detail: string,
+    /** How the message starts: 's3 ' for a bucket, '' for the folder. */
+    kind = '',
+  ) {
+    super(`${kind}${op} ${key}: ${detail} (${store})`);
+  }
+}
+
+export function isStoreError(e: unknown): e is StoreError {
+  return e instanceof StoreError;
 }
 
 /** A key the store may hold; anything else (a path from a hostile row, `..`) is refused before any I/O. */
@@ -59,7 +90,29 @@ export class FsObjectStore implements ObjectStore {
     const path = join(this.dir, checkKey(key));
     if (fs.existsSync(path)) return;
     // Same bytes under the same name: a concurrent writer is harmless.
-    await writeAtomicAsync(path, bytes, { durable: this.#durable, fx: this.#fx });
+    try {
+      await writeAtomicAsync(path, bytes, { durable: this.#durable, fx: this.#fx });
+    } catch (error) {
+      throw new StoreError('write', key, this.description, oneLineOf(error));
+    }
+  }
+
+  /**
+   * Replace what `key` holds (repair only, after the bytes were checked against the key: the one
+   * exception to written-once). The bytes it held, if any, are moved to quarantine/ first, never lost.
+   */
+  async replace(key: string, bytes: Uint8Array): Promise<void> {
+    const path = join(this.dir, checkKey(key));
+    try {
+      if (fs.existsSync(path)) {
+        const aside = join(this.dir, 'quarantine', `${key.replaceAll('/', '_')}.${Date.now()}.replaced`);
+        fs.mkdirSync(join(this.dir, 'quarantine'), { recursive: true });
+        fs.renameSync(path, aside);
+      }
+      await writeAtomicAsync(path, bytes, { durable: this.#durable, fx: this.#fx });
+    } catch (error) {
+      throw new StoreError('replace', key, this.description, oneLineOf(error));
+    }
   }
 
   async get(key: string): Promise<Buffer | null> {
@@ -67,7 +120,7 @@ export class FsObjectStore implements ObjectStore {
       return await fs.promises.readFile(join(this.dir, checkKey(key)));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
+      throw new StoreError('read', key, this.description, oneLineOf(error));
     }
   }
 
@@ -94,4 +147,9 @@ export class FsObjectStore implements ObjectStore {
       }
     }
   }
+}
+
+function oneLineOf(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return `${e?.code ? `${e.code}: ` : ''}${(error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200)}`;
 }

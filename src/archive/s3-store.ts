@@ -17,7 +17,7 @@
 // Errors are one line naming the operation, the key and the store, never a credential.
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { checkKey, STORE_KEY, type ObjectStore } from './object-store.ts';
+import { checkKey, STORE_KEY, StoreError, type ObjectStore } from './object-store.ts';
 
 export interface S3Credentials {
   accessKeyId: string;
@@ -81,7 +81,18 @@ export class S3ObjectStore implements ObjectStore {
     }
     const tag = etag?.replace(/^"|"$/g, '').toLowerCase();
     if (tag && /^[0-9a-f]{32}$/.test(tag) && tag !== md5.toString('hex')) {
-      throw new Error(`s3 put ${key}: the store's ETag ${tag} is not the MD5 of the ${bytes.length} bytes sent (${md5.toString('hex')}) in ${this.description}`);
+      throw new StoreError('put', key, this.description, `the store's ETag ${tag} is not the MD5 of the ${bytes.length} bytes sent (${md5.toString('hex')})`, 's3 ');
+    }
+  }
+
+  /** Put without the written-once condition (repair only: the caller has checked the bytes against the key). */
+  async replace(key: string, bytes: Uint8Array): Promise<void> {
+    const name = this.#name(checkKey(key));
+    const md5 = createHash('md5').update(bytes).digest();
+    try {
+      await this.#client.send(new PutObjectCommand({ Bucket: this.bucket, Key: name, Body: bytes, ContentMD5: md5.toString('base64') }));
+    } catch (error) {
+      throw this.#error('replace', key, error);
     }
   }
 
@@ -102,6 +113,11 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async *list(prefix: string): AsyncIterable<string> {
+    for await (const { key } of this.sizes(prefix)) yield key;
+  }
+
+  /** Every key under `prefix` with its size in bytes (the same listing as list(); verify --plan-parts sums it). */
+  async *sizes(prefix: string): AsyncIterable<{ key: string; size: number }> {
     if (!LIST_PREFIX.test(prefix)) throw new Error(`not a store prefix: ${JSON.stringify(prefix.slice(0, 200))}`);
     let token: string | undefined;
     do {
@@ -113,10 +129,10 @@ export class S3ObjectStore implements ObjectStore {
       }
       for (const object of page.Contents ?? []) {
         const key = object.Key?.startsWith(this.prefix) ? object.Key.slice(this.prefix.length) : undefined;
-        if (key && STORE_KEY.test(key) && key.startsWith(prefix)) yield key;
+        if (key && STORE_KEY.test(key) && key.startsWith(prefix)) yield { key, size: object.Size ?? 0 };
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      if (page.IsTruncated && !token) throw new Error(`s3 list ${prefix}: a truncated page without a continuation token from ${this.description}`);
+      if (page.IsTruncated && !token) throw new StoreError('list', prefix, this.description, 'a truncated page without a continuation token', 's3 ');
     } while (token);
   }
 
@@ -144,7 +160,7 @@ export class S3ObjectStore implements ObjectStore {
    * first line of its message), the store. The SDK's error is not kept as the cause: it holds the raw
    * request, Authorization header included, which a logger would print.
    */
-  #error(op: string, key: string, error: unknown): Error {
+  #error(op: string, key: string, error: unknown): StoreError {
     const status = httpStatus(error);
     let message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
     let name = errorName(error);
@@ -152,7 +168,7 @@ export class S3ObjectStore implements ObjectStore {
     const code = (error as { code?: unknown } | null)?.code;
     const what = [name && name !== 'Error' ? name : null, typeof code === 'string' && code !== name ? code : null, status ? `HTTP ${status}` : null].filter(Boolean).join(', ');
     const hint = status === 401 || status === 403 ? ' (refused: check the credentials and what they may do on the bucket)' : '';
-    return new Error(`s3 ${op} ${key}: ${[what, message].filter(Boolean).join(': ') || 'failed'}${hint} (${this.description})`);
+    return new StoreError(op, key, this.description, `${[what, message].filter(Boolean).join(': ') || 'failed'}${hint}`, 's3 ');
   }
 }
 

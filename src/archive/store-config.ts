@@ -7,9 +7,13 @@
 //   MCP_SCHEMA_STORE_REGION=auto         (the default)
 //   AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN when the credentials are temporary)
 //                                        CachedStore(S3ObjectStore, FsObjectStore(<data>))
+//   MCP_SCHEMA_STORE_COPY=s3://<bucket>/<prefix> with MCP_SCHEMA_STORE_COPY_ENDPOINT, _REGION,
+//   _ACCESS_KEY_ID, _SECRET_ACCESS_KEY (_SESSION_TOKEN): the second copy, at another provider; every
+//                                        put goes to both (mirrored-store.ts)
 //
 // A setting that cannot work is one line naming the variable; a secret's value is never printed.
 import { CachedStore } from './cached-store.ts';
+import { MirroredStore } from './mirrored-store.ts';
 import { FsObjectStore, type FsStoreOptions, type ObjectStore } from './object-store.ts';
 import { normalizePrefix, S3ObjectStore, type S3StoreOptions } from './s3-store.ts';
 
@@ -78,10 +82,50 @@ export function readStoreConfig(env: StoreEnv, variable: string = STORE_ENV.stor
   };
 }
 
-/** The remote store alone (store push/check), or null when none is configured. */
-export function openRemoteStore(env: StoreEnv): S3ObjectStore | null {
+/** The second copy's variables (another provider: its own endpoint, region and keys). */
+export const COPY_ENV = {
+  store: 'MCP_SCHEMA_STORE_COPY',
+  endpoint: 'MCP_SCHEMA_STORE_COPY_ENDPOINT',
+  region: 'MCP_SCHEMA_STORE_COPY_REGION',
+  accessKeyId: 'MCP_SCHEMA_STORE_COPY_ACCESS_KEY_ID',
+  secretAccessKey: 'MCP_SCHEMA_STORE_COPY_SECRET_ACCESS_KEY',
+  sessionToken: 'MCP_SCHEMA_STORE_COPY_SESSION_TOKEN',
+} as const;
+
+/** The second copy's settings (COPY_ENV, read by the same rules as the primary's), or null when MCP_SCHEMA_STORE_COPY is not set. */
+export function readCopyConfig(env: StoreEnv): S3StoreOptions | null {
+  const mapped: Record<string, string | undefined> = {};
+  for (const k of Object.keys(STORE_ENV) as (keyof typeof STORE_ENV)[]) mapped[STORE_ENV[k]] = env[COPY_ENV[k]];
+  try {
+    return readStoreConfig(mapped);
+  } catch (error) {
+    let message = (error as Error).message;
+    for (const k of Object.keys(STORE_ENV) as (keyof typeof STORE_ENV)[]) message = message.replaceAll(STORE_ENV[k], COPY_ENV[k]);
+    throw new Error(message);
+  }
+}
+
+/** The primary bucket alone (verify, repair's target, store check), or null when none is configured. */
+export function openPrimaryStore(env: StoreEnv): S3ObjectStore | null {
   const config = readStoreConfig(env);
   return config ? new S3ObjectStore(config) : null;
+}
+
+/** The second copy alone (verify --against copy, store copy, repair's source), or null when none is configured. */
+export function openCopyStore(env: StoreEnv): S3ObjectStore | null {
+  const config = readCopyConfig(env);
+  return config ? new S3ObjectStore(config) : null;
+}
+
+/**
+ * Where writes go: the primary bucket, or the primary and the copy (MirroredStore) when both are
+ * configured; null when neither is. A copy without a primary is refused.
+ */
+export function openRemoteStore(env: StoreEnv): ObjectStore | null {
+  const primary = openPrimaryStore(env);
+  const copy = openCopyStore(env);
+  if (copy && !primary) throw new Error(`${COPY_ENV.store} is set but ${STORE_ENV.store} is not: the copy is of a primary bucket`);
+  return primary && copy ? new MirroredStore(primary, copy) : primary;
 }
 
 /**

@@ -127,7 +127,7 @@ describe('npm run store', () => {
     expect(noSecret.code).toBe(2);
     expect(noSecret.stderr).toBe('store: MCP_SCHEMA_STORE is set but AWS_SECRET_ACCESS_KEY is not\n');
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/^store: expected one command, push, check, offload, pull\n/);
+    expect(wrong.stderr).toMatch(/^store: expected one command, push, check, offload, pull, copy, repair, keep, restore\n/);
     expect(noData.code).toBe(2);
     expect(noData.stderr).toBe(`store: no archive at --data ${path.join(dir, 'nope')}\n`);
     expect(zero.code).toBe(2);

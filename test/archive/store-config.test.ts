@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CachedStore } from '../../src/archive/cached-store.ts';
 import { FsObjectStore } from '../../src/archive/object-store.ts';
 import { S3ObjectStore } from '../../src/archive/s3-store.ts';
-import { openObjectStore, readStoreConfig, type StoreEnv } from '../../src/archive/store-config.ts';
+import { MirroredStore } from '../../src/archive/mirrored-store.ts';
+import { openCopyStore, openObjectStore, openPrimaryStore, openRemoteStore, readCopyConfig, readStoreConfig, type StoreEnv } from '../../src/archive/store-config.ts';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
 
 const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
@@ -114,5 +115,42 @@ describe('openObjectStore', () => {
     expect((await remote.get(key))!.equals(bytes)).toBe(true);
     expect(readFileSync(join(dir, key)).equals(bytes)).toBe(true);
     (remote as S3ObjectStore).destroy();
+  });
+});
+
+describe('the second copy (MCP_SCHEMA_STORE_COPY)', () => {
+  const COPY: StoreEnv = {
+    MCP_SCHEMA_STORE_COPY: 's3://mcp-schema-copy/archive',
+    MCP_SCHEMA_STORE_COPY_ENDPOINT: 'https://s3.eu-central-003.backblazeb2.com',
+    MCP_SCHEMA_STORE_COPY_REGION: 'eu-central-003',
+    MCP_SCHEMA_STORE_COPY_ACCESS_KEY_ID: 'COPYKEYID',
+    MCP_SCHEMA_STORE_COPY_SECRET_ACCESS_KEY: SECRET,
+  };
+
+  it('reads its own endpoint, region and keys; writes go to both (MirroredStore), verify reads the primary alone', () => {
+    expect(readCopyConfig(R2)).toBeNull();
+    expect(readCopyConfig(COPY)).toMatchObject({ bucket: 'mcp-schema-copy', prefix: 'archive/', region: 'eu-central-003', credentials: { accessKeyId: 'COPYKEYID' } });
+    const both = openRemoteStore({ ...R2, ...COPY });
+    expect(both).toBeInstanceOf(MirroredStore);
+    expect(both!.description).toMatch(/^s3:\/\/mcp-schema-archive\/mcp-schema\/ at .*, copied to s3:\/\/mcp-schema-copy\/archive\/ at https:\/\/s3\.eu-central-003\.backblazeb2\.com$/);
+    expect(openRemoteStore(R2)).toBeInstanceOf(S3ObjectStore); // near miss: no copy, no mirror
+    expect(openPrimaryStore({ ...R2, ...COPY })).toBeInstanceOf(S3ObjectStore);
+    expect(openCopyStore({ ...R2, ...COPY })!.description).toContain('mcp-schema-copy');
+    for (const s of [both as MirroredStore]) [s.primary, s.copy].forEach((x) => (x as S3ObjectStore).destroy());
+  });
+
+  it('a setting that cannot work names the copy variable, never a secret; a copy without a primary is refused', () => {
+    expect(() => readCopyConfig({ ...COPY, MCP_SCHEMA_STORE_COPY_ENDPOINT: undefined })).toThrow(/^MCP_SCHEMA_STORE_COPY is set but MCP_SCHEMA_STORE_COPY_ENDPOINT is not/);
+    expect(() => readCopyConfig({ ...COPY, MCP_SCHEMA_STORE_COPY_SECRET_ACCESS_KEY: undefined, AWS_SECRET_ACCESS_KEY: SECRET })).toThrow('MCP_SCHEMA_STORE_COPY is set but MCP_SCHEMA_STORE_COPY_SECRET_ACCESS_KEY is not');
+    const error = (() => {
+      try {
+        openRemoteStore(COPY);
+      } catch (e) {
+        return e as Error;
+      }
+      return null;
+    })();
+    expect(error?.message).toBe('MCP_SCHEMA_STORE_COPY is set but MCP_SCHEMA_STORE is not: the copy is of a primary bucket');
+    expect(error?.message).not.toContain(SECRET);
   });
 });
