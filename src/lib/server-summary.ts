@@ -24,16 +24,20 @@ import { volatility, type Volatility } from './volatility.ts';
 export interface ServerSummary {
   target: string;
   /** Its contract intervals on the headline series, in time order (contractIntervals, or stitchedIntervals). */
-  intervals: Interval[];
+  intervals: readonly Interval[];
   /** Its first-change interval (firstChangeOf of the intervals): one, or none when it never answered ok. */
-  firstChange: FirstChangeInterval[];
+  firstChange: readonly FirstChangeInterval[];
   /** The day of each of its changes, in order (what volatility counts). */
-  changeDays: string[];
-  /** Each version's [first_day, last_day] (what volatility's `answering` reads). */
-  versionSpans: [string, string][];
+  changeDays: readonly string[];
+  /** Each version's first_day and last_day, flat: [first, last, first, last, …] (what volatility's `answering` reads). */
+  versionSpans: readonly string[];
   /** Its changes that were protocol migrations (methodology v2): the day and the hash it moved from. */
-  migrations: { day: string; from: string }[];
+  migrations: readonly { day: string; from: string }[];
 }
+
+/** One frozen empty list for every empty field: most servers never answer or never change, and a summary is kept per server. */
+const NONE: readonly never[] = Object.freeze([]);
+const list = <T>(items: readonly T[]): readonly T[] => (items.length === 0 ? NONE : items);
 
 /**
  * One server's summary from its drift (the headline's changes and versions), its intervals and first
@@ -47,11 +51,11 @@ export function serverSummary(
 ): ServerSummary {
   return {
     target: drift.target,
-    intervals: [...intervals],
-    firstChange: [...firstChange],
-    changeDays: drift.changes.map((c) => c.day),
-    versionSpans: drift.versions.map((v) => [v.first_day, v.last_day]),
-    migrations: migrations.map((m) => ({ day: m.day, from: m.before.tools_sha256 })),
+    intervals: list([...intervals]),
+    firstChange: list([...firstChange]),
+    changeDays: list(drift.changes.map((c) => c.day)),
+    versionSpans: list(drift.versions.flatMap((v) => [v.first_day, v.last_day])),
+    migrations: list(migrations.map((m) => ({ day: m.day, from: m.before.tools_sha256 }))),
   };
 }
 
@@ -97,9 +101,15 @@ export function headlineFigures(summaries: readonly ServerSummary[], opts: { sti
     serverKm,
     serverHalfLife: halfLife(serverKm),
     everChanged: everChangedShare(serverIntervals),
-    volatility: volatility(sorted.map((s) => ({ target: s.target, changes: s.changeDays.map((day) => ({ day })), versions: s.versionSpans.map(([first_day, last_day]) => ({ first_day, last_day })) }))),
+    volatility: volatility(sorted.map((s) => ({ target: s.target, changes: s.changeDays.map((day) => ({ day })), versions: spans(s.versionSpans) }))),
     withoutMigrations,
   };
+}
+
+function spans(flat: readonly string[]): { first_day: string; last_day: string }[] {
+  const out: { first_day: string; last_day: string }[] = [];
+  for (let k = 0; k + 1 < flat.length; k += 2) out.push({ first_day: flat[k]!, last_day: flat[k + 1]! });
+  return out;
 }
 
 function curve(intervals: readonly Pick<Interval, 'duration' | 'event'>[]): KMRow[] {

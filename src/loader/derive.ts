@@ -72,6 +72,8 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     const fold = k === 0 ? raw.fold : await raw.shards!.fold(k);
     foldMs += performance.now() - f0;
     const servers = await deriveShard(raw, fold, k, ctx, totals, k === 0);
+    // While the shard's fold and views are alive: bench/memory.ts --live reads the heap here.
+    if (shards > 1) raw.timings.mark('derive-shard', performance.now() - f0, { shard: k, servers: servers.length });
     if (shards === 1) held = servers;
     // Shard 0's fold came with the raw archive: with more shards, its state is dropped like the others'.
     else if (k === 0) raw.fold.targets.clear();
