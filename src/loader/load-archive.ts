@@ -173,8 +173,10 @@ interface FoldPlan {
 async function foldShard(plan: FoldPlan, k: number, seen?: (index: number, digest: DayDigest) => void): Promise<{ fold: Fold; foldMs: number }> {
   const { fold, tables } = emptyFold({ seamDay: plan.seamDay, wholeDays: plan.wholeDays, exact: plan.exact, only: shardMember(k, plan.shards) });
   let foldMs = 0;
+  // The first shard reads each day whole (its counts and problems); the others their part (cache.ts digestPart).
+  const read = (d: number) => (k === 0 || plan.shards === 1 ? plan.cache.digest(plan.dir, plan.order[d]!.src) : plan.cache.digestPart(plan.dir, plan.order[d]!.src, k, plan.shards));
   for (let d = 0; d < plan.order.length; d++) {
-    const digest = await plan.cache.digest(plan.dir, plan.order[d]!.src);
+    const digest = await read(d);
     const f0 = performance.now();
     if (plan.foldIndex[d]! >= 0) foldDay(fold, tables, digest, plan.foldIndex[d]!);
     else foldBridgeV1(fold, tables, digest);
@@ -184,7 +186,7 @@ async function foldShard(plan: FoldPlan, k: number, seen?: (index: number, diges
   if (fold.disordered.size > 0) {
     const f0 = performance.now();
     const exact = exactFold(fold, fold.disordered);
-    for (let d = 0; d < plan.order.length; d++) if (plan.foldIndex[d]! >= 0) foldDay(exact, tables, await plan.cache.digest(plan.dir, plan.order[d]!.src), plan.foldIndex[d]!);
+    for (let d = 0; d < plan.order.length; d++) if (plan.foldIndex[d]! >= 0) foldDay(exact, tables, await read(d), plan.foldIndex[d]!);
     adoptExact(fold, exact);
     foldMs += performance.now() - f0;
     process.stderr.write(`[archive] ${fold.disordered.size} target(s) with rows out of time order: folded again row by row\n`);

@@ -13,6 +13,9 @@ import { generateArchive } from '../../bench/archive-gen.ts';
 import { byCodeUnits, contractIntervals, detectDrift, everChangedShare, firstChangeIntervals, halfLife, headlineFigures, kaplanMeier, volatility, type DriftRow } from '../../src/lib/index.ts';
 import { deriveArchive, readRawArchive, type Archive, type ServerView } from '../../src/loader/load-archive.ts';
 import { SHARD_TARGETS, shardCount, shardMember, shardOf, targetsOf } from '../../src/loader/shards.ts';
+import { splitDigest } from '../../src/loader/digest.ts';
+import { DigestCache } from '../../src/loader/cache.ts';
+import { listDays } from '../../src/archive/day-files.ts';
 
 const GOLDEN = join(import.meta.dirname, '..', '..', 'fixtures', 'archive', 'golden');
 const scratch: string[] = [];
@@ -99,6 +102,27 @@ describe('shards', () => {
   });
 });
 
+describe('splitDigest', () => {
+  it('cuts a day into parts that hold each row once, in order, with its own hashes, in the shard its name hashes to', async () => {
+    const cache = new DigestCache(null);
+    const day = listDays(GOLDEN, 'observations')[0]!;
+    const g = await cache.digest(GOLDEN, await cache.source(GOLDEN, day));
+    const parts = splitDigest(g, 3);
+    expect(parts.map((p) => p.n).reduce((x, y) => x + y, 0)).toBe(g.n);
+    expect(parts.filter((p) => p.n > 0).length).toBeGreaterThan(1);
+    const rowsOf = (d: typeof g) => Array.from({ length: d.n }, (_, i) => [d.line[i], d.names[i], d.code[i], d.ms[i], d.tools[i]! < 0 ? null : d.hashes[d.tools[i]!], d.body[i]! < 0 ? null : d.hashes[d.body[i]!], d.runs[d.run[i]!]]);
+    const joined = parts.flatMap((p, k) => {
+      for (const name of p.names) expect(shardOf(name, 3)).toBe(k);
+      // Each part's hash table holds only its own rows' hashes.
+      expect(new Set(p.hashes).size).toBe(p.hashes.length);
+      expect(p.hashes.length).toBeLessThanOrEqual(g.hashes.length);
+      return rowsOf(p);
+    });
+    expect(joined.sort((x, y) => (x[0] as number) - (y[0] as number))).toEqual(rowsOf(g).sort((x, y) => (x[0] as number) - (y[0] as number)));
+    expect(parts.every((p) => p.problems.length === 0)).toBe(true);
+  });
+});
+
 describe.each([
   ['the golden archive', () => GOLDEN],
   [
@@ -154,6 +178,24 @@ describe.each([
     // The rows say what the views say.
     expect(one.rows.map((r) => [r.name, r.status, r.changeCount, r.lastChange])).toEqual(one.servers.map((s) => [s.name, s.status, s.changes.length, s.lastChange]));
     expect(await one.serversIn(0)).toBe(one.servers);
+  });
+
+  it('are the same read from the build cache, where each shard after the first reads its part of each day (digest parts), first build and second', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'mcps-shards-cache-'));
+    scratch.push(cacheDir);
+    const cache = { dir: cacheDir, sourceRoot: process.cwd() };
+    const want = figures(archives.get(1)!);
+    const servers = bits(archives.get(1)!.servers);
+    for (const build of ['first', 'second']) {
+      const a = await deriveArchive(await readRawArchive(dir, { shards: 7, cache }));
+      expect(figures(a), build).toBe(want);
+      expect(bits(await allServers(a)), build).toBe(servers);
+    }
+    // The parts are there, seven a day, beside each day's whole digest.
+    const days = readdirSync(join(cacheDir, 'days'));
+    const whole = days.filter((f) => !f.includes('of'));
+    expect(whole.length).toBeGreaterThan(0);
+    expect(days.filter((f) => /-\dof7\.v8$/.test(f)).length).toBe(whole.length * 7);
   });
 
   it('change when one server is missing from the summaries (near miss), and refuse a server summarised twice', () => {
