@@ -38,6 +38,7 @@ export * from './series-timeline.ts';
 export * from './schema-hygiene.ts';
 export * from './server-health.ts';
 export * from './volatility.ts';
+export * from './server-summary.ts';
 export * from './first-change-intervals.ts';
 export * from './ever-changed-share.ts';
 export * from './families.ts';

@@ -109,7 +109,7 @@ export function protocolMigration(change: Pick<Change, 'target' | 'before' | 'af
  * protocol migration ended censored instead (event → false). An interval is ended by a change when the
  * change leaves its hash on its end day.
  */
-export function censorAtMigrations(intervals: readonly Interval[], migrations: readonly Pick<Change, 'target' | 'day' | 'before'>[]): Interval[] {
+export function censorAtMigrations(intervals: readonly Interval[], migrations: readonly (Pick<Change, 'target' | 'day'> & { before: Pick<Change['before'], 'tools_sha256'> })[]): Interval[] {
   const key = (target: string, day: string, hash: string) => JSON.stringify([target, day, hash]);
   const ended = new Set(migrations.map((m) => key(m.target, m.day, m.before.tools_sha256)));
   return intervals.map((i) => (i.event && ended.has(key(i.target, i.end_day, i.tools_sha256)) ? { ...i, event: false } : i));

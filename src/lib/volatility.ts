@@ -3,7 +3,7 @@
 // whether drift is a population habit or the work of a few repeat movers. The half-life counts
 // contracts, not servers, so these are the figures that say who it rests on (issue 16: in a 60-day demo
 // one server made 20 of 45 changes and only 11 of 89 answering servers ever changed).
-import { REPEAT_MOVER_CHANGES, type Drift } from './detect-drift.ts';
+import { REPEAT_MOVER_CHANGES, type Change, type ContractVersion, type Drift } from './detect-drift.ts';
 import { byCodeUnits } from './tool-map.ts';
 
 export interface TargetChanges {
@@ -31,8 +31,11 @@ export interface Volatility {
   perTarget: TargetChanges[];
 }
 
+/** What volatility reads of a target's drift: its changes' days and its versions' day spans (a Drift is one). */
+export type VolatilityInput = Pick<Drift, 'target'> & { changes: readonly Pick<Change, 'day'>[]; versions: readonly Pick<ContractVersion, 'first_day' | 'last_day'>[] };
+
 /** Window bounds are inclusive UTC days ('YYYY-MM-DD'); omit one for an open end. */
-export function volatility(drifts: readonly Drift[], window: { from?: string; to?: string } = {}): Volatility {
+export function volatility(drifts: readonly VolatilityInput[], window: { from?: string; to?: string } = {}): Volatility {
   const inWindow = (day: string) => (window.from === undefined || day >= window.from) && (window.to === undefined || day <= window.to);
   const perTarget = drifts
     .map((d) => ({ target: d.target, changes: d.changes.filter((c) => inWindow(c.day)).length }))

@@ -11,7 +11,9 @@
 //                              appended, rewritten or replaced day file gets a new key
 //   changes/<key>.v8           one target's derived changes (diffs, findings), key = sha256 of
 //                              DERIVE_VERSION, the src/lib fingerprint and its version bodies
-//   changes/<key>.rows.v8      the full rows a build read back from a day (rows.ts)
+//   days/<key>-<k>of<S>.v8     shard k of S of that digest: its targets' rows only (splitDigest), so a
+//                              build in S shards (shards.ts) reads each day whole once, then one part a shard
+//   changes/<key>.rows.v8      the full rows a build read back from a day (rows.ts); .rows.<k>of<S>: one shard's
 //   members/                   the bundle members (src/outputs/members.ts), kept here by their writer
 // Writes go through src/archive/atomic.ts (temp file, rename), so concurrent builds (the test suite)
 // never read half a file. A missing or unreadable entry is rebuilt; nothing here is ever the only copy.
@@ -31,7 +33,7 @@ import type { DayFiles } from '../archive/day-files.ts';
 import { storeFor } from '../archive/objects.ts';
 import { isLocal, materialize, readStoredIndex, type StoredIndex } from '../archive/stored-files.ts';
 import type { RunSeries } from '../lib/index.ts';
-import { buildDigest, DIGEST_VERSION, type DayDigest } from './digest.ts';
+import { buildDigest, DIGEST_VERSION, splitDigest, type DayDigest } from './digest.ts';
 
 /** Where the cache lives and where the sources its keys depend on are. */
 export interface CacheOptions {
@@ -125,6 +127,25 @@ export class DigestCache {
     const d = await buildDigest(archive, src.day, [], src.series);
     if (file) writeAtomic(file, sealEntry(src.key, serialize(d)));
     return d;
+  }
+
+  /**
+   * Shard k of S of a day's digest (its targets' rows: shards.ts shardOf), read from the cache, or cut
+   * from the whole digest on a miss, which writes every part of the day at once. Without a cache the
+   * whole digest is returned (the fold keeps only the shard's targets either way). Part reads count as
+   * neither hits nor misses: the days' own counts stay one per day.
+   */
+  async digestPart(archive: string, src: DigestSource, k: number, shards: number): Promise<DayDigest> {
+    if (!this.dir) return this.digest(archive, src);
+    const partKey = (j: number) => `${src.key}-${j}of${shards}`;
+    const file = this.digestFile(partKey(k))!;
+    if (existsSync(file)) {
+      const d = this.readEntry<DayDigest>(partKey(k), file);
+      if (d && d.v === DIGEST_VERSION && d.day === src.day.day && d.series === src.series) return d;
+    }
+    const parts = splitDigest(await this.digest(archive, src), shards);
+    parts.forEach((part, j) => writeAtomic(this.digestFile(partKey(j))!, sealEntry(partKey(j), serialize(part))));
+    return parts[k]!;
   }
 
   /**

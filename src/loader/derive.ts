@@ -7,9 +7,9 @@
 import type { DayFiles } from '../archive/day-files.ts';
 import { readObject } from '../archive/objects.ts';
 import {
-  byCodeUnits, censorAtMigrations, contractIntervals, detectDrift, errorClassShares, everChangedShare, firstChangeIntervals, firstChangeOf, halfLife, kaplanMeier, protocolMigration, servedListingToolHashes, servedToolHashes, serverHealth,
-  REPEAT_MOVER_CHANGES, serverInstructionsChanged, stitchedChanges, stitchedIntervals, stitchSeries, volatility,
-  type AnyRun, type Change, type Drift, type FirstChangeInterval, type HealthProbe, type Interval, type MigrationRow, type Observation, type Run, type SeriesSeam, type ServedToolHashes,
+  byCodeUnits, contractIntervals, detectDrift, errorClassShares, firstChangeIntervals, firstChangeOf, headlineFigures, protocolMigration, servedListingToolHashes, servedToolHashes, serverHealth, serverSummary,
+  REPEAT_MOVER_CHANGES, serverInstructionsChanged, stitchedChanges, stitchedIntervals, stitchSeries,
+  type AnyRun, type Drift, type FirstChangeInterval, type HealthProbe, type Interval, type MigrationRow, type Observation, type Run, type SeriesSeam, type ServedToolHashes, type ServerSummary,
 } from '../lib/index.ts';
 import { slugFor } from '../lib/slug.ts';
 import { cachedBodyFacts, type BodyFacts } from './bodies.ts';
@@ -17,147 +17,150 @@ import { cachedChanges, ToolsCache } from './changes.ts';
 import { ATTEMPT, CODES, OK } from './digest.ts';
 import { bridgeV1Rows, eraOf, leanRows, runIso, SEG, type Fold, type RowRef, type TargetState } from './fold.ts';
 import { cachedRowsAt } from './rows.ts';
-import { timelines } from './timelines.ts';
-import type { Archive, BodyFindingView, ChangeView, InstructionsChangeView, CurrentBodyView, RawArchive, ServerView, SetView, StripSegment, Tiles, VersionView } from './views.ts';
+import { addRosterFlow, emptyRosterFlow, timelines, type RosterFlow } from './timelines.ts';
+import type { Archive, BodyFindingView, ChangeView, InstructionsChangeView, CurrentBodyView, RawArchive, ServerRow, ServerView, SetView, StripSegment, Tiles, VersionView } from './views.ts';
+
+/** The run and the day every shard shares: the headline's runs, the as-of day, the build cache's print. */
+interface Context {
+  latestRun: AnyRun | null;
+  latestFullRun: AnyRun | null;
+  asOfDay: string | null;
+  lib: string;
+  shards: number;
+}
+
+/** What the site-wide pages need of every server, added up shard by shard (a shard's full state is then dropped). */
+interface Totals {
+  changes: ChangeView[];
+  bodyFindings: BodyFindingView[];
+  instructionChanges: InstructionsChangeView[];
+  seams: SeriesSeam[];
+  summaries: ServerSummary[];
+  rows: ServerRow[];
+  sets: Map<string, SetView>;
+  /** Per set hash, the target whose body `SetView.bodySha256` is: the first in code-unit order, whatever the shard order. */
+  setOwner: Map<string, string>;
+  contentTypes: Map<string, string | null>;
+  contractPages: Map<string, { pages: string[]; types: (string | null)[] }>;
+  roster: RosterFlow;
+  stats: { changeHits: number; changeMisses: number; bodyHits: number; bodyMisses: number };
+  rowsMs: number;
+  daysRead: number;
+  /** The rows of the latest full run (shard 0 reads them, for errorClassShares). */
+  fullRows: Observation[];
+}
+
+const emptyTotals = (): Totals => ({
+  changes: [], bodyFindings: [], instructionChanges: [], seams: [], summaries: [], rows: [], sets: new Map(), setOwner: new Map(), contentTypes: new Map(), contractPages: new Map(),
+  roster: emptyRosterFlow(), stats: { changeHits: 0, changeMisses: 0, bodyHits: 0, bodyMisses: 0 }, rowsMs: 0, daysRead: 0, fullRows: [],
+});
 
 export async function deriveArchive(raw: RawArchive): Promise<Archive> {
   const t0 = performance.now();
-  const { fold } = raw;
-  const contentTypes = new Map<string, string | null>();
-  for (const [id, type] of fold.bodyType) contentTypes.set(fold.hashes[id]!, type);
+  const shards = raw.shards?.count ?? 1;
   // The headline series' runs: v1's, or v2's once the headline is stitched (load-archive.ts).
   const latestRun = findLast(raw.headlineRuns, (r) => r.status === 'finished') ?? raw.headlineRuns.at(-1) ?? null;
   const latestFullRun = findLast(raw.headlineRuns, (r) => r.status === 'finished' && !r.partial) ?? null;
-
-  // Full rows pages show whole: each target's latest and its last with a registry page, and every
-  // row of the latest full run (for errorClassShares), read back from their day files.
-  const t1 = performance.now();
-  const wanted = new Map<number, Set<number>>();
-  const want = (ref: RowRef | null) => {
-    if (!ref) return;
-    let set = wanted.get(ref.d);
-    if (!set) wanted.set(ref.d, (set = new Set()));
-    set.add(ref.line);
-  };
-  for (const s of fold.targets.values()) {
-    want(s.latest);
-    want(s.pageRef);
-    want(s.endpointRef);
+  const ctx: Context = { latestRun, latestFullRun, asOfDay: latestRun?.day ?? raw.days.at(-1) ?? null, lib: raw.cache.libPrint(), shards };
+  const totals = emptyTotals();
+  // One shard at a time (shards.ts): its fold, its servers, then only its summaries, rows and events
+  // are kept. With one shard the servers are held as well (`servers`, `bySlug`).
+  let held: ServerView[] = [];
+  let foldMs = 0;
+  for (let k = 0; k < shards; k++) {
+    const f0 = performance.now();
+    const fold = k === 0 ? raw.fold : await raw.shards!.fold(k);
+    foldMs += performance.now() - f0;
+    const servers = await deriveShard(raw, fold, k, ctx, totals, k === 0);
+    // While the shard's fold and views are alive: bench/memory.ts --live reads the heap here.
+    if (shards > 1) raw.timings.mark('derive-shard', performance.now() - f0, { shard: k, servers: servers.length });
+    if (shards === 1) held = servers;
+    // Shard 0's fold came with the raw archive: with more shards, its state is dropped like the others'.
+    else if (k === 0) raw.fold.targets.clear();
   }
-  const fullDay = latestFullRun ? raw.foldDays.findIndex((d) => d.day === latestFullRun.day) : -1;
-  const full = new Map<number, Map<number, Observation>>();
-  let fullRows: Observation[] = [];
-  const daysToRead = new Set([...wanted.keys(), ...(fullDay >= 0 ? [fullDay] : [])]);
-  for (const d of [...daysToRead].sort((a, b) => a - b)) {
-    const info = raw.foldDays[d]!;
-    const got = await cachedRowsAt(raw.cache, raw.dir, { day: info.day, files: info.files } as DayFiles, info.key, wanted.get(d) ?? new Set(), d === fullDay ? latestFullRun!.run_id : undefined, info.series ?? 'v1');
-    full.set(d, got.byLine);
-    if (d === fullDay) fullRows = got.ofRun;
-  }
-  const rowAt = (ref: RowRef | null) => (ref ? (full.get(ref.d)?.get(ref.line) ?? null) : null);
-  const rowsMs = performance.now() - t1;
-  raw.timings.mark('rows', rowsMs, { days_read: daysToRead.size });
-
-  const servers: ServerView[] = [];
-  const intervals: Interval[] = [];
-  // The server-level curve beside the contract curve (issue 16): one first-change lifetime per target.
-  const serverIntervals: FirstChangeInterval[] = [];
-  // What volatility reads of each drift: its changes' days and its versions' day span (O(targets + changes)).
-  const drifts: Drift[] = [];
-  const changes: ChangeView[] = [];
-  const bodyFindings: BodyFindingView[] = [];
-  const sets = new Map<string, SetView>();
-  const names = [...fold.targets.keys()].sort(byCodeUnits);
-  const lib = raw.cache.libPrint();
-  const stats = { changeHits: 0, changeMisses: 0, bodyHits: 0, bodyMisses: 0 };
-  const asOfDay = latestRun?.day ?? raw.days.at(-1) ?? null;
-  const contractPages = new Map([...fold.contractPages].map(([id, p]) => [fold.hashes[id]!, p]));
+  const { stats } = totals;
+  raw.timings.mark('rows', totals.rowsMs, { days_read: totals.daysRead });
+  const byTime = (a: { observedAt: string; target: string }, b: { observedAt: string; target: string }) => Date.parse(b.observedAt) - Date.parse(a.observedAt) || byCodeUnits(a.target, b.target);
+  const bodyFindings = totals.bodyFindings.sort(byTime);
+  const changes = totals.changes.sort(byTime);
+  const instructionChanges = totals.instructionChanges.sort(byTime);
+  const seams = totals.seams.sort((a, b) => byCodeUnits(a.target, b.target));
+  const rows = totals.rows.sort((a, b) => byCodeUnits(a.name, b.name));
+  for (const set of totals.sets.values()) set.servers.sort((a, b) => byCodeUnits(a.target, b.target));
+  // Every population figure from the servers' summaries (src/lib headlineFigures): the same whatever the number of shards.
+  const figures = headlineFigures(totals.summaries, { stitched: raw.headline.series === 'stitched' });
+  const asOf = latestRun?.finished_at ?? rows.map((s) => s.lastObserved).sort().at(-1) ?? null;
+  const migrationSensitivity: Archive['migrationSensitivity'] = figures.withoutMigrations ? { series: 'v2-without-migrations', ...figures.withoutMigrations } : null;
+  const { contentTypes, contractPages } = totals;
   // The same listings by their first page (a v2 row's body_sha256), for the tool definition hashes.
-  const listingByFirstPage = new Map([...fold.contractPages.values()].map((p) => [p.pages[0]!, p]));
-  const seams: SeriesSeam[] = [];
-  const migrations: Change[] = [];
-  const instructionChanges: InstructionsChangeView[] = [];
-  for (const name of names) {
-    const s = fold.targets.get(name)!;
-    const lean = leanRows(fold, s);
-    const timeline = targetTimeline(raw, s, name, lean);
-    const { drift } = timeline;
-    intervals.push(...timeline.intervals);
-    serverIntervals.push(...timeline.firstChange);
-    if (timeline.seam) seams.push(timeline.seam);
-    drifts.push(drift);
-    const slug = slugFor(name);
-    const v2Rows = migrationRows(fold, s);
-    const serverChanges = (await cachedChanges(raw.cache, lib, drift, slug, contentTypes, raw.dir, stats, contractPages)).map((c, i) => ({ ...c, protocolMigration: v2Rows.length > 0 && protocolMigration(drift.changes[i]!, v2Rows) }));
-    drift.changes.forEach((c, i) => serverChanges[i]!.protocolMigration && migrations.push(c));
-    const serverInstructions = instructionsDrift(fold, s, slug, serverChanges);
-    instructionChanges.push(...serverInstructions);
-    changes.push(...serverChanges);
-    const bodies = await bodiesOf(raw, s, slug, contentTypes, lib, stats, sets, bodyFindings);
-    const latest = rowAt(s.latest);
-    if (!latest) continue; // its day file changed under us: the row is counted in problems on the next build
-    servers.push({ ...serverView(fold, s, slug, latest, rowAt(s.pageRef), rowAt(s.endpointRef), drift, serverChanges), instructionChanges: [...serverInstructions].reverse(), ...probes(s, asOfDay), current: bodies });
-  }
-  bodyFindings.sort((a, b) => Date.parse(b.observedAt) - Date.parse(a.observedAt) || byCodeUnits(a.target, b.target));
-  changes.sort((a, b) => Date.parse(b.observedAt) - Date.parse(a.observedAt) || byCodeUnits(a.target, b.target));
-  instructionChanges.sort((a, b) => Date.parse(b.observedAt) - Date.parse(a.observedAt) || byCodeUnits(a.target, b.target));
-
-  const km = kaplanMeier(
-    intervals.map((i) => i.duration),
-    intervals.map((i) => i.event),
-  );
-  const median = halfLife(km);
-  const serverKm = kaplanMeier(
-    serverIntervals.map((i) => i.duration),
-    serverIntervals.map((i) => i.event),
-  );
-  const asOf = latestRun?.finished_at ?? servers.map((s) => s.lastObserved).sort().at(-1) ?? null;
-  // The sensitivity series v2-without-migrations: the same intervals, censored at protocol migrations.
-  let migrationSensitivity: Archive['migrationSensitivity'] = null;
-  if (raw.headline.series === 'stitched') {
-    const censored = censorAtMigrations(intervals, migrations);
-    const sKm = kaplanMeier(
-      censored.map((i) => i.duration),
-      censored.map((i) => i.event),
-    );
-    migrationSensitivity = { series: 'v2-without-migrations', migrations: migrations.length, intervals: censored, km: sKm, halfLife: halfLife(sKm) };
-  }
-  const bySlug = new Map(servers.map((s) => [s.slug, s]));
+  const listingByFirstPage = new Map([...contractPages.values()].map((p) => [p.pages[0]!, p]));
   const pages = new PageCache(raw.dir);
-  raw.timings.mark('derive', performance.now() - t0 - rowsMs, {
-    servers: servers.length, changes: changes.length, intervals: intervals.length, sets: sets.size,
+  const rowBySlug = new Map(rows.map((r) => [r.slug, r]));
+  // Servers of a shard, derived again on demand when they are not held: the latest shard or two stay.
+  const derived = new Map<number, Promise<ServerView[]>>();
+  const serversIn = (k: number): Promise<ServerView[]> => {
+    if (!Number.isInteger(k) || k < 0 || k >= shards) return Promise.reject(new RangeError(`shard ${k} is not one of 0..${shards - 1}`));
+    if (shards === 1) return Promise.resolve(held);
+    let got = derived.get(k);
+    if (!got) {
+      got = raw.shards!.fold(k).then(async (fold) => {
+        const servers = await deriveShard(raw, fold, k, { ...ctx, latestFullRun: null }, emptyTotals(), false);
+        // As loadArchive marks the held changes: a change on a server whose latest list is private-scope.
+        for (const s of servers) for (const c of s.changes) if (out.v2?.cachingByTarget.get(c.target)?.cacheScope === 'private') c.privateScopeList = true;
+        return servers;
+      });
+      derived.set(k, got);
+      while (derived.size > SHARDS_KEPT) derived.delete(derived.keys().next().value!);
+    }
+    return got;
+  };
+  const notHeld = (what: string) => () => {
+    throw new Error(`this archive was derived in ${shards} shards and holds no ${what}: read rows, serversIn(k) or server(slug)`);
+  };
+  raw.timings.mark('derive', performance.now() - t0 - totals.rowsMs - foldMs, {
+    servers: rows.length, changes: changes.length, intervals: figures.intervals.length, sets: totals.sets.size,
     change_cache_hits: stats.changeHits, change_cache_misses: stats.changeMisses, body_cache_hits: stats.bodyHits, body_cache_misses: stats.bodyMisses,
+    ...(shards > 1 ? { shards, shard_fold_ms: Math.round(foldMs) } : {}),
   });
-  return {
+  const out: Archive = {
     dir: raw.dir,
     empty: raw.rowCount === 0,
     asOf,
-    asOfDay,
+    asOfDay: ctx.asOfDay,
     runs: raw.runs,
     headline: raw.headline,
     latestRun,
     latestFullRun,
     seams,
     migrationSensitivity,
-    servers,
-    bySlug,
+    servers: held,
+    bySlug: new Map(held.map((s) => [s.slug, s])),
+    shards,
+    rows,
+    summaries: totals.summaries,
+    serversIn,
+    server: async (slug) => {
+      const row = rowBySlug.get(slug);
+      if (!row) return null;
+      return (await serversIn(row.shard)).find((s) => s.slug === slug) ?? null;
+    },
     changes,
     bodyFindings,
     instructionChanges,
-    sets: [...sets.values()].sort((a, b) => byCodeUnits(a.setHash, b.setHash)),
-    intervals,
-    km,
-    halfLife: median,
-    serverIntervals,
-    serverKm,
-    serverHalfLife: halfLife(serverKm),
-    everChanged: everChangedShare(serverIntervals),
-    volatility: volatility(drifts),
+    sets: [...totals.sets.values()].sort((a, b) => byCodeUnits(a.setHash, b.setHash)),
+    intervals: figures.intervals,
+    km: figures.km,
+    halfLife: figures.halfLife,
+    serverIntervals: figures.serverIntervals,
+    serverKm: figures.serverKm,
+    serverHalfLife: figures.serverHalfLife,
+    everChanged: figures.everChanged,
+    volatility: figures.volatility,
     // Over the headline's days and runs: on a stitched headline v1's before the seam, v2's from it on.
-    timelines: timelines({ runs: timelineRuns(raw), days: raw.foldDays.map((d) => d.day), fold: raw.fold }, changes),
+    timelines: timelines({ runs: timelineRuns(raw), days: raw.foldDays.map((d) => d.day), roster: totals.roster }, changes),
     // A v2 run's rows carry v1's error class (methodology v2), so the table reads the same on either series.
-    errorShares: latestFullRun && fullRows.length > 0 ? errorClassShares(fullRows, { run: latestFullRun as Run }) : null,
-    tiles: tiles(latestRun, latestFullRun, changes, asOfDay),
+    errorShares: latestFullRun && totals.fullRows.length > 0 ? errorClassShares(totals.fullRows, { run: latestFullRun as Run }) : null,
+    tiles: tiles(latestRun, latestFullRun, changes, ctx.asOfDay),
     days: raw.days,
     dayFiles: raw.dayFiles,
     months: [...new Set(raw.days.map((d) => d.slice(0, 7)))],
@@ -176,6 +179,90 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     toolHashes: (bodySha256) => toolHashesOf(raw.dir, bodySha256, contentTypes.get(bodySha256) ?? null, listingByFirstPage.get(bodySha256) ?? null),
     registryEntry: (row) => pages.entry(row),
   };
+  // Held only with one shard: with more, asking for every server at once is a mistake to see, not an empty list.
+  if (shards > 1) Object.defineProperties(out, { servers: { get: notHeld('servers'), enumerable: false }, bySlug: { get: notHeld('bySlug map'), enumerable: false } });
+  return out;
+}
+
+/** Shards derived on demand and kept (derive.ts serversIn): the one a page run is in, and the one before. */
+const SHARDS_KEPT = 2;
+
+/**
+ * One shard's servers from its fold: each target's drift, changes, bodies and view (pass 3), and what
+ * the site-wide pages need of it added to `totals` — its summary, its compact row, its changes, body
+ * findings, instructions changes, seam, its sets, its bodies' content types and its roster flow.
+ * `withRun`: also read the latest full run's rows (for errorClassShares; the first shard does).
+ */
+async function deriveShard(raw: RawArchive, fold: Fold, k: number, ctx: Context, totals: Totals, withRun: boolean): Promise<ServerView[]> {
+  const contentTypes = new Map<string, string | null>();
+  for (const [id, type] of fold.bodyType) contentTypes.set(fold.hashes[id]!, type);
+  for (const [sha, type] of contentTypes) if (!totals.contentTypes.has(sha)) totals.contentTypes.set(sha, type);
+  const contractPages = new Map([...fold.contractPages].map(([id, p]) => [fold.hashes[id]!, p]));
+  for (const [sha, p] of contractPages) if (!totals.contractPages.has(sha)) totals.contractPages.set(sha, p);
+  addRosterFlow(totals.roster, fold);
+
+  // Full rows pages show whole: each target's latest and its last with a registry page, and every
+  // row of the latest full run (for errorClassShares), read back from their day files.
+  const t1 = performance.now();
+  const wanted = new Map<number, Set<number>>();
+  const want = (ref: RowRef | null) => {
+    if (!ref) return;
+    let set = wanted.get(ref.d);
+    if (!set) wanted.set(ref.d, (set = new Set()));
+    set.add(ref.line);
+  };
+  for (const s of fold.targets.values()) {
+    want(s.latest);
+    want(s.pageRef);
+    want(s.endpointRef);
+  }
+  const fullRun = withRun ? ctx.latestFullRun : null;
+  const fullDay = fullRun ? raw.foldDays.findIndex((d) => d.day === fullRun.day) : -1;
+  const full = new Map<number, Map<number, Observation>>();
+  const daysToRead = new Set([...wanted.keys(), ...(fullDay >= 0 ? [fullDay] : [])]);
+  const part = ctx.shards === 1 ? null : `${k}of${ctx.shards}`;
+  for (const d of [...daysToRead].sort((a, b) => a - b)) {
+    const info = raw.foldDays[d]!;
+    const got = await cachedRowsAt(raw.cache, raw.dir, { day: info.day, files: info.files } as DayFiles, info.key, wanted.get(d) ?? new Set(), d === fullDay ? fullRun!.run_id : undefined, info.series ?? 'v1', part);
+    full.set(d, got.byLine);
+    if (d === fullDay) totals.fullRows = got.ofRun;
+  }
+  const rowAt = (ref: RowRef | null) => (ref ? (full.get(ref.d)?.get(ref.line) ?? null) : null);
+  totals.rowsMs += performance.now() - t1;
+  totals.daysRead += daysToRead.size;
+
+  const servers: ServerView[] = [];
+  const names = [...fold.targets.keys()].sort(byCodeUnits);
+  for (const name of names) {
+    const s = fold.targets.get(name)!;
+    const lean = leanRows(fold, s);
+    const timeline = targetTimeline(raw, fold, s, name, lean);
+    const { drift } = timeline;
+    if (timeline.seam) totals.seams.push(timeline.seam);
+    const slug = slugFor(name);
+    const v2Rows = migrationRows(fold, s);
+    const serverChanges = (await cachedChanges(raw.cache, ctx.lib, drift, slug, contentTypes, raw.dir, totals.stats, contractPages)).map((c, i) => ({ ...c, protocolMigration: v2Rows.length > 0 && protocolMigration(drift.changes[i]!, v2Rows) }));
+    const migrations = drift.changes.filter((_, i) => serverChanges[i]!.protocolMigration);
+    totals.summaries.push(serverSummary(drift, timeline.intervals, timeline.firstChange, migrations));
+    const serverInstructions = instructionsDrift(fold, s, slug, serverChanges);
+    totals.instructionChanges.push(...serverInstructions);
+    totals.changes.push(...serverChanges);
+    const bodies = await bodiesOf(raw, fold, s, slug, contentTypes, ctx.lib, totals.stats, totals.sets, totals.setOwner, totals.bodyFindings);
+    const latest = rowAt(s.latest);
+    if (!latest) continue; // its day file changed under us: the row is counted in problems on the next build
+    const view: ServerView = { ...serverView(fold, s, slug, latest, rowAt(s.pageRef), rowAt(s.endpointRef), drift, serverChanges), instructionChanges: [...serverInstructions].reverse(), ...probes(s, ctx.asOfDay), current: bodies };
+    servers.push(view);
+    totals.rows.push(serverRow(view, k));
+  }
+  return servers;
+}
+
+/** A server's compact row (views.ts ServerRow): what lists and counts read, kept for every server. */
+function serverRow(s: ServerView, shard: number): ServerRow {
+  return {
+    name: s.name, slug: s.slug, shard, status: s.status, errorClass: s.errorClass, notAttemptedReason: s.notAttemptedReason, endpoint: s.endpoint, toolCount: s.toolCount,
+    firstObserved: s.firstObserved, lastObserved: s.lastObserved, lastOk: s.lastOk, lastChange: s.lastChange, changeCount: s.changes.length, repeatMover: s.repeatMover,
+  };
 }
 
 /**
@@ -185,13 +272,13 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
  * (stitchedChanges), lifetimes are censored at it (stitchedIntervals), and the versions list both
  * sides' hashes.
  */
-function targetTimeline(raw: RawArchive, s: TargetState, name: string, lean: ReturnType<typeof leanRows>): { drift: Drift; intervals: Interval[]; firstChange: FirstChangeInterval[]; seam: SeriesSeam | null } {
+function targetTimeline(raw: RawArchive, fold: Fold, s: TargetState, name: string, lean: ReturnType<typeof leanRows>): { drift: Drift; intervals: Interval[]; firstChange: FirstChangeInterval[]; seam: SeriesSeam | null } {
   const seamDay = raw.headline.seamDay;
   if (seamDay === null) {
     const drift: Drift = lean.length > 0 ? detectDrift(lean) : { target: name, head: null, versions: [], changes: [], repeatMover: false };
     return { drift, intervals: contractIntervals(lean), firstChange: firstChangeIntervals(lean), seam: null };
   }
-  const v1 = [...lean.filter((r) => r.day < seamDay), ...bridgeV1Rows(raw.fold, name)];
+  const v1 = [...lean.filter((r) => r.day < seamDay), ...bridgeV1Rows(fold, name)];
   const v2 = lean.filter((r) => r.day >= seamDay);
   if (v1.length + v2.length === 0) return { drift: { target: name, head: null, versions: [], changes: [], repeatMover: false }, intervals: [], firstChange: [], seam: null };
   const h = stitchSeries(v1, v2, seamDay);
@@ -258,15 +345,16 @@ function migrationRows(fold: Fold, s: TargetState): MigrationRow[] {
  */
 async function bodiesOf(
   raw: RawArchive,
+  fold: Fold,
   s: TargetState,
   slug: string,
   contentTypes: ReadonlyMap<string, string | null>,
   lib: string,
   stats: { bodyHits: number; bodyMisses: number },
   sets: Map<string, SetView>,
+  setOwner: Map<string, string>,
   bodyFindings: BodyFindingView[],
 ): Promise<CurrentBodyView | null> {
-  const { fold } = raw;
   if (s.ok.length === 0) return null;
   const ids = [...new Set(s.ok.map((r) => r.body))];
   // Bodies that are the first page of a listing v2 read over several pages: their set hash is of all pages.
@@ -288,6 +376,12 @@ async function bodiesOf(
       if (!set) sets.set(f.setHash, (set = { setHash: f.setHash, bodySha256: body, servers: [] }));
       let seen = mine.get(f.setHash);
       if (!seen) {
+        // The set's body is its first server's (code units), whichever shard reached it first.
+        const owner = setOwner.get(f.setHash);
+        if (owner === undefined || byCodeUnits(s.name, owner) < 0) {
+          setOwner.set(f.setHash, s.name);
+          set.bodySha256 = body;
+        }
         mine.set(f.setHash, (seen = { target: s.name, slug, firstSeen: runIso(r, 'first'), lastSeen: runIso(r, 'first'), observations: 0 }));
         set.servers.push(seen);
       }

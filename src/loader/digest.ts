@@ -9,6 +9,7 @@ import { observationLines, observationV2Lines } from '../archive/observations.ts
 import type { DayFiles } from '../archive/day-files.ts';
 import type { Problem } from '../archive/problems.ts';
 import { byCodeUnits, ERROR_CLASSES, NOT_ATTEMPTED_REASONS, type Observation, type ObservationV2, type RunSeries } from '../lib/index.ts';
+import { shardOf } from './shards.ts';
 
 /** Bump when the digest's shape or meaning changes. */
 export const DIGEST_VERSION = 'digest-5';
@@ -169,6 +170,56 @@ export async function buildDigest(archive: string, day: DayFiles, taps: readonly
     }
   });
   return d;
+}
+
+/**
+ * A digest cut into S parts by target (shards.ts shardOf): part k holds the rows of shard k's targets,
+ * in the same order, with their own hash table; run, content-type and era tables are kept whole (a
+ * day's few). Lines (RowRef) are unchanged. Problems stay with the whole digest: a part has none.
+ */
+export function splitDigest(g: DayDigest, shards: number): DayDigest[] {
+  const of = new Uint32Array(g.n);
+  const counts = new Array<number>(shards).fill(0);
+  for (let i = 0; i < g.n; i++) counts[(of[i] = shardOf(g.names[i]!, shards))]!++;
+  const isoOverride = new Map(g.isoOverride);
+  const dayOverride = new Map(g.dayOverride);
+  const pages = new Map(g.pages.map(([i, p, t]) => [i, [p, t] as const]));
+  const parts = counts.map((n): { d: DayDigest; hashIdx: Map<string, number>; at: number } => ({
+    d: {
+      ...g, n, names: new Array<string>(n), code: new Uint8Array(n), http: new Uint16Array(n), ms: new Float64Array(n), isoOverride: [], dayOverride: [], run: new Uint32Array(n),
+      tools: new Int32Array(n), body: new Int32Array(n), hashes: [], ctype: new Int32Array(n), toolCount: new Int32Array(n), latency: new Float32Array(n), flags: new Uint8Array(n),
+      line: new Int32Array(n), era: new Int32Array(n), instr: new Int32Array(n), pages: [], problems: [],
+    },
+    hashIdx: new Map(),
+    at: 0,
+  }));
+  for (let i = 0; i < g.n; i++) {
+    const p = parts[of[i]!]!;
+    const { d } = p;
+    const j = p.at++;
+    const hash = (h: number) => (h < 0 ? -1 : intern(p.hashIdx, d.hashes, g.hashes[h]!));
+    d.names[j] = g.names[i]!;
+    d.code[j] = g.code[i]!;
+    d.http[j] = g.http[i]!;
+    d.ms[j] = g.ms[i]!;
+    d.run[j] = g.run[i]!;
+    d.tools[j] = hash(g.tools[i]!);
+    d.body[j] = hash(g.body[i]!);
+    d.ctype[j] = g.ctype[i]!;
+    d.toolCount[j] = g.toolCount[i]!;
+    d.latency[j] = g.latency[i]!;
+    d.flags[j] = g.flags[i]!;
+    d.line[j] = g.line[i]!;
+    d.era[j] = g.era[i]!;
+    d.instr[j] = hash(g.instr[i]!);
+    const iso = isoOverride.get(i);
+    if (iso !== undefined) d.isoOverride.push([j, iso]);
+    const day = dayOverride.get(i);
+    if (day !== undefined) d.dayOverride.push([j, day]);
+    const pg = pages.get(i);
+    if (pg) d.pages.push([j, pg[0], pg[1]]);
+  }
+  return parts.map((p) => p.d);
 }
 
 /** The index of `value` in `list`, appending it the first time (string tables of digests and folds). */

@@ -122,8 +122,8 @@ export interface Fold {
    * that were not.
    */
   disordered: Set<string>;
-  /** Fold only these targets (exact mode's second pass); null: all. */
-  only: ReadonlySet<string> | null;
+  /** Fold only these targets (exact mode's second pass, or one shard: shards.ts); null: all. */
+  only: { has(name: string): boolean } | null;
 }
 
 /** The fold's string tables by value (the inverse of Fold's arrays). */
@@ -134,12 +134,12 @@ export interface FoldTables {
   era: Map<string, number>;
 }
 
-export function emptyFold(opts: { seamDay?: string | null; wholeDays?: ReadonlySet<string>; exact?: boolean } = {}): { fold: Fold; tables: FoldTables } {
+export function emptyFold(opts: { seamDay?: string | null; wholeDays?: ReadonlySet<string>; exact?: boolean; only?: Fold['only'] } = {}): { fold: Fold; tables: FoldTables } {
   const tables: FoldTables = { hash: new Map(), run: new Map(), day: new Map(), era: new Map() };
   return {
     fold: {
       targets: new Map(), hashes: [], hashId: tables.hash, runIds: [], dayIds: [], bodyType: new Map(), eras: [], contractPages: new Map(), bridgeV1: new Map(),
-      exact: opts.exact ?? false, seamDay: opts.seamDay ?? null, wholeDays: opts.wholeDays ?? new Set(), disordered: new Set(), only: null,
+      exact: opts.exact ?? false, seamDay: opts.seamDay ?? null, wholeDays: opts.wholeDays ?? new Set(), disordered: new Set(), only: opts.only ?? null,
     },
     tables,
   };
@@ -150,6 +150,7 @@ export function emptyFold(opts: { seamDay?: string | null; wholeDays?: ReadonlyS
  * tables (ids stay valid); its targets replace theirs in `fold` (adoptExact).
  */
 export function exactFold(fold: Fold, names: ReadonlySet<string>): Fold {
+  // Names of the disordered targets only: they already belong to the fold's shard.
   return { ...fold, targets: new Map(), exact: true, disordered: new Set(), only: names };
 }
 
@@ -160,14 +161,14 @@ export function adoptExact(fold: Fold, exact: Fold): void {
 
 /** Fold one day's digest (rows in time order) into the per-target state. */
 export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): void {
-  const hashId = g.hashes.map((h) => intern(t.hash, fold.hashes, h));
+  const hashId = lazyIds(g.hashes, (h) => intern(t.hash, fold.hashes, h));
   const runId = g.runs.map((r) => intern(t.run, fold.runIds, r));
   const fileDay = intern(t.day, fold.dayIds, g.day);
   const isoOverride = new Map(g.isoOverride);
   const dayOverride = new Map(g.dayOverride.map(([i, day]) => [i, intern(t.day, fold.dayIds, day)]));
   const eraId = g.eras.map((e) => intern(t.era, fold.eras, e));
   for (const [i, pages, types] of g.pages) {
-    const tools = g.tools[i]! >= 0 ? hashId[g.tools[i]!]! : -1;
+    const tools = g.tools[i]! >= 0 ? hashId(g.tools[i]!) : -1;
     if (tools >= 0 && !fold.contractPages.has(tools)) fold.contractPages.set(tools, { pages, types });
   }
   const wholeFile = fold.exact || fold.wholeDays.has(g.day);
@@ -193,7 +194,7 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
     const code = g.code[i]!;
     const http = g.http[i]!;
     const day = dayOverride.get(i) ?? fileDay;
-    const tools = g.tools[i]! >= 0 ? hashId[g.tools[i]!]! : -1;
+    const tools = g.tools[i]! >= 0 ? hashId(g.tools[i]!) : -1;
     if (ATTEMPT[code]) {
       s.probeMs = ms;
       const r = s.recent;
@@ -209,9 +210,9 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
       seg[k + 4] = day;
     } else seg.push(code, http, 1, day, day, tools, -1);
     if (code === OK && tools >= 0 && g.body[i]! >= 0) {
-      const body = hashId[g.body[i]!]!;
+      const body = hashId(g.body[i]!);
       const era = g.era[i]! >= 0 ? eraId[g.era[i]!]! : -1;
-      const instr = era >= 0 && g.instr[i]! >= 0 ? hashId[g.instr[i]!]! : -1;
+      const instr = era >= 0 && g.instr[i]! >= 0 ? hashId(g.instr[i]!) : -1;
       const run = runId[g.run[i]!]!;
       const count = g.toolCount[i]!;
       const last = s.ok.at(-1);
@@ -234,18 +235,32 @@ export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): voi
   }
 }
 
+/**
+ * A day table's ids in the fold's table, interned on first use: a shard's fold (shards.ts) reads a
+ * day's rows of every target but keeps only its own targets' hashes, not the whole day's.
+ */
+function lazyIds(values: readonly string[], intern: (value: string) => number): (i: number) => number {
+  const ids = new Int32Array(values.length).fill(-1);
+  return (i) => {
+    let id = ids[i]!;
+    if (id < 0) ids[i] = id = intern(values[i]!);
+    return id;
+  };
+}
+
 /** Fold a v1 day from the seam on (stitched headline): only its ok rows, kept aside per target to decide the seam. */
 export function foldBridgeV1(fold: Fold, t: FoldTables, g: DayDigest): void {
-  const hashId = g.hashes.map((h) => intern(t.hash, fold.hashes, h));
+  const hashId = lazyIds(g.hashes, (h) => intern(t.hash, fold.hashes, h));
   const runId = g.runs.map((r) => intern(t.run, fold.runIds, r));
   const fileDay = intern(t.day, fold.dayIds, g.day);
   const dayOverride = new Map(g.dayOverride.map(([i, day]) => [i, intern(t.day, fold.dayIds, day)]));
   for (let i = 0; i < g.n; i++) {
     if (g.code[i] !== OK || g.tools[i]! < 0 || g.body[i]! < 0) continue;
     const name = g.names[i]!;
+    if (fold.only !== null && !fold.only.has(name)) continue;
     let list = fold.bridgeV1.get(name);
     if (!list) fold.bridgeV1.set(name, (list = []));
-    list.push(g.ms[i]!, hashId[g.tools[i]!]!, hashId[g.body[i]!]!, dayOverride.get(i) ?? fileDay, runId[g.run[i]!]!);
+    list.push(g.ms[i]!, hashId(g.tools[i]!), hashId(g.body[i]!), dayOverride.get(i) ?? fileDay, runId[g.run[i]!]!);
   }
 }
 

@@ -28,7 +28,9 @@ import type { Problem } from '../archive/problems.ts';
 import { BRIDGE_DAYS, bridgeDays, SERIES, type AnyRun, type RunSeries } from '../lib/index.ts';
 import { DigestCache, type CacheOptions, type DigestSource } from './cache.ts';
 import { deriveArchive } from './derive.ts';
-import { adoptExact, emptyFold, exactFold, foldBridgeV1, foldDay } from './fold.ts';
+import type { DayDigest } from './digest.ts';
+import { adoptExact, emptyFold, exactFold, foldBridgeV1, foldDay, type Fold } from './fold.ts';
+import { shardCount, shardMember, targetsOf } from './shards.ts';
 import { prebuildDigests, type Prebuild } from './workers.ts';
 import { readV2Summary } from './v2-summary.ts';
 import { NO_TIMINGS, type Archive, type DayInfo, type HeadlineView, type RawArchive, type RestatementView, type Timings } from './views.ts';
@@ -49,6 +51,12 @@ export interface ReadOptions {
    * the runs are tested against (test/loader/fold-runs.test.ts); memory then grows with rows.
    */
   exact?: boolean;
+  /**
+   * Derive the targets in this many shards (shards.ts), holding one shard's full state at a time; 'auto':
+   * as many as the archive's size asks (shardCount). Default 1: every target at once, `servers` and
+   * `bySlug` held. With more than one, pages read `rows` and `serversIn(k)` / `server(slug)` instead.
+   */
+  shards?: number | 'auto';
 }
 
 /** Which series the headline uses, from the archive's runs (the bridge rule of src/lib/bridge.ts). */
@@ -89,47 +97,33 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   // v2 days that also have v1 rows (the bridge): their ok rows are kept whole for the stitch (fold.ts wholeDays).
   const v1DaySet = new Set(days.map((d) => d.day));
   const wholeDays = new Set(v2Days.map((d) => d.day).filter((d) => v1DaySet.has(d)));
-  const { fold, tables } = emptyFold({ seamDay: headline.seamDay, wholeDays, exact: opts.exact ?? false });
-  const dayFiles: DayInfo[] = [];
-  // The days the headline folds (RowRef.d indexes this list): v1's days, or the stitched timeline.
-  const foldDays: DayInfo[] = [];
-  let rowCount = 0;
-  let foldMs = 0;
-  const info = (src: DigestSource, n: number, bad: number): DayInfo => ({ day: src.day.day, ...(src.series === 'v2' ? { series: 'v2' as const } : {}), files: src.day.files, rows: n, problems: bad, key: src.key });
   // One pass over the days in order: a v1 day before the seam folds into the headline; from the seam
   // on, the day's v2 file folds into it and the v1 file is kept aside for the seam (foldBridgeV1).
   const order: { src: DigestSource; series: RunSeries }[] = [...sources.map((src) => ({ src, series: 'v1' as const })), ...v2Sources.map((src) => ({ src, series: 'v2' as const }))]
     .sort((a, b) => (a.src.day.day < b.src.day.day ? -1 : a.src.day.day > b.src.day.day ? 1 : a.series === 'v2' ? -1 : 1));
   // Per day of `order`, its index in foldDays (RowRef.d), or -1 for a v1 day kept aside for the seam.
-  const foldIndex: number[] = [];
-  for (const { src, series } of order) {
-    const digest = await cache.digest(dir, src);
-    const f0 = performance.now();
-    const headlineDay = headline.seamDay === null || (series === 'v1' ? src.day.day < headline.seamDay : true);
-    foldIndex.push(headlineDay ? foldDays.length : -1);
-    if (headlineDay) {
-      foldDay(fold, tables, digest, foldDays.length);
-      foldDays.push(info(src, digest.n, digest.problems.length));
-    } else foldBridgeV1(fold, tables, digest);
-    foldMs += performance.now() - f0;
+  const foldIndex = order.map(({ src, series }): number => (headline.seamDay === null || series === 'v2' || src.day.day < headline.seamDay ? 0 : -1));
+  for (let k = 0, n = 0; k < order.length; k++) if (foldIndex[k]! >= 0) foldIndex[k] = n++;
+  const shardTotal = opts.shards === 'auto' ? shardCount(targetsOf(read.runs)) : Math.max(1, Math.floor(opts.shards ?? 1));
+  const plan: FoldPlan = { dir, cache, order, foldIndex, seamDay: headline.seamDay, wholeDays, exact: opts.exact ?? false, shards: shardTotal };
+  const dayFiles: DayInfo[] = [];
+  // The days the headline folds (RowRef.d indexes this list): v1's, or the stitched timeline.
+  const foldDays: DayInfo[] = [];
+  let rowCount = 0;
+  const info = (src: DigestSource, n: number, bad: number): DayInfo => ({ day: src.day.day, ...(src.series === 'v2' ? { series: 'v2' as const } : {}), files: src.day.files, rows: n, problems: bad, key: src.key });
+  // The first shard's pass (the only one with one shard) also counts the days' rows and problems.
+  const { fold, foldMs } = await foldShard(plan, 0, (k, digest) => {
+    const { src, series } = order[k]!;
+    if (foldIndex[k]! >= 0) foldDays.push(info(src, digest.n, digest.problems.length));
     problems.push(...digest.problems);
     if (series === 'v1') {
       rowCount += digest.n;
       dayFiles.push(info(src, digest.n, digest.problems.length));
     }
-  }
-  // Targets whose rows were not in time order: folded again with every ok row kept (fold.ts disordered).
-  if (fold.disordered.size > 0) {
-    const f0 = performance.now();
-    const exact = exactFold(fold, fold.disordered);
-    for (let k = 0; k < order.length; k++) if (foldIndex[k]! >= 0) foldDay(exact, tables, await cache.digest(dir, order[k]!.src), foldIndex[k]!);
-    adoptExact(fold, exact);
-    foldMs += performance.now() - f0;
-    process.stderr.write(`[archive] ${fold.disordered.size} target(s) with rows out of time order: folded again row by row\n`);
-  }
+  });
   cache.save();
   timings.mark('load', performance.now() - t0 - foldMs, { days: days.length, rows: rowCount, cache_hits: cache.hits, cache_misses: cache.misses });
-  timings.mark('fold', foldMs, { targets: fold.targets.size, disordered: fold.disordered.size });
+  timings.mark('fold', foldMs, { targets: fold.targets.size, disordered: fold.disordered.size, ...(shardTotal > 1 ? { shards: shardTotal } : {}) });
 
   // `runs` are v1's (the runs bundle, coverage by run, editions); the headline's own runs (tiles, the
   // latest full run) are v2's once the headline is stitched (derive.ts).
@@ -152,7 +146,52 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   problems.push(...chain.problems);
   const editions = eds.editions.map((e) => e.edition);
   const chainView = { manifests: chain.manifests.length, head: chain.manifests.at(-1)?.manifest ?? null };
-  return { dir, days: dayFiles.map((d) => d.day), dayFiles, foldDays, headline, headlineRuns, runs, fold, rowCount, rosterFiles, problems, restatements, editions, chain: chainView, cache, cacheStats: { hits: cache.hits, misses: cache.misses, digestWorkers }, timings };
+  return {
+    dir, days: dayFiles.map((d) => d.day), dayFiles, foldDays, headline, headlineRuns, runs, fold, rowCount, rosterFiles, problems, restatements, editions, chain: chainView, cache, cacheStats: { hits: cache.hits, misses: cache.misses, digestWorkers }, timings,
+    shards: { count: shardTotal, fold: async (k) => (await foldShard(plan, k)).fold },
+  };
+}
+
+/** What a shard's fold reads: the days in order, which of them the headline folds, and how. */
+interface FoldPlan {
+  dir: string;
+  cache: DigestCache;
+  order: readonly { src: DigestSource; series: RunSeries }[];
+  /** Per day of `order`: its index in foldDays (RowRef.d), or -1 for a v1 day of the bridge kept aside for the seam. */
+  foldIndex: readonly number[];
+  seamDay: string | null;
+  wholeDays: ReadonlySet<string>;
+  exact: boolean;
+  shards: number;
+}
+
+/**
+ * Shard `k`'s fold: every day in order, only that shard's targets kept (shards.ts; with one shard,
+ * every target). Targets whose rows were not in time order are folded again with every ok row kept
+ * (fold.ts disordered). `seen` gets each day's digest of the first pass (its counts and problems).
+ */
+async function foldShard(plan: FoldPlan, k: number, seen?: (index: number, digest: DayDigest) => void): Promise<{ fold: Fold; foldMs: number }> {
+  const { fold, tables } = emptyFold({ seamDay: plan.seamDay, wholeDays: plan.wholeDays, exact: plan.exact, only: shardMember(k, plan.shards) });
+  let foldMs = 0;
+  // The first shard reads each day whole (its counts and problems); the others their part (cache.ts digestPart).
+  const read = (d: number) => (k === 0 || plan.shards === 1 ? plan.cache.digest(plan.dir, plan.order[d]!.src) : plan.cache.digestPart(plan.dir, plan.order[d]!.src, k, plan.shards));
+  for (let d = 0; d < plan.order.length; d++) {
+    const digest = await read(d);
+    const f0 = performance.now();
+    if (plan.foldIndex[d]! >= 0) foldDay(fold, tables, digest, plan.foldIndex[d]!);
+    else foldBridgeV1(fold, tables, digest);
+    foldMs += performance.now() - f0;
+    seen?.(d, digest);
+  }
+  if (fold.disordered.size > 0) {
+    const f0 = performance.now();
+    const exact = exactFold(fold, fold.disordered);
+    for (let d = 0; d < plan.order.length; d++) if (plan.foldIndex[d]! >= 0) foldDay(exact, tables, await read(d), plan.foldIndex[d]!);
+    adoptExact(fold, exact);
+    foldMs += performance.now() - f0;
+    process.stderr.write(`[archive] ${fold.disordered.size} target(s) with rows out of time order: folded again row by row\n`);
+  }
+  return { fold, foldMs };
 }
 
 const CACHE = Symbol.for('mcp-schema.archive');

@@ -17,9 +17,11 @@ export async function cachedRowsAt(
   lines: ReadonlySet<number>,
   alsoRun?: string,
   series: RunSeries = 'v1',
+  /** One shard's entry (shards.ts: "<k>of<S>"): a shard asks for, and holds, its own targets' rows only. */
+  part: string | null = null,
 ): Promise<{ byLine: Map<number, Observation>; ofRun: Observation[] }> {
   type Entry = { lines: [number, Observation][]; runs: [string, Observation[]][] };
-  const file = `${key}.rows`;
+  const file = part === null ? `${key}.rows` : `${key}.rows.${part}`;
   const hit = cache.readChanges<Entry>(file);
   const byLine = new Map(hit?.lines ?? []);
   const runs = new Map(hit?.runs ?? []);

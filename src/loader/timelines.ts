@@ -7,8 +7,29 @@ import type { Fold } from './fold.ts';
 
 /** What a timeline reads of a change (views.ts ChangeView) and of the raw archive (views.ts RawArchive). */
 type ChangeView = { day: string; compatibility: 'ERR' | 'WARN' | 'INFO' | null; security: string | null; revert: boolean };
-// The headline's runs and days (derive.ts): v1's, or on the stitched headline v1's before the seam and v2's from it on.
-type RawArchive = { runs: readonly (Run | RunV2)[]; days: readonly string[]; fold: Fold };
+// The headline's runs and days (derive.ts): v1's, or on the stitched headline v1's before the seam and v2's from it on;
+// and the roster flow of every target, added up shard by shard (addRosterFlow).
+type RawArchive = { runs: readonly (Run | RunV2)[]; days: readonly string[]; roster: RosterFlow };
+
+/** Targets by the day they were first seen, and retired rows by day: what the roster timeline reads of the fold. */
+export interface RosterFlow {
+  joined: Map<string, number>;
+  left: Map<string, number>;
+}
+
+export function emptyRosterFlow(): RosterFlow {
+  return { joined: new Map(), left: new Map() };
+}
+
+/** Add a fold's targets (one shard's, or all) to the roster flow: each one's first day, and its retired rows' days. */
+export function addRosterFlow(flow: RosterFlow, fold: Fold): void {
+  const { joined, left } = flow;
+  for (const s of fold.targets.values()) {
+    const first = fold.dayIds[s.seg[3]!]!;
+    joined.set(first, (joined.get(first) ?? 0) + 1);
+    for (const r of s.retired ?? []) left.set(fold.dayIds[r.day]!, (left.get(fold.dayIds[r.day]!) ?? 0) + 1);
+  }
+}
 
 /** One collector run: how much of what it should have contacted it did contact. */
 export interface RunPoint {
@@ -70,7 +91,7 @@ export interface Timelines {
   roster: RosterPoint[];
 }
 
-export function timelines(raw: Pick<RawArchive, 'runs' | 'days' | 'fold'>, changes: readonly ChangeView[]): Timelines {
+export function timelines(raw: RawArchive, changes: readonly ChangeView[]): Timelines {
   const runs: RunPoint[] = raw.runs.map((r) => ({
     day: r.day, run_id: r.run_id, status: r.status, eligible: r.eligible, attempts: r.attempts, coverage: r.coverage, degraded: r.degraded, partial: r.partial,
   }));
@@ -107,15 +128,8 @@ function weeks(days: readonly string[], changes: readonly ChangeView[]): WeekPoi
   return [...out.values()];
 }
 
-function roster(raw: Pick<RawArchive, 'runs' | 'days' | 'fold'>): RosterPoint[] {
-  const { fold } = raw;
-  const joined = new Map<string, number>();
-  const left = new Map<string, number>();
-  for (const s of fold.targets.values()) {
-    const first = fold.dayIds[s.seg[3]!]!;
-    joined.set(first, (joined.get(first) ?? 0) + 1);
-    for (const r of s.retired ?? []) left.set(fold.dayIds[r.day]!, (left.get(fold.dayIds[r.day]!) ?? 0) + 1);
-  }
+function roster(raw: RawArchive): RosterPoint[] {
+  const { joined, left } = raw.roster;
   const listed = new Map<string, number>();
   for (const r of raw.runs) if (r.status === 'finished') listed.set(r.day, r.targets); // runs are in time order: the day's last wins
   return raw.days.map((day, i) => ({ day, listed: listed.get(day) ?? null, joined: joined.get(day) ?? 0, left: left.get(day) ?? 0, first: i === 0 }));

@@ -3,7 +3,7 @@
 // interval, a half-life), it is that type, never a copy of its fields.
 import type { Problem } from '../archive/problems.ts';
 import type { RestateManifest, SeriesSummary } from '../archive/restatements.ts';
-import type { AnyRun, ChainManifest, DiffSummary, Edition, ErrorClassShares, EverChangedRow, Finding, FirstChangeInterval, HalfLife, Interval, KMRow, Level, NotAttemptedReason, Observation, Run, SeriesSeam, ServedToolHashes, ServerHealth, Tool, Volatility } from '../lib/index.ts';
+import type { AnyRun, ChainManifest, DiffSummary, Edition, ErrorClassShares, EverChangedRow, Finding, FirstChangeInterval, HalfLife, Interval, KMRow, Level, NotAttemptedReason, Observation, Run, SeriesSeam, ServedToolHashes, ServerHealth, ServerSummary, Tool, Volatility } from '../lib/index.ts';
 import type { DigestCache } from './cache.ts';
 import type { Fold } from './fold.ts';
 import type { Timelines } from './timelines.ts';
@@ -186,6 +186,29 @@ export interface ServerView {
   current: CurrentBodyView | null;
 }
 
+/**
+ * A server's compact row, kept for every server however the archive was derived: what the server list,
+ * the counts and the dashboard read (ServerView holds the rest, per shard on demand: Archive.serversIn).
+ */
+export interface ServerRow {
+  name: string;
+  slug: string;
+  /** The shard that derives its ServerView (Archive.serversIn). */
+  shard: number;
+  status: ServerStatus;
+  errorClass: Observation['error_class'];
+  notAttemptedReason: NotAttemptedReason | null;
+  endpoint: string | null;
+  toolCount: number | null;
+  firstObserved: string;
+  lastObserved: string;
+  lastOk: string | null;
+  lastChange: string | null;
+  /** ServerView.changes.length. */
+  changeCount: number;
+  repeatMover: boolean;
+}
+
 export interface Tiles {
   population: number | null;
   withEndpoint: number | null;
@@ -262,8 +285,23 @@ export interface Archive {
   seams: SeriesSeam[];
   /** The stitched headline's sensitivity series without protocol migrations as events; null on a v1 headline. */
   migrationSensitivity: MigrationSensitivity | null;
+  /**
+   * Every server's view, by name (code units), and by slug: held only when the archive was derived in
+   * one shard (ReadOptions.shards, the default); with more, reading either throws — use `rows`,
+   * `serversIn(k)` and `server(slug)`, which hold one shard's views at a time.
+   */
   servers: ServerView[];
   bySlug: Map<string, ServerView>;
+  /** How many shards the targets were derived in (src/loader/shards.ts): 1 unless ReadOptions.shards says more. */
+  shards: number;
+  /** Every server's compact row, by name (code units), whatever the number of shards. */
+  rows: ServerRow[];
+  /** Every server's summary (src/lib serverSummary): the inputs of every headline figure, in derivation order. */
+  summaries: ServerSummary[];
+  /** The full views of shard k's servers, by name (code units): derived again on demand when not held (the last two kept). */
+  serversIn(shard: number): Promise<ServerView[]>;
+  /** One server's full view by slug (its shard's, through serversIn); null when no server has that slug. */
+  server(slug: string): Promise<ServerView | null>;
   /** Every change of every target, newest first. */
   changes: ChangeView[];
   /** Body-rule findings the first time each target served them, newest first. */
@@ -350,6 +388,11 @@ export interface RawArchive {
   /** digestWorkers: worker threads this load started to digest days (each takes at most a chunk of days). */
   cacheStats: { hits: number; misses: number; digestWorkers?: number };
   timings: Timings;
+  /**
+   * The targets in shards (shards.ts): `fold` above is shard 0's, `fold(k)` folds shard k again from the
+   * days. Absent: one shard, `fold` holds every target.
+   */
+  shards?: { count: number; fold(shard: number): Promise<Fold> };
 }
 
 /** Stage timings of a build (bench/build.ts); the site's implementation writes them where MCP_SCHEMA_TIMINGS says. */

@@ -257,4 +257,31 @@ describe('the headline series', () => {
     expect(hashes.setHash).toBe(last.tools_set_hash);
     expect(hashes.problem).toBeNull();
   });
+
+  it('derives the same stitched headline in 3 shards (each shard folds its own bridge rows): seams, migrations, the sensitivity series, every server', async () => {
+    forgetArchive(dir);
+    const cache = { dir: mkdtempSync(join(tmpdir(), 'mcps-headline-shards-')), sourceRoot: process.cwd() };
+    try {
+      const s3 = await loadArchive(dir, { bridgeDays: 3, shards: 3, cache });
+      expect(s3.shards).toBe(3);
+      const pick = (x: Archive) => JSON.stringify([x.headline, x.seams, x.changes, x.intervals, x.serverIntervals, x.km, x.serverKm, x.migrationSensitivity, x.instructionChanges, x.sets, x.timelines, x.tiles, x.errorShares, x.volatility]);
+      expect(pick(s3)).toBe(pick(a));
+      const views: unknown[] = [];
+      for (let k = 0; k < 3; k++) views.push(...(await s3.serversIn(k)));
+      views.sort((x, y) => ((x as { name: string }).name < (y as { name: string }).name ? -1 : 1));
+      expect(JSON.stringify(views)).toBe(JSON.stringify(a.servers));
+      // Not vacuous: the seam, the migration and the instructions change are all in it, spread over shards.
+      expect(s3.seams.map((x) => x.target)).toContain(PAGINATED);
+      expect(s3.migrationSensitivity!.migrations).toBeGreaterThan(0);
+      expect(new Set(s3.rows.map((r) => r.shard)).size).toBe(3);
+      // A second build reads every shard's rows from the cache.
+      forgetArchive(dir);
+      const again = await loadArchive(dir, { bridgeDays: 3, shards: 3, cache });
+      expect(again.cacheStats.misses).toBe(0);
+      expect(pick(again)).toBe(pick(a));
+    } finally {
+      forgetArchive(dir);
+      rmSync(cache.dir, { recursive: true, force: true });
+    }
+  });
 });

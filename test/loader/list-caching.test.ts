@@ -210,4 +210,30 @@ describe('list caching on an archive the collector recorded', () => {
     expect([...again.v2!.cachingByTarget]).toEqual([...a.v2!.cachingByTarget]);
     expect(again.changes.filter((c) => c.privateScopeList).map((c) => c.id)).toEqual(a.changes.filter((c) => c.privateScopeList).map((c) => c.id));
   });
+
+  it('marks the same changes when the servers are derived in shards: on the change list and on the server view its shard gives on demand', async () => {
+    forgetArchive(dir);
+    try {
+      const sharded = await loadArchive(dir, { shards: 2 });
+      expect(sharded.shards).toBe(2);
+      expect(sharded.changes.filter((c) => c.privateScopeList).map((c) => c.id)).toEqual(a.changes.filter((c) => c.privateScopeList).map((c) => c.id));
+      const held = a.servers.find((s) => s.name === CACHING.privateDrifts)!;
+      const view = (await sharded.server(held.slug))!;
+      expect(view.changes.length).toBeGreaterThanOrEqual(1);
+      expect(view.changes.every((c) => c.privateScopeList === true)).toBe(true);
+      expect(JSON.stringify(view)).toBe(JSON.stringify(held));
+      // Marked exactly on the private-scope servers, in every shard: not every view a shard gives (near miss).
+      let views = 0;
+      for (let k = 0; k < sharded.shards; k++) {
+        for (const s of await sharded.serversIn(k)) {
+          views++;
+          const priv = a.v2!.cachingByTarget.get(s.name)?.cacheScope === 'private';
+          for (const c of s.changes) expect(c.privateScopeList, s.name).toBe(priv ? true : undefined);
+        }
+      }
+      expect(views).toBe(a.servers.length);
+    } finally {
+      forgetArchive(dir);
+    }
+  });
 });
