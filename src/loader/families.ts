@@ -13,6 +13,7 @@ import {
   type EverChangedRow, type Family, type FamilyMembership, type FamilyShare, type FirstChangeInterval, type HalfLife, type KeyedInterval, type KMRow, type Volatility,
 } from '../lib/index.ts';
 import type { Archive } from './views.ts';
+import type { Drift } from '../lib/index.ts';
 
 export interface FamiliesView {
   /** Every family, by first day then id. */
@@ -89,7 +90,7 @@ async function buildFamilies(a: Archive): Promise<FamiliesView> {
 }
 
 /** The Drift values volatility reads (target, changes' days, versions' days), from the archive's server views. */
-function driftsOf(a: Archive): Parameters<typeof volatility>[0] {
+function driftsOf(a: Archive): Drift[] {
   return a.servers.map((s) => ({
     target: s.name,
     head: null,
