@@ -2,14 +2,15 @@
 // cli.ts, the demo world, benchmarks and tests all call runCollector(); it never exits the process.
 // This module only wires the stages: todays-roster.ts (roster and targets), targets.ts (retirement,
 // opt-outs, eligibility), schedule.ts (which probe runs when, and which targets are not attempted),
-// host-signal.ts (what a probe tells the schedule), probe.ts / probe-v2/, rows.ts / rows-v2.ts and
-// store.ts.
+// collector/series/ (each recorded series as one object: its rows, probe, host signal, day files and
+// run row; the run loops over the series it records and never names one) and store.ts.
 //
 // Series (methodology v2, "The bridge"): `methodology` picks v1, v2 or both; `auto` (the default)
 // records both until runs.jsonl holds the bridge's days (src/lib/bridge.ts seriesToRecord), then v2
-// alone. With both, each target is ONE scheduler job that runs the v2 probe and then the v1 probe (one
-// request at a time per endpoint still holds), and every target gets one row in each series — a
-// not_attempted row in both when the job is skipped. Each series writes its own run row, same run_id.
+// alone. With both, each target is ONE scheduler job that runs each series' probe in the registry's
+// order, v2 then v1 (one request at a time per endpoint still holds), and every target gets one row in
+// each series — a not_attempted row in each when the job is skipped. Each series writes its own run
+// row, same run_id.
 //
 // Resuming: the run's identity is its clock (--now). A restart after a crash with the same clock
 // reuses the roster file that attempt wrote and, per series, skips every target that already has a
@@ -18,17 +19,17 @@
 // hash chain once, after its last run row (it covers every series' rows).
 import type { ObjectStore } from '../src/archive/object-store.ts';
 import { appendRunManifests } from '../src/archive/chain.ts';
-import type { AnyRun, ChainSigner, MethodologyChoice, NotAttemptedReason, Observation, ObservationV2, RosterTarget, RunScheduling, RunSeries } from '../src/lib/index.ts';
+import type { AnyRun, ChainSigner, MethodologyChoice, NotAttemptedReason, RosterTarget, RunScheduling, RunSeries } from '../src/lib/index.ts';
 import { BRIDGE_DAYS, clip, ERROR_CLASSES, seriesToRecord, sha256Hex } from '../src/lib/index.ts';
 import { CliError, EXIT } from './cli-error.ts';
-import { classify } from './errors.ts';
 import { createHttpContext } from './http.ts';
-import { DEFAULT_PROBE_LIMITS, probe, type ProbeLimits, type ProbeResult } from './probe.ts';
+import type { ProbeLimits } from './probe.ts';
 import type { RosterLimits } from './roster.ts';
-import { hostSignal, hostSignalV2, jobSignal } from './host-signal.ts';
-import { excludedRow, noEndpointRow, notAttemptedRow, probeRow, retiredRow, runRow, type RowContext } from './rows.ts';
-import { excludedRowV2, noEndpointRowV2, notAttemptedRowV2, probeV2Row, retiredRowV2, runRowV2 } from './rows-v2.ts';
-import { DEFAULT_PROBE_V2_LIMITS, probeV2, type ProbeV2Limits, type ProbeV2Result } from './probe-v2/index.ts';
+import { jobSignal } from './host-signal.ts';
+import type { RowContext } from './rows.ts';
+import type { ProbeV2Limits } from './probe-v2/index.ts';
+import { runRowOrder, seriesFor } from './series/registry.ts';
+import type { ProbeEnv, RecordedSeries, SeriesRow } from './series/series.ts';
 import { lpt, perHostLimit, type HostSignal, type Schedule, type ScheduleReport } from './schedule.ts';
 import { Store } from './store.ts';
 import { eligibleCount, isOptedOut, readOptOut, retiredTargets } from './targets.ts';
@@ -76,6 +77,8 @@ export interface CollectorOptions {
   signer?: ChainSigner | null;
   /** The bucket objects and page manifests go to (src/archive/store-config.ts; null: data/ alone). */
   remote?: ObjectStore | null;
+  /** The series this collector can record (default RECORDED_SERIES, collector/series/registry.ts); tests pass their own. */
+  series?: readonly RecordedSeries[];
 }
 
 /**
@@ -143,14 +146,11 @@ export function runIdOf(clock: Date): string {
 
 
 /** One series' rows of this run: earlier attempts' and this process's, and who already has one. */
-interface SeriesRows<R> {
-  earlier: R[];
-  rows: R[];
+interface SeriesRows {
+  series: RecordedSeries;
+  earlier: SeriesRow[];
+  rows: SeriesRow[];
   done: Set<string>;
-}
-
-function seriesRows<R extends { target: string }>(earlier: R[]): SeriesRows<R> {
-  return { earlier, rows: [...earlier], done: new Set(earlier.map((r) => r.target)) };
 }
 
 export async function runCollector(options: CollectorOptions = {}): Promise<CollectorSummary> {
@@ -173,13 +173,15 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
     if (series.length === 0) {
       throw new CliError(`run ${runId} already finished (see runs.jsonl); pass a different --now`, EXIT.finished);
     }
-    const has = (s: RunSeries) => series.includes(s);
-    const v1 = seriesRows<Observation>(has('v1') ? store.readObservations(day).filter((r) => r.run_id === runId) : []);
-    const v2 = seriesRows<ObservationV2>(has('v2') ? store.readObservationsV2(day).filter((r) => r.run_id === runId) : []);
-    const earlierRows = v1.earlier.length + v2.earlier.length;
+    // The series recorded, in the order a target's job probes them; no other series' code is touched.
+    const recorded: SeriesRows[] = seriesFor(series, o.series).map((s) => {
+      const earlier = s.read(store, day).filter((r) => r.run_id === runId);
+      return { series: s, earlier, rows: [...earlier], done: new Set(earlier.map((r) => r.target)) };
+    });
+    const earlierRows = recorded.reduce((n, r) => n + r.earlier.length, 0);
     // observed_at = run clock + elapsed; a resumed run continues after its last row, keeping order.
     let base = clock.getTime();
-    for (const r of [...v1.earlier, ...v2.earlier]) base = Math.max(base, Date.parse(r.observed_at) + 1);
+    for (const r of recorded.flatMap((x) => x.earlier)) base = Math.max(base, Date.parse(r.observed_at) + 1);
     const at = () => new Date(base + (performance.now() - t0)).toISOString();
 
     // Stage 1+2: roster and targets (or the roster an earlier attempt of this run wrote), its bounds
@@ -197,55 +199,35 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
 
     // Progress counts rows over the series recorded.
     const progress: Progress = { done: earlierRows, total: earlierRows, ok: 0, errors: {} };
-    const count = (r: Observation | ObservationV2) => {
+    const count = (r: SeriesRow) => {
       if (r.outcome === 'ok') progress.ok++;
       if (r.error_class) progress.errors[r.error_class] = (progress.errors[r.error_class] ?? 0) + 1;
     };
-    [...v1.earlier, ...v2.earlier].forEach(count);
-    const wrote = (r: Observation | ObservationV2) => {
+    recorded.flatMap((x) => x.earlier).forEach(count);
+    const write = (x: SeriesRows, row: SeriesRow) => {
+      x.series.append(store, row);
+      x.rows.push(row);
+      x.done.add(row.target);
       progress.done++;
-      count(r);
+      count(row);
       o.onProgress?.({ ...progress, errors: { ...progress.errors } });
-    };
-    const write = (row: Observation) => {
-      store.appendObservation(row);
-      v1.rows.push(row);
-      v1.done.add(row.target);
-      wrote(row);
-    };
-    const writeV2 = (row: ObservationV2) => {
-      store.appendObservationV2(row);
-      v2.rows.push(row);
-      v2.done.add(row.target);
-      wrote(row);
     };
     const ctx = (): RowContext => ({ runId, day, observedAt: at() });
     const deadlineMs = o.deadlineMs ?? null;
     /** The series still owing a row for a target (an earlier attempt may have written some). */
-    const owing = (name: string) => ({ v1: has('v1') && !v1.done.has(name), v2: has('v2') && !v2.done.has(name) });
+    const owing = (name: string) => recorded.filter((x) => !x.done.has(name));
 
     // Stage 3 inputs: rows that need no request are written first.
     const toProbe: RosterTarget[] = [];
-    for (const t of [...retired, ...selected]) {
-      const w = owing(t.name);
-      progress.total += Number(w.v1) + Number(w.v2);
-    }
+    for (const t of [...retired, ...selected]) progress.total += owing(t.name).length;
     o.onProgress?.({ ...progress });
-    for (const t of retired) {
-      const w = owing(t.name);
-      if (w.v2) writeV2(retiredRowV2(ctx(), t, prev!.file));
-      if (w.v1) write(retiredRow(ctx(), t, prev!.file));
-    }
+    for (const t of retired) for (const x of owing(t.name)) write(x, x.series.retiredRow(ctx(), t, prev!.file));
     for (const t of selected) {
       const w = owing(t.name);
-      if (!w.v1 && !w.v2) continue;
-      if (isOptedOut(t, optOut)) {
-        if (w.v2) writeV2(excludedRowV2(ctx(), t));
-        if (w.v1) write(excludedRow(ctx(), t));
-      } else if (t.endpoint === null) {
-        if (w.v2) writeV2(noEndpointRowV2(ctx(), t));
-        if (w.v1) write(noEndpointRow(ctx(), t));
-      } else toProbe.push(t);
+      if (w.length === 0) continue;
+      if (isOptedOut(t, optOut)) for (const x of w) write(x, x.series.excludedRow(ctx(), t));
+      else if (t.endpoint === null) for (const x of w) write(x, x.series.noEndpointRow(ctx(), t));
+      else toProbe.push(t);
     }
 
     // Stage 3: probe, as the schedule says (per-host limits, back-off, unresponsive hosts, deadline).
@@ -257,43 +239,22 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
       hostTargets.set(host, (hostTargets.get(host) ?? 0) + 1);
     }
     const hostLimit = (host: string) => perHostLimit(hostTargets.get(host) ?? 0, o.perHostDivisor, o.perHostMax);
-    const probeLimits: ProbeLimits = { ...DEFAULT_PROBE_LIMITS, ...o.probeLimits, timeoutMs: o.timeoutMs };
-    const probeV2Limits: ProbeV2Limits = { ...DEFAULT_PROBE_V2_LIMITS, ...o.probeV2Limits, timeoutMs: o.timeoutMs };
     const http = createHttpContext({ allowPrivate: o.allowPrivate ?? false, timeoutMs: o.timeoutMs, hostLimit });
-    const probeOne = async (t: RosterTarget): Promise<HostSignal> => {
-      let result: ProbeResult;
-      try {
-        result = await probe(http, t.endpoint!, probeLimits);
-      } catch (error) {
-        // A bug of ours must not cost the target its row.
-        result = { ok: false, error: classify({ kind: 'thrown', step: 'initialize', error }), finalUrl: null, redirects: 0, protocolVersion: null, serverName: null, serverVersion: null, session: null, latencyMs: 0, body: null, bodyContentType: null };
-      }
-      const bodySha = result.body ? await store.putObject(result.body) : null;
-      write(probeRow(ctx(), t, result, bodySha));
-      return hostSignal(result.ok ? null : result.error, Date.now());
-    };
-    const probeOneV2 = async (t: RosterTarget): Promise<HostSignal> => {
-      // probeV2 keeps a bug of ours from costing the target its row (its own catch, probe-v2/index.ts).
-      const result: ProbeV2Result = await probeV2(http, t.endpoint!, probeV2Limits);
-      const handshake = result.handshake ? await store.putObject(result.handshake.body) : null;
-      const pages: string[] = [];
-      for (const p of result.pages) pages.push(await store.putObject(p.body));
-      writeV2(probeV2Row(ctx(), t, result, { handshake, pages }));
-      return hostSignalV2(result, Date.now());
-    };
-    // One job per target: v2 first, then v1 (sequential, so one request at a time per endpoint holds);
-    // the schedule hears what the host did over both.
+    const env: ProbeEnv = { http, store, timeoutMs: o.timeoutMs, probeLimits: o.probeLimits, probeV2Limits: o.probeV2Limits };
+    const probers = new Map(recorded.map((x) => [x, x.series.prober(env)]));
+    // One job per target: each series owing a row probes in turn (newest first; sequential, so one
+    // request at a time per endpoint holds); the schedule hears what the host did over all of them.
     const job = async (t: RosterTarget): Promise<HostSignal> => {
-      const w = owing(t.name);
       const signals: HostSignal[] = [];
-      if (w.v2) signals.push(await probeOneV2(t));
-      if (w.v1) signals.push(await probeOne(t));
+      for (const x of owing(t.name)) {
+        const { row, signal } = await probers.get(x)!(t, ctx);
+        write(x, row);
+        signals.push(signal);
+      }
       return jobSignal(signals);
     };
     const skip = (t: RosterTarget, reason: NotAttemptedReason) => {
-      const w = owing(t.name);
-      if (w.v2) writeV2(notAttemptedRowV2(ctx(), t, reason));
-      if (w.v1) write(notAttemptedRow(ctx(), t, reason));
+      for (const x of owing(t.name)) write(x, x.series.notAttemptedRow(ctx(), t, reason));
     };
     // Within a host, targets go in an order drawn per run (by hash of run id and name): a cluster of
     // one publisher's dead servers listed side by side cannot look like a dead host, and a deadline
@@ -337,7 +298,7 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
         .map((h) => ({ host: clip(h.host, 255), targets: h.targets, limit: h.limit, max_in_flight: h.maxInFlight, backoffs: h.backoffs, wall_ms: h.wallMs, not_attempted: h.notAttempted })),
     };
 
-    // One run row per series, v1 first; both of one run share its facts and scheduling block.
+    // One run row per series, v1 first; all of one run share its facts and scheduling block.
     const facts = {
       runId,
       day,
@@ -351,14 +312,12 @@ export async function runCollector(options: CollectorOptions = {}): Promise<Coll
       message: roster.complete ? null : `roster incomplete: ${roster.incomplete_reason ?? 'unknown'}`,
       scheduling,
     };
-    const written: AnyRun[] = [];
-    if (has('v1')) written.push(runRow({ ...facts, rows: v1.rows }));
-    if (has('v2')) written.push(runRowV2({ ...facts, rows: v2.rows }));
+    const written = runRowOrder(recorded).map((x) => x.series.runRow({ ...facts, rows: x.rows }));
     for (const run of written) store.appendRun(run);
     // The run's manifest on the hash chain (src/archive/chain.ts), sealed at the run's own clock.
     await appendRunManifests(o.data, runId, { signer: o.signer ?? null, sealedAt: written[0]!.finished_at, durable: store.durable });
     const durationMs = Math.round(performance.now() - t0);
-    const rowsWritten = v1.rows.length + v2.rows.length - earlierRows;
+    const rowsWritten = recorded.reduce((n, x) => n + x.rows.length, 0) - earlierRows;
     return {
       run: written[0]!,
       runs: written,
