@@ -88,6 +88,7 @@ interface NoProbeFields {
 export const NOT_ATTEMPTED_DETAIL: Record<NotAttemptedReason, string> = {
   host_unresponsive: 'not contacted: its host stopped answering earlier in this run',
   run_deadline: "not contacted: the run's deadline came first",
+  shard_lost: 'not contacted: the shard of the run holding it ended before writing its row',
 };
 
 /**
