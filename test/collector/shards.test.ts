@@ -247,3 +247,44 @@ describe('a shard killed mid-run', () => {
     expect(rows(o.data!, 'v1')).toEqual([]);
   });
 });
+
+describe('npm run collect -- plan | probe | seal', () => {
+  const capture = async (argv: string[]) => {
+    const out: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((c: string) => (out.push(String(c)), true)) as typeof process.stdout.write;
+    try {
+      return { code: await main(argv), out: out.join('') };
+    } finally {
+      process.stdout.write = write;
+    }
+  };
+
+  it('--help documents the three steps and the exit codes, for the run and for each step', async () => {
+    for (const argv of [['--help'], ['plan', '--help'], ['probe', '--help'], ['seal', '--help']]) {
+      const { code, out } = await capture(argv);
+      expect(code).toBe(EXIT.ok);
+      for (const c of ['plan', 'probe', 'seal']) expect(out).toMatch(new RegExp(`^  ${c}  `, 'm'));
+      expect(out).toMatch(/shard_lost/);
+      expect(out).toMatch(/exit codes: 0 .* 4 this run already finished or sealed/s);
+    }
+  });
+
+  it('runs plan, probe and seal from the command line; refuses a missing plan, a shard out of range, and a second seal', async () => {
+    const f = await counting([2, 1], (_h, j) => ok(j));
+    const data = tmpData();
+    const work = tmpData();
+    await expect(main(['probe', '--work', work, '--shard', '0'])).rejects.toMatchObject({ exitCode: EXIT.usage, message: expect.stringMatching(/no plan at .*plan\.json/) });
+    await expect(main(['plan', '--work', work, '--data', data])).rejects.toMatchObject({ exitCode: EXIT.usage, message: expect.stringMatching(/--now is required/) });
+    const plan = await capture(['plan', '--registry', f.registry.url, '--data', data, '--work', work, '--now', NOW.toISOString(), '--allow-private', '--methodology', 'v1', '--optout', '/dev/null', '--max-endpoints-per-shard', '2', '--json']);
+    expect(JSON.parse(plan.out)).toMatchObject({ run_id: '2026-05-01T031500Z', shards: [0, 1], series: ['v1'] });
+    await expect(main(['probe', '--work', work, '--shard', '2'])).rejects.toMatchObject({ exitCode: EXIT.usage, message: expect.stringMatching(/--shard 2: the plan has 2 shards/) });
+    for (const k of ['0', '1']) expect((await capture(['probe', '--work', work, '--shard', k])).out).toMatch(new RegExp(`shard ${k} of run 2026-05-01T031500Z: \\d targets probed`));
+    expect((await capture(['probe', '--work', work, '--shard', '0'])).out).toMatch(/already finished/);
+    const sealed = await capture(['seal', '--work', work, '--data', data]);
+    expect(sealed.code).toBe(EXIT.ok);
+    expect(sealed.out).toMatch(/3 rows merged from 2 shard folders, 2 of 2 shards finished, 0 targets shard_lost/);
+    expect(rows(data, 'v1').map((r) => r.outcome)).toEqual(['ok', 'ok', 'ok']);
+    await expect(main(['seal', '--work', work, '--data', data])).rejects.toMatchObject({ exitCode: EXIT.finished });
+  });
+});
