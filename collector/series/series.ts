@@ -3,6 +3,7 @@
 // what the host did), where its rows go on the Store and how they are read back, and its run row.
 // The stages of a run (run.ts, collector/shards/) loop over the series they record and never name one;
 // each series lives in its own module (v1.ts, v2.ts) and registry.ts lists the ones recorded.
+import fs from 'node:fs';
 import type { AnyRun, NotAttemptedReason, Observation, ObservationV2, RosterTarget, RunSeries } from '../../src/lib/index.ts';
 import type { HttpContext } from '../http.ts';
 import type { ProbeLimits } from '../probe.ts';
@@ -10,6 +11,18 @@ import type { ProbeV2Limits } from '../probe-v2/index.ts';
 import type { RowContext, RunFacts } from '../rows.ts';
 import type { HostSignal } from '../schedule.ts';
 import type { Store } from '../store.ts';
+
+/** A file's whole lines (up to its last newline), or null when it does not exist. */
+export function wholeLines(file: string): string | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+  return text.slice(0, text.lastIndexOf('\n') + 1);
+}
 
 /** A row of any series. */
 export type SeriesRow = Observation | ObservationV2;
@@ -56,6 +69,12 @@ export interface RecordedSeries<Row extends SeriesRow = SeriesRow, Run extends A
   append(store: Store, row: Row): void;
   /** The rows of a day's open file of this series (validated on read). */
   read(store: Store, day: string): Row[];
+  /**
+   * The same from a folder this process does not hold (a shard's, maybe copied from another machine):
+   * read without its lock, a torn last line (its writer killed mid-write) left out, every other line
+   * validated.
+   */
+  readFolder(dir: string, day: string): Row[];
   /** This series' run row over its rows of the run. */
   runRow(facts: SeriesRunFacts<Row>): Run;
 }

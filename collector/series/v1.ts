@@ -2,12 +2,15 @@
 // tools/list), host-signal.ts hostSignal reads the failure, the Store writes observations/<day>.jsonl.
 // After the bridge v1 is no longer recorded: registry.ts drops it, and its reader (Store
 // readObservations, src/archive/observations.ts) stays for restatement and the site.
+import { join } from 'node:path';
+import { dayFile } from '../../src/archive/layout.ts';
+import { dayFileRows } from '../../src/archive/observations.ts';
 import type { Observation, Run } from '../../src/lib/index.ts';
 import { classify } from '../errors.ts';
 import { hostSignal } from '../host-signal.ts';
 import { DEFAULT_PROBE_LIMITS, probe, type ProbeLimits, type ProbeResult } from '../probe.ts';
 import { excludedRow, noEndpointRow, notAttemptedRow, probeRow, retiredRow, runRow } from '../rows.ts';
-import type { RecordedSeries } from './series.ts';
+import { wholeLines, type RecordedSeries } from './series.ts';
 
 export const v1Series: RecordedSeries<Observation, Run> = {
   id: 'v1',
@@ -30,6 +33,11 @@ export const v1Series: RecordedSeries<Observation, Run> = {
     };
   },
   append: (store, row) => store.appendObservation(row),
+  readFolder: (dir, day) => {
+    const name = dayFile(day);
+    const text = wholeLines(join(dir, name));
+    return text === null ? [] : dayFileRows(name, text);
+  },
   read: (store, day) => store.readObservations(day),
   runRow,
 };

@@ -16,7 +16,8 @@ import type { ResolvedOptions } from '../run-options.ts';
 import { runRowOrder, seriesFor } from '../series/registry.ts';
 import type { SeriesRow } from '../series/series.ts';
 import { owing, rowWriter, track, type RowSink, type Tracked } from '../series/tracked.ts';
-import { Store } from '../store.ts';
+import { holder, readLock } from '../lock.ts';
+import type { Store } from '../store.ts';
 import { readShardMark, readShardReport, type Plan, type ShardReport } from './plan-file.ts';
 
 export interface SealInput {
@@ -134,40 +135,45 @@ export async function sealRun({ store, plan, o, shardDirs = [], reports = [], at
 }
 
 function readShard(dir: string, plan: Plan, recorded: readonly Tracked[], planned: ReadonlyMap<string, { shard: number }>): ShardRows {
-  if (!fs.existsSync(dir)) return { dir, shard: -1, rows: new Map(), objects: [], report: null }; // never started: its targets are lost
+  const none: ShardRows = { dir, shard: -1, rows: new Map(), objects: [], report: null };
+  if (!fs.existsSync(dir)) return none; // never started: its targets are lost
+  // Read without taking its lock: a folder copied from a killed job on another machine keeps that
+  // job's lock. A holder alive on this machine is a probe still running: wait for it.
+  const held = readLock(join(dir, LAYOUT.lock));
+  if (held && holder(held).state === 'alive') throw new CliError(`shard folder ${dir} is locked by a running collector (pid ${held.pid}): wait for its probe to end`, EXIT.locked);
   const mark = readShardMark(dir);
-  const shardStore = Store.open(dir, new Date().toISOString());
-  try {
-    const rows = new Map<Tracked, SeriesRow[]>();
-    let count = 0;
-    for (const x of recorded) {
-      const mine = x.series.read(shardStore, plan.day).filter((r) => r.run_id === plan.run_id);
-      rows.set(x, mine);
-      count += mine.length;
+  const rows = new Map<Tracked, SeriesRow[]>();
+  let count = 0;
+  for (const x of recorded) {
+    let mine: SeriesRow[];
+    try {
+      mine = x.series.readFolder(dir, plan.day).filter((r) => r.run_id === plan.run_id);
+    } catch (e) {
+      throw new CliError(`shard folder ${dir}: ${(e as Error).message}: refused, nothing merged`, EXIT.usage, { cause: e });
     }
-    if (mark === null) {
-      if (count > 0) throw new CliError(`shard folder ${dir} holds rows of run ${plan.run_id} but no ${'shard.json'}: refused (which shard wrote them is unknown)`, EXIT.usage);
-      return { dir, shard: -1, rows: new Map(), objects: [], report: null };
-    }
-    if (mark.run_id !== plan.run_id) throw new CliError(`shard folder ${dir} is of run ${mark.run_id}, not ${plan.run_id}: refused`, EXIT.usage);
-    if (mark.shard >= plan.shards.length) throw new CliError(`shard folder ${dir} says shard ${mark.shard}; the plan has ${plan.shards.length}`, EXIT.usage);
-    for (const [x, list] of rows) {
-      for (const r of list) {
-        const at = planned.get(r.target);
-        if (at?.shard !== mark.shard) {
-          throw new CliError(
-            `shard ${mark.shard} (${dir}) holds a ${x.series.id} row for ${JSON.stringify(r.target.slice(0, 200))}, which the plan ${at ? `gives shard ${at.shard}` : 'does not probe'}: refused, nothing merged`,
-            EXIT.usage,
-          );
-        }
+    rows.set(x, mine);
+    count += mine.length;
+  }
+  if (mark === null) {
+    if (count > 0) throw new CliError(`shard folder ${dir} holds rows of run ${plan.run_id} but no shard.json: refused (which shard wrote them is unknown)`, EXIT.usage);
+    return none;
+  }
+  if (mark.run_id !== plan.run_id) throw new CliError(`shard folder ${dir} is of run ${mark.run_id}, not ${plan.run_id}: refused`, EXIT.usage);
+  if (mark.shard >= plan.shards.length) throw new CliError(`shard folder ${dir} says shard ${mark.shard}; the plan has ${plan.shards.length}`, EXIT.usage);
+  for (const [x, list] of rows) {
+    for (const r of list) {
+      const at = planned.get(r.target);
+      if (at?.shard !== mark.shard) {
+        throw new CliError(
+          `shard ${mark.shard} (${dir}) holds a ${x.series.id} row for ${JSON.stringify(r.target.slice(0, 200))}, which the plan ${at ? `gives shard ${at.shard}` : 'does not probe'}: refused, nothing merged`,
+          EXIT.usage,
+        );
       }
     }
-    const report = readShardReport(dir);
-    if (report && (report.run_id !== plan.run_id || report.shard !== mark.shard)) throw new CliError(`shard folder ${dir}: its report is of run ${report.run_id} shard ${report.shard}: refused`, EXIT.usage);
-    return { dir, shard: mark.shard, rows, objects: listObjects(dir), report };
-  } finally {
-    shardStore.close();
   }
+  const report = readShardReport(dir);
+  if (report && (report.run_id !== plan.run_id || report.shard !== mark.shard)) throw new CliError(`shard folder ${dir}: its report is of run ${report.run_id} shard ${report.shard}: refused`, EXIT.usage);
+  return { dir, shard: mark.shard, rows, objects: listObjects(dir), report };
 }
 
 function listObjects(dir: string): string[] {

@@ -10,6 +10,7 @@ import { EXIT } from '../../collector/cli-error.ts';
 import { main } from '../../collector/cli.ts';
 import { runCollector } from '../../collector/run.ts';
 import { resolveOptions, type CollectorOptions } from '../../collector/run-options.ts';
+import { linuxProc, lockFor } from '../../collector/lock.ts';
 import { perHostLimit } from '../../collector/schedule.ts';
 import { shardDir } from '../../collector/shards/cli.ts';
 import { assignShards, readPlan, writePlan, type Plan } from '../../collector/shards/plan-file.ts';
@@ -207,6 +208,10 @@ describe('a shard killed mid-run', () => {
   it('its unprobed targets, and a shard never run, get shard_lost rows; the run is degraded and chained', async () => {
     const { o, work } = await gated();
     await killShard0(work);
+    // As copied from a job killed on another runner: its lock names that machine, and its last line is torn.
+    const dir = shardDir(work, 0);
+    fs.writeFileSync(join(dir, '.lock'), JSON.stringify({ pid: 4242, started_at: NOW.toISOString(), hostname: 'runner-elsewhere' }) + '\n');
+    fs.appendFileSync(join(dir, 'observations', `${DAY}.jsonl`), '{"run_id":"2026-05-01T031500Z","target":"io.test.h0/e');
     const sealed = await seal(o.data!, work);
     const v1 = rows(o.data!, 'v1');
     expect(v1).toHaveLength(14);
@@ -245,6 +250,9 @@ describe('a shard killed mid-run', () => {
     await expect(seal(o.data!, work, [shardDir(work, 1)])).rejects.toMatchObject({ exitCode: EXIT.usage, message: expect.stringMatching(/shard 0 .* holds a v1 row for "io\.test\.h[12]\/e\d", which the plan gives shard 1: refused/) });
     expect(readRuns(o.data!).runs).toEqual([]);
     expect(rows(o.data!, 'v1')).toEqual([]);
+    // A shard folder whose probe still runs on this machine (its lock's holder is alive) is not read.
+    fs.writeFileSync(join(shardDir(work, 1), '.lock'), JSON.stringify(lockFor(NOW.toISOString(), linuxProc)) + '\n');
+    await expect(seal(o.data!, work, [shardDir(work, 1)])).rejects.toMatchObject({ exitCode: EXIT.locked, message: expect.stringMatching(/locked by a running collector/) });
   });
 });
 
