@@ -8,6 +8,7 @@ import path, { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../collector/cli-error.ts';
 import { main } from '../../collector/cli.ts';
+import { verifyArchive } from '../../collector/ops/verify.ts';
 import { runCollector } from '../../collector/run.ts';
 import { resolveOptions, type CollectorOptions } from '../../collector/run-options.ts';
 import { linuxProc, lockFor } from '../../collector/lock.ts';
@@ -90,6 +91,8 @@ describe('a sharded run against a single job (SDK world, both series)', () => {
     expect(sealed.runs.map(runFacts)).toEqual(one.runs.map(runFacts));
     expect(readRuns(data).runs.map(runFacts)).toEqual(readRuns(single).runs.map(runFacts));
     expect(readChain(data).manifests.map((m) => m.manifest.run_id)).toEqual(readChain(single).manifests.map((m) => m.manifest.run_id));
+    // The sealed archive verifies as a single job's does (rows, objects, run counts, chain).
+    expect((await verifyArchive(data)).problems).toEqual([]);
     // Seal twice is refused like a finished run.
     await expect(seal(data, work)).rejects.toMatchObject({ exitCode: EXIT.finished });
   });
@@ -222,6 +225,7 @@ describe('a shard killed mid-run', () => {
     expect(sealed.runs[0]).toMatchObject({ attempts: 5, eligible: 14, degraded: true, status: 'finished' });
     expect(sealed.runs[0]!.scheduling!.not_attempted).toEqual({ host_unresponsive: 0, run_deadline: 0, shard_lost: 9 });
     expect(readChain(o.data!).manifests.at(-1)!.manifest.run_id).toBe('2026-05-01T031500Z');
+    expect((await verifyArchive(o.data!)).problems).toEqual([]);
   });
 
   it('re-run, it probes only what it had not and writes no duplicate; run again it does nothing; sealed, nothing is lost', async () => {
