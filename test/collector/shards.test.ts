@@ -21,7 +21,10 @@ import { sealRun } from '../../collector/shards/seal.ts';
 import { NO_SINK } from '../../collector/series/tracked.ts';
 import { Store } from '../../collector/store.ts';
 import { readChain } from '../../src/archive/chain.ts';
-import { SERIES_FOLDER } from '../../src/archive/layout.ts';
+import { objectKey, SERIES_FOLDER } from '../../src/archive/layout.ts';
+import type { ObjectStore } from '../../src/archive/object-store.ts';
+import { S3ObjectStore } from '../../src/archive/s3-store.ts';
+import { startS3Server } from '../helpers/s3-server.ts';
 import { readRuns } from '../../src/archive/runs.ts';
 import type { AnyRun } from '../../src/lib/index.ts';
 import { hang, mcpResponder, startCountingHosts, type CountingHosts, type Responder } from '../../sandbox/counting-hosts.ts';
@@ -50,9 +53,9 @@ async function plan(o: CollectorOptions, work: string, maxPer: number | null): P
     store.close();
   }
 }
-async function seal(data: string, work: string, dirs?: string[]) {
+async function seal(data: string, work: string, dirs?: string[], remote: ObjectStore | null = null) {
   const p = readPlan(work);
-  const store = Store.open(data, new Date().toISOString());
+  const store = Store.open(data, new Date().toISOString(), { remote });
   try {
     return await sealRun({ store, plan: p, o: {}, shardDirs: dirs ?? p.shards.map((s) => shardDir(work, s.index)), sink: NO_SINK });
   } finally {
@@ -257,6 +260,27 @@ describe('a shard killed mid-run', () => {
     // A shard folder whose probe still runs on this machine (its lock's holder is alive) is not read.
     fs.writeFileSync(join(shardDir(work, 1), '.lock'), JSON.stringify(lockFor(NOW.toISOString(), linuxProc)) + '\n');
     await expect(seal(o.data!, work, [shardDir(work, 1)])).rejects.toMatchObject({ exitCode: EXIT.locked, message: expect.stringMatching(/locked by a running collector/) });
+  });
+});
+
+describe('shards with a bucket', () => {
+  it('each shard puts its objects in the bucket; seal needs only the shard folders\' rows and reports', async () => {
+    const server = await startS3Server();
+    closers.push(() => server.close());
+    const remote = new S3ObjectStore({ endpoint: server.endpoint, bucket: server.bucket, prefix: 'shards', credentials: server.credentials });
+    const f = await counting([2, 2, 1], (_h, j) => ok(j));
+    const o: CollectorOptions = { registry: f.registry.url, allowPrivate: true, now: NOW, timeoutMs: 5000, optout: null, rosterLimits: { backoffMs: 5 }, methodology: 'v1', data: tmpData() };
+    const work = tmpData();
+    const p = await plan(o, work, 2);
+    expect(p.shards.length).toBe(3);
+    for (const s of p.shards) await probeShardInto(shardDir(work, s.index), p, s.index, {}, remote);
+    // The artifacts carry rows and reports, not the bodies: those are in the bucket.
+    for (const s of p.shards) fs.rmSync(join(shardDir(work, s.index), 'objects'), { recursive: true, force: true });
+    const sealed = await seal(o.data!, work, undefined, remote);
+    expect(sealed.runs[0]).toMatchObject({ attempts: 5, degraded: false });
+    const shas = rows(o.data!, 'v1').map((r) => r.body_sha256 as string | null);
+    expect(shas.filter((x) => x !== null)).toHaveLength(5);
+    for (const sha of shas) if (sha) expect(await remote.get(objectKey(sha)), sha).not.toBeNull();
   });
 });
 
