@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { CliError, EXIT } from './cli-error.ts';
 import { METHODOLOGY_CHOICES, type AnyRun, type MethodologyChoice } from '../src/lib/index.ts';
-import { DEFAULTS, runCollector, SCHEDULE_DEFAULTS, type CollectorSummary, type Progress } from './run.ts';
+import { DEFAULTS, runCollector, SCHEDULE_DEFAULTS, type CollectorOptions, type CollectorSummary, type Progress } from './run.ts';
+import { DEFAULT_MAX_ENDPOINTS_PER_SHARD } from './run-options.ts';
+import { SHARD_COMMANDS, shardMain, type ShardCommand } from './shards/cli.ts';
 import { DEFAULT_ROSTER_LIMITS, ROSTER_BOUNDS } from './roster.ts';
 import { signerFromPem, type ChainSigner } from '../src/lib/index.ts';
 import { PROBER_VERSION, SIGNING_KEY_LABEL, USER_AGENT } from './version.ts';
@@ -17,7 +19,30 @@ const DEFAULT_OPTOUT = fileURLToPath(new URL('../optout.txt', import.meta.url));
 
 export const HELP = `mcp-schema collector ${PROBER_VERSION} — daily run (methodology v1 and v2)
 
-usage: npm run collect -- [options]
+usage: npm run collect -- [options]                      one job: plan, probe, seal in one process
+       npm run collect -- plan --now <iso> --work <dir> [--max-endpoints-per-shard n] [options]
+       npm run collect -- probe --work <dir> --shard <k> [--data <shard-dir>]
+       npm run collect -- seal --work <dir> [--data <dir>] [--shard-dir <dir> ...]
+
+A day's run in parallel jobs (docs/OPERATIONS.md "Sharded runs"):
+  plan   the roster stage as a single job runs it (rosters/<day>.json and its pages in --data), the
+         series decided, the rows that need no request (retired, excluded, no_endpoint) written to
+         --data, and the probe targets split into shards by host (every endpoint of a host in one
+         shard; hosts largest first, each to the least-loaded shard): <work>/plan.json. Shards:
+         ceil(endpoints / --max-endpoints-per-shard) (default ${DEFAULT_MAX_ENDPOINTS_PER_SHARD}); a larger host gets
+         a shard of its own. --json prints {"run_id":…,"shards":[0,1,…]} for a workflow matrix.
+         The run's options (--concurrency, per-host limits, --deadline, --timeout, ...) go in the plan.
+  probe  shard k's targets, with the plan's schedule options, into --data (default <work>/shard-<k>;
+         objects to the bucket when MCP_SCHEMA_STORE is set), then <shard-dir>/shard-report.json,
+         written last: its presence means the shard finished. Run again, a shard probes only the
+         targets without a row; a finished shard does nothing.
+  seal   the shards' rows merged into --data (a row for a target the plan gives another shard is
+         refused), their objects copied, every planned target still without a row given a
+         not_attempted row with reason shard_lost (the run is degraded by the coverage rule), then one
+         run row per series and the chain manifest. --shard-dir (repeatable; default <work>/shard-<k>
+         for every shard). A sealed run is refused (exit 4).
+
+options of a run (one job, or plan):
 
   --registry <url>     registry list endpoint (default ${DEFAULTS.registry})
   --registry-rate <n>  registry list requests a minute, retries included (default ${DEFAULT_ROSTER_LIMITS.paceRequests} after a burst of
@@ -65,11 +90,13 @@ environment: MCP_SCHEMA_SIGNING_KEY  an Ed25519 private key (PKCS#8 PEM) that si
              AWS_SECRET_ACCESS_KEY (MCP_SCHEMA_STORE_REGION, default auto): objects and page manifests
              go to that bucket first, --data keeping a cache of them; unset: all in --data
 
-exit codes: 0 run finished (also when degraded), 1 zero attempts (the run is recorded as failed),
-            2 bad options or unusable --data, 3 another collector holds the lock,
-            4 this run already finished (pick another --now), 5 the object store failed: the day's rows
-            so far are kept; re-run with the same --now to resume (npm run store -- keep saves them first
-            on a machine that goes away)
+exit codes: 0 run finished (also when degraded; plan written; shard finished), 1 zero attempts (the
+            run is recorded as failed), 2 bad options, unusable --data, or a plan, shard folder or
+            shard row refused, 3 another collector holds the lock (of --data or of a shard folder
+            seal reads: that shard is still running), 4 this run already finished or sealed
+            (pick another --now), 5 the object store failed: the day's rows so far are kept; re-run
+            with the same --now to resume (npm run store -- keep saves them first on a machine that
+            goes away)
 user-agent: ${USER_AGENT}
 `;
 
@@ -96,31 +123,14 @@ function positiveInt(name: string, v: string | undefined): number | undefined {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] !== undefined && (SHARD_COMMANDS as readonly string[]).includes(argv[0])) return shardMain(argv[0] as ShardCommand, argv.slice(1), { runOptions, signerFromEnv, remoteFromEnv });
   let values;
   try {
     ({ values } = parseArgs({
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: {
-        registry: { type: 'string' },
-        'registry-rate': { type: 'string' },
-        data: { type: 'string' },
-        limit: { type: 'string' },
-        methodology: { type: 'string' },
-        'bridge-days': { type: 'string' },
-        concurrency: { type: 'string' },
-        'per-host-divisor': { type: 'string' },
-        'per-host-max': { type: 'string' },
-        'unresponsive-after': { type: 'string' },
-        deadline: { type: 'string' },
-        timeout: { type: 'string' },
-        now: { type: 'string' },
-        'allow-private': { type: 'boolean' },
-        optout: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: RUN_OPTIONS,
     }));
   } catch (e) {
     throw new CliError(`${(e as Error).message}\nsee --help`, EXIT.usage, { cause: e });
@@ -129,57 +139,11 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return EXIT.ok;
   }
-  let now: Date | undefined;
-  if (values.now !== undefined) {
-    now = new Date(values.now);
-    if (Number.isNaN(now.getTime())) throw new CliError(`--now is not an ISO time: ${JSON.stringify(values.now)}`, EXIT.usage);
-  }
-  if (values.registry !== undefined) {
-    try {
-      new URL(values.registry);
-    } catch {
-      throw new CliError(`--registry is not a URL: ${JSON.stringify(values.registry)}`, EXIT.usage);
-    }
-  }
-  // The signing key comes from the environment (a CI secret), read here and nowhere else in the collector.
-  let signer: ChainSigner | null = null;
-  if (process.env.MCP_SCHEMA_SIGNING_KEY) {
-    try {
-      signer = signerFromPem(process.env.MCP_SCHEMA_SIGNING_KEY, SIGNING_KEY_LABEL);
-    } catch (e) {
-      throw new CliError(`MCP_SCHEMA_SIGNING_KEY is not an Ed25519 private key in PEM: ${(e as Error).message}`, EXIT.usage, { cause: e });
-    }
-  }
-  // The object store (MCP_SCHEMA_STORE and its variables, docs/OPERATIONS.md "Object store"), read here like the key.
-  let remote: ObjectStore | null;
-  try {
-    remote = openRemoteStore(process.env);
-  } catch (e) {
-    throw new CliError((e as Error).message, EXIT.usage, { cause: e });
-  }
+  const { options, signer, remote } = { options: runOptions(values), signer: signerFromEnv(), remote: remoteFromEnv() };
   const bar = !values.json && process.stderr.isTTY ? progressBar() : null;
   let summary: CollectorSummary;
   try {
-    summary = await runCollector({
-      registry: values.registry,
-      rosterLimits: values['registry-rate'] !== undefined ? { paceRequests: positiveInt('registry-rate', values['registry-rate']) } : undefined,
-      data: values.data,
-      limit: positiveInt('limit', values.limit) ?? null,
-      methodology: methodology(values.methodology),
-      bridgeDays: positiveInt('bridge-days', values['bridge-days']),
-      concurrency: positiveInt('concurrency', values.concurrency),
-      perHostDivisor: positiveInt('per-host-divisor', values['per-host-divisor']),
-      perHostMax: positiveInt('per-host-max', values['per-host-max']),
-      unresponsiveAfter: nonNegativeInt('unresponsive-after', values['unresponsive-after']),
-      deadlineMs: duration('deadline', values.deadline),
-      timeoutMs: positiveInt('timeout', values.timeout),
-      now,
-      allowPrivate: values['allow-private'] ?? false,
-      optout: values.optout !== undefined ? resolve(values.optout) : DEFAULT_OPTOUT,
-      onProgress: bar?.update,
-      signer,
-      remote,
-    });
+    summary = await runCollector({ ...options, onProgress: bar?.update, signer, remote });
   } finally {
     bar?.stop();
   }
@@ -192,6 +156,80 @@ export async function main(argv: string[]): Promise<number> {
   }
   return EXIT.ok;
 }
+
+/** The options a run takes (one job, or plan): parsed and checked; CliError on a bad one. */
+function runOptions(values: Record<string, string | boolean | undefined>): CollectorOptions {
+  const str = (k: string) => values[k] as string | undefined;
+  let now: Date | undefined;
+  if (str('now') !== undefined) {
+    now = new Date(str('now')!);
+    if (Number.isNaN(now.getTime())) throw new CliError(`--now is not an ISO time: ${JSON.stringify(str('now'))}`, EXIT.usage);
+  }
+  if (str('registry') !== undefined) {
+    try {
+      new URL(str('registry')!);
+    } catch {
+      throw new CliError(`--registry is not a URL: ${JSON.stringify(str('registry'))}`, EXIT.usage);
+    }
+  }
+  return {
+    registry: str('registry'),
+    rosterLimits: str('registry-rate') !== undefined ? { paceRequests: positiveInt('registry-rate', str('registry-rate')) } : undefined,
+    data: str('data'),
+    limit: positiveInt('limit', str('limit')) ?? null,
+    methodology: methodology(str('methodology')),
+    bridgeDays: positiveInt('bridge-days', str('bridge-days')),
+    concurrency: positiveInt('concurrency', str('concurrency')),
+    perHostDivisor: positiveInt('per-host-divisor', str('per-host-divisor')),
+    perHostMax: positiveInt('per-host-max', str('per-host-max')),
+    unresponsiveAfter: nonNegativeInt('unresponsive-after', str('unresponsive-after')),
+    deadlineMs: duration('deadline', str('deadline')),
+    timeoutMs: positiveInt('timeout', str('timeout')),
+    now,
+    allowPrivate: (values['allow-private'] as boolean | undefined) ?? false,
+    optout: str('optout') !== undefined ? resolve(str('optout')!) : DEFAULT_OPTOUT,
+  };
+}
+
+/** The signing key comes from the environment (a CI secret), read here and nowhere else in the collector. */
+function signerFromEnv(): ChainSigner | null {
+  if (!process.env.MCP_SCHEMA_SIGNING_KEY) return null;
+  try {
+    return signerFromPem(process.env.MCP_SCHEMA_SIGNING_KEY, SIGNING_KEY_LABEL);
+  } catch (e) {
+    throw new CliError(`MCP_SCHEMA_SIGNING_KEY is not an Ed25519 private key in PEM: ${(e as Error).message}`, EXIT.usage, { cause: e });
+  }
+}
+
+/** The object store (MCP_SCHEMA_STORE and its variables, docs/OPERATIONS.md "Object store"), read here like the key. */
+function remoteFromEnv(): ObjectStore | null {
+  try {
+    return openRemoteStore(process.env);
+  } catch (e) {
+    throw new CliError((e as Error).message, EXIT.usage, { cause: e });
+  }
+}
+
+/** The run options parseArgs knows (one job and plan share them). */
+export const RUN_OPTIONS = {
+  registry: { type: 'string' },
+  'registry-rate': { type: 'string' },
+  data: { type: 'string' },
+  limit: { type: 'string' },
+  methodology: { type: 'string' },
+  'bridge-days': { type: 'string' },
+  concurrency: { type: 'string' },
+  'per-host-divisor': { type: 'string' },
+  'per-host-max': { type: 'string' },
+  'unresponsive-after': { type: 'string' },
+  deadline: { type: 'string' },
+  timeout: { type: 'string' },
+  now: { type: 'string' },
+  'allow-private': { type: 'boolean' },
+  optout: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 function methodology(v: string | undefined): MethodologyChoice | undefined {
   if (v === undefined) return undefined;

@@ -20,7 +20,7 @@ import type { ProbeError } from './errors.ts';
 import type { ProbeV2Result } from './probe-v2/index.ts';
 import { TOOLS_LIST_ID } from './probe-v2/pages.ts';
 import { HANDSHAKE_ID } from './probe-v2/requests.ts';
-import { rowIdentity, type RowContext, type RunFacts } from './rows.ts';
+import { rowIdentity, rowsWithoutProbe, type RowContext, type RunFacts } from './rows.ts';
 import { PROBER_VERSION } from './version.ts';
 
 /** SHA-256 names of the stored bodies of one probe: the handshake answer and every tools/list page, in order. */
@@ -84,32 +84,7 @@ function blank(ctx: RowContext, t: RosterTarget | null, name: string): Observati
   };
 }
 
-export function noEndpointRowV2(ctx: RowContext, t: RosterTarget): ObservationV2 {
-  return { ...blank(ctx, t, t.name), outcome: 'no_endpoint', error_class: 'no_endpoint', step: 'roster', detail: t.endpoint_problem ?? 'no_streamable_http' };
-}
-
-export function excludedRowV2(ctx: RowContext, t: RosterTarget): ObservationV2 {
-  return { ...blank(ctx, t, t.name), outcome: 'excluded', status: 'excluded', detail: 'opt-out' };
-}
-
-/** `previous` is the target as listed in the previous complete roster (`previousFile`). */
-export function retiredRowV2(ctx: RowContext, previous: RosterTarget, previousFile: string): ObservationV2 {
-  return {
-    ...blank(ctx, null, previous.name),
-    endpoint: previous.endpoint,
-    outcome: 'retired',
-    detail: `absent from today's complete roster; last listed in rosters/${previousFile}`.slice(0, 1024),
-  };
-}
-
-const NOT_ATTEMPTED_DETAIL: Record<(typeof NOT_ATTEMPTED_REASONS)[number], string> = {
-  host_unresponsive: 'not contacted: its host stopped answering earlier in this run',
-  run_deadline: "not contacted: the run's deadline came first",
-};
-
-export function notAttemptedRowV2(ctx: RowContext, t: RosterTarget, reason: (typeof NOT_ATTEMPTED_REASONS)[number]): ObservationV2 {
-  return { ...blank(ctx, t, t.name), outcome: 'not_attempted', not_attempted_reason: reason, detail: NOT_ATTEMPTED_DETAIL[reason] };
-}
+export const { noEndpointRow: noEndpointRowV2, excludedRow: excludedRowV2, retiredRow: retiredRowV2, notAttemptedRow: notAttemptedRowV2 } = rowsWithoutProbe(blank, { status: 'excluded' });
 
 export function probeV2Row(ctx: RowContext, t: RosterTarget, r: ProbeV2Result, objects: ProbeV2Objects): ObservationV2 {
   if (objects.pages.length !== r.pages.length) throw new Error(`probeV2Row: ${objects.pages.length} stored pages for ${r.pages.length} bodies`);

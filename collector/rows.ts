@@ -10,6 +10,7 @@ import {
   type ErrorClass,
   type NotAttemptedReason,
   type Observation,
+  type ObservationV2,
   type Outcome,
   type Run,
   type RunScheduling,
@@ -73,33 +74,44 @@ function blank(ctx: RowContext, t: RosterTarget | null, name: string): Observati
   };
 }
 
-export function noEndpointRow(ctx: RowContext, t: RosterTarget): Observation {
-  return { ...blank(ctx, t, t.name), outcome: 'no_endpoint', error_class: 'no_endpoint', step: 'roster', detail: t.endpoint_problem ?? 'no_streamable_http' };
+/** The fields every row that needs no request sets, over either series' blank row. */
+interface NoProbeFields {
+  outcome: Observation['outcome'] | ObservationV2['outcome'];
+  error_class: Observation['error_class'];
+  step: Observation['step'] | ObservationV2['step'];
+  detail: string | null;
+  endpoint: string | null;
+  not_attempted_reason?: NotAttemptedReason | null;
 }
 
-export function excludedRow(ctx: RowContext, t: RosterTarget): Observation {
-  return { ...blank(ctx, t, t.name), outcome: 'excluded', detail: 'opt-out' };
-}
+/** Why a not_attempted row's target was not contacted, in words (both series). */
+export const NOT_ATTEMPTED_DETAIL: Record<NotAttemptedReason, string> = {
+  host_unresponsive: 'not contacted: its host stopped answering earlier in this run',
+  run_deadline: "not contacted: the run's deadline came first",
+  shard_lost: 'not contacted: the shard of the run holding it ended before writing its row',
+};
 
-/** `previous` is the target as listed in the previous complete roster (`previousFile`). */
-export function retiredRow(ctx: RowContext, previous: RosterTarget, previousFile: string): Observation {
+/**
+ * The rows that need no request (no endpoint, excluded, retired, not attempted), one skeleton for
+ * every series: `blank` is the series' empty row, `excluded` what its excluded row adds.
+ */
+export function rowsWithoutProbe<Row extends NoProbeFields>(blank: (ctx: RowContext, t: RosterTarget | null, name: string) => Row, excluded: Partial<Row> = {}) {
   return {
-    ...blank(ctx, null, previous.name),
-    endpoint: previous.endpoint,
-    outcome: 'retired',
-    detail: `absent from today's complete roster; last listed in rosters/${previousFile}`.slice(0, 1024),
+    noEndpointRow: (ctx: RowContext, t: RosterTarget): Row => ({ ...blank(ctx, t, t.name), outcome: 'no_endpoint', error_class: 'no_endpoint', step: 'roster', detail: t.endpoint_problem ?? 'no_streamable_http' }),
+    excludedRow: (ctx: RowContext, t: RosterTarget): Row => ({ ...blank(ctx, t, t.name), outcome: 'excluded', ...excluded, detail: 'opt-out' }),
+    /** `previous` is the target as listed in the previous complete roster (`previousFile`). */
+    retiredRow: (ctx: RowContext, previous: RosterTarget, previousFile: string): Row => ({
+      ...blank(ctx, null, previous.name),
+      endpoint: previous.endpoint,
+      outcome: 'retired',
+      detail: `absent from today's complete roster; last listed in rosters/${previousFile}`.slice(0, 1024),
+    }),
+    /** An eligible target the run did not contact (schedule.ts, or a lost shard, decided); nothing about the server is known. */
+    notAttemptedRow: (ctx: RowContext, t: RosterTarget, reason: NotAttemptedReason): Row => ({ ...blank(ctx, t, t.name), outcome: 'not_attempted', not_attempted_reason: reason, detail: NOT_ATTEMPTED_DETAIL[reason] }),
   };
 }
 
-const NOT_ATTEMPTED_DETAIL: Record<NotAttemptedReason, string> = {
-  host_unresponsive: 'not contacted: its host stopped answering earlier in this run',
-  run_deadline: "not contacted: the run's deadline came first",
-};
-
-/** An eligible target the run did not contact (schedule.ts decided); nothing about the server is known. */
-export function notAttemptedRow(ctx: RowContext, t: RosterTarget, reason: NotAttemptedReason): Observation {
-  return { ...blank(ctx, t, t.name), outcome: 'not_attempted', not_attempted_reason: reason, detail: NOT_ATTEMPTED_DETAIL[reason] };
-}
+export const { noEndpointRow, excludedRow, retiredRow, notAttemptedRow } = rowsWithoutProbe(blank);
 
 export function probeRow(ctx: RowContext, t: RosterTarget, r: ProbeResult, bodySha256: string | null): Observation {
   const common: Observation = {

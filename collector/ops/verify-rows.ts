@@ -153,7 +153,8 @@ export function checkRuns(ctx: Ctx, scope: Scope): void {
       if (rows.ok + rows.error + rows.not_attempted > run.eligible) ctx.problem('run-counts', at, `attempts + not_attempted rows ${rows.ok + rows.error + rows.not_attempted} > eligible ${run.eligible}`);
       if (run.scheduling) {
         for (const why of NOT_ATTEMPTED_REASONS) {
-          if (run.scheduling.not_attempted[why] !== reasons[why]) ctx.problem('run-counts', at, `run ${run.run_id} says ${run.scheduling.not_attempted[why]} not_attempted (${why}) rows, ${where} hold ${reasons[why]}`);
+          // A reason a run row lacks (one written before the reason existed) counts 0.
+          if ((run.scheduling.not_attempted[why] ?? 0) !== reasons[why]) ctx.problem('run-counts', at, `run ${run.run_id} says ${run.scheduling.not_attempted[why] ?? 0} not_attempted (${why}) rows, ${where} hold ${reasons[why]}`);
         }
       }
       if (isRunV2(run)) {

@@ -48,6 +48,7 @@ export interface Field {
 const REASON_DOCS: Record<NotAttemptedReason, string> = {
   host_unresponsive: 'its host stopped answering earlier in the run',
   run_deadline: "the run's deadline came before its turn",
+  shard_lost: 'the shard of the run holding it ended before writing its row',
 };
 
 /** How each observation field reads; the contract (src/lib/contract/observation.ts) gives the list and the order. */

@@ -113,7 +113,7 @@ describe('runCollector: a gateway host and its neighbours', () => {
       per_host_limit: { divisor: 10, max: 3 },
       global_concurrency: 12,
       max_in_flight_per_host: 3,
-      not_attempted: { host_unresponsive: 0, run_deadline: 0 },
+      not_attempted: { host_unresponsive: 0, run_deadline: 0, shard_lost: 0 },
     });
     expect(s.run.scheduling!.slowest_hosts.find((x) => x.host === g!.host)).toMatchObject({ targets: 42, limit: 3, max_in_flight: 3, not_attempted: 0 });
   });
@@ -192,7 +192,7 @@ describe('runCollector: a host that never answers', () => {
     expect(rowsOf(data).filter((r) => r.outcome === 'ok')).toHaveLength(5);
     expect(s.run).toMatchObject({ attempts: 9, eligible: 35, degraded: true, outcomes: { not_attempted: 26, error: 4, ok: 5 } });
     expect(s.run.coverage).toBeCloseTo(9 / 35, 12);
-    expect(s.run.scheduling!.not_attempted).toEqual({ host_unresponsive: 26, run_deadline: 0 });
+    expect(s.run.scheduling!.not_attempted).toEqual({ host_unresponsive: 26, run_deadline: 0, shard_lost: 0 });
     expect((await verifyArchive(data)).problems).toEqual([]);
   });
 });

@@ -35,9 +35,10 @@ export type Outcome = z.infer<typeof Outcome>;
 /**
  * Why an eligible target was not contacted. host_unresponsive: its host failed the collector's
  * unresponsive rule earlier in the run (K consecutive timeouts or connection failures); run_deadline:
- * the run's deadline came before its turn.
+ * the run's deadline came before its turn; shard_lost: the run was probed in shards and the shard
+ * holding the target ended (failed, killed, timed out) before writing its row.
  */
-export const NOT_ATTEMPTED_REASONS = ['host_unresponsive', 'run_deadline'] as const;
+export const NOT_ATTEMPTED_REASONS = ['host_unresponsive', 'run_deadline', 'shard_lost'] as const;
 export const NotAttemptedReason = z.enum(NOT_ATTEMPTED_REASONS);
 export type NotAttemptedReason = z.infer<typeof NotAttemptedReason>;
 

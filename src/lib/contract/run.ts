@@ -57,7 +57,8 @@ export const RunScheduling = z
     unresponsive_after: count,
     /** When the run stops starting probes (observed_at's clock); null without a deadline. */
     deadline_at: z.string().datetime({ offset: true }).nullable(),
-    not_attempted: counts(NOT_ATTEMPTED_REASONS),
+    /** Per reason; shard_lost came with sharded runs: the collector always writes it, older rows lack it (reads as 0). */
+    not_attempted: counts(NOT_ATTEMPTED_REASONS).extend({ shard_lost: count.optional() }),
     /** The hosts whose probing took longest, slowest first (at most 10). */
     slowest_hosts: z.array(HostScheduling).max(10),
   })

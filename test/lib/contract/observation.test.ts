@@ -132,7 +132,7 @@ describe('Observation: tools_set_hash (issue 26) and the rest of the rules', () 
     for (const step of PROBE_STEPS) expect(issues({ ...row(day, { error: 'auth' }), step })).toEqual([]);
     expect(PROBE_STEPS).toEqual(['roster', 'address', 'initialize', 'initialized', 'tools/list']);
     expect(OUTCOMES).toEqual(['ok', 'error', 'no_endpoint', 'retired', 'excluded', 'not_attempted']);
-    expect(NOT_ATTEMPTED_REASONS).toEqual(['host_unresponsive', 'run_deadline']);
+    expect(NOT_ATTEMPTED_REASONS).toEqual(['host_unresponsive', 'run_deadline', 'shard_lost']);
     expect(Observation.safeParse({ ...row(day, { error: 'auth' }), step: 'discover' }).success).toBe(false);
   });
 });

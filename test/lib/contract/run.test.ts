@@ -102,6 +102,11 @@ describe('RunScheduling', () => {
     expect(RunScheduling.safeParse({ ...scheduling(), scheduler: 'host-queues', deadline_at: '2026-04-01T09:00:00+02:00' }).success).toBe(true);
     expect(RunScheduling.safeParse({ ...scheduling(), deadline_at: null, unresponsive_after: 0 }).success).toBe(true);
   });
+  it('takes shard_lost when given (a sharded run) and reads a block written before it existed without it', () => {
+    expect(RunScheduling.safeParse({ ...scheduling(), not_attempted: { host_unresponsive: 0, run_deadline: 1, shard_lost: 3 } }).success).toBe(true);
+    expect(RunScheduling.safeParse({ ...scheduling(), not_attempted: { host_unresponsive: 0, run_deadline: 1 } }).success).toBe(true);
+    expect(RunScheduling.safeParse({ ...scheduling(), not_attempted: { host_unresponsive: 0, run_deadline: 1, shard_lost: -1 } }).success).toBe(false);
+  });
   it('lists at most 10 slowest hosts', () => {
     expect(RunScheduling.safeParse({ ...scheduling(), slowest_hosts: Array.from({ length: 10 }, host) }).success).toBe(true);
     expect(RunScheduling.safeParse({ ...scheduling(), slowest_hosts: Array.from({ length: 11 }, host) }).success).toBe(false);
