@@ -1,10 +1,9 @@
 // npm run check -- <registry name | endpoint URL> [options]  (also the `mcp-schema-check` bin).
-// Parses options as collector/cli.ts does (node:util parseArgs), runs the check once, prints the
-// report (text, or --json), exits 0 / 1 / 2. Bad input is exit 2 with one plain sentence.
+// The shared CLI convention (collector/cli-kit): runs the check once, prints the report (text, or
+// --json), exits 0 / 1 / 2. Bad input is exit 2 with one line.
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import path from 'node:path';
+import { CliError, command, EXIT, EXIT_INTERNAL_LINE, execute, integer, main as entry, oneOf, usage, type Io, type Parsed } from '../cli-kit/index.ts';
 import { USER_AGENT } from '../version.ts';
 import { FAIL_ON_LEVELS, runCheck, type FailOn } from './check.ts';
 import { renderReport } from './render.ts';
@@ -46,45 +45,34 @@ exit codes: 0 same, or changed with nothing at the --fail-on level
             2 could not check: bad input, archive unreadable, not in the archive, no archived
               contract, opted out (the archive's record or optout.txt), unreachable, auth required (no credentials are ever sent),
               no tool list — each said in one sentence
+            ${EXIT_INTERNAL_LINE}
 user-agent: ${USER_AGENT}
 `;
 
-export async function main(argv: string[]): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        archive: { type: 'string' },
-        pin: { type: 'string' },
-        'fail-on': { type: 'string' },
-        timeout: { type: 'string' },
-        'allow-private': { type: 'boolean' },
-        json: { type: 'boolean' },
-        report: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    return usage((e as Error).message.replace(/\. To specify.*$/s, '').replace(/\.?$/, '.'));
-  }
-  if (values.help) {
-    process.stdout.write(CHECK_HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) return usage(positionals.length === 0 ? 'Name one server: a registry name or its endpoint URL (npm run check -- --help).' : `Name one server, not ${positionals.length}.`);
-  const failOn = (values['fail-on'] as string | undefined) ?? 'ERR';
-  if (!(FAIL_ON_LEVELS as readonly string[]).includes(failOn)) return usage(`--fail-on must be ERR, WARN or INFO, not ${JSON.stringify(failOn.slice(0, 40))}.`);
-  if (values.pin !== undefined && !/^[0-9a-f]{64}$/.test(values.pin as string)) return usage('--pin must be a tool set hash: 64 lowercase hex digits.');
-  const timeout = values.timeout === undefined ? 15_000 : Number(values.timeout);
-  if (!Number.isInteger(timeout) || timeout < 100 || timeout > 120_000) return usage('--timeout must be a whole number of milliseconds between 100 and 120000.');
+export const COMMAND = command({
+  name: 'check',
+  help: CHECK_HELP,
+  positionals: 1,
+  options: {
+    archive: { type: 'string' },
+    pin: { type: 'string' },
+    'fail-on': { type: 'string' },
+    timeout: { type: 'string' },
+    'allow-private': { type: 'boolean' },
+    json: { type: 'boolean' },
+    report: { type: 'string' },
+  },
+});
+
+export async function run({ values, positionals }: Parsed<typeof COMMAND.options>, io: Io): Promise<number> {
+  if (positionals.length !== 1) throw usage('name one server: a registry name or its endpoint URL (see --help)');
+  const failOn = oneOf('fail-on', values['fail-on'], FAIL_ON_LEVELS) ?? 'ERR';
+  if (values.pin !== undefined && !/^[0-9a-f]{64}$/.test(values.pin)) throw usage(`--pin must be a tool set hash (64 lowercase hex digits), got ${JSON.stringify(values.pin.slice(0, 70))}`);
+  const timeout = integer('timeout', values.timeout, { min: 100, max: 120_000 }) ?? 15_000;
   const report = await runCheck({
     target: positionals[0]!,
-    archive: (values.archive as string | undefined) ?? DEFAULT_ARCHIVE,
-    pin: (values.pin as string | undefined) ?? null,
+    archive: values.archive ?? DEFAULT_ARCHIVE,
+    pin: values.pin ?? null,
     failOn: failOn as FailOn,
     allowPrivate: values['allow-private'] === true,
     timeoutMs: timeout,
@@ -95,27 +83,16 @@ export async function main(argv: string[]): Promise<number> {
     try {
       await writeFile(values.report, json);
     } catch (e) {
-      process.stderr.write(`Could not write the report to ${JSON.stringify(values.report)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.\n`);
-      return 2;
+      throw new CliError(`could not write the report to ${JSON.stringify(values.report)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.usage, { cause: e });
     }
   }
-  process.stdout.write(values.json ? json : renderReport(report));
+  io.stdout(values.json ? json : renderReport(report));
   return report.exit_code;
-
-  function usage(sentence: string): number {
-    process.stderr.write(`${sentence}\n`);
-    return 2;
-  }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.stderr.write(`The check failed on a bug of ours: ${(e as Error).message}\n`);
-      process.exitCode = 2;
-    },
-  );
+/** The command on argv, its exit code returned (the bin's entry). */
+export function main(argv: string[], io?: Io): Promise<number> {
+  return execute(COMMAND, run, argv, io);
 }
+
+entry(import.meta.url, COMMAND, run);

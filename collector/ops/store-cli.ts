@@ -1,14 +1,13 @@
 // npm run store -- push|check|offload|pull [--data <dir>] [--concurrency <n>] [--from D] [--to D] [--recent N] [--json]
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { defaultVerify } from '../../src/archive/cached-store.ts';
 import { FsObjectStore, type ObjectStore } from '../../src/archive/object-store.ts';
 import { LAYOUT } from '../../src/archive/layout.ts';
 import { openRemoteStore, STORE_ENV } from '../../src/archive/store-config.ts';
 import { offload, pullStored, readStoredIndex } from '../../src/archive/stored-files.ts';
-import { CliError, EXIT, isCliError } from '../cli-error.ts';
+import { CliError, command, day, EXIT, exitCodes, expected, integer, main, usage } from '../cli-kit/index.ts';
 
-const HELP = `usage: npm run store -- <push|check|offload|pull> [--data <dir>] [--concurrency <n>] [--json]
+export const HELP = `usage: npm run store -- <push|check|offload|pull> [--data <dir>] [--concurrency <n>] [--json]
                                       [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--recent <days>]
 
 The archive's objects (objects/<aa>/<sha256>) and page manifests (pages/<aa>/<sha256>.json) in the
@@ -43,22 +42,19 @@ read from the environment:
   --json              print the summary as JSON
   -h, --help          this text
 
-Exits 2 on bad usage, an unusable --data, or no remote configured.`;
+${exitCodes({ 0: 'done', 1: 'a local file corrupt (push), a local key missing remotely (check), stored.jsonl lines\n              that do not parse (pull), or the store failed', 2: 'bad usage, an unusable --data, or no remote configured' })}`;
 
 const COMMANDS = ['push', 'check', 'offload', 'pull'] as const;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** pull's days: --recent N (the N days up to today, UTC), or --from/--to, or every day. */
 function dayRange(v: { from?: string; to?: string; recent?: string }): { from: string | null; to: string | null } {
   if (v.recent !== undefined) {
-    if (v.from !== undefined || v.to !== undefined) throw new CliError('--recent replaces --from and --to: give one or the other', EXIT.usage);
-    const n = Number(v.recent);
-    if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new CliError(`--recent must be a whole number of days from 1, not ${JSON.stringify(v.recent)}`, EXIT.usage);
+    if (v.from !== undefined || v.to !== undefined) throw usage('--recent replaces --from and --to: give one or the other');
+    const n = integer('recent', v.recent, { min: 1, max: 100_000 })!;
     return { from: new Date(Date.now() - (n - 1) * 86_400_000).toISOString().slice(0, 10), to: null };
   }
-  for (const [flag, value] of [['--from', v.from], ['--to', v.to]] as const) {
-    if (value !== undefined && (!DAY.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)))) throw new CliError(`${flag} must be a day, YYYY-MM-DD, not ${JSON.stringify(value)}`, EXIT.usage);
-  }
+  day('from', v.from);
+  day('to', v.to);
   if (v.from !== undefined && v.to !== undefined && v.from > v.to) throw new CliError(`--from ${v.from} is after --to ${v.to}`, EXIT.usage);
   return { from: v.from ?? null, to: v.to ?? null };
 }
@@ -89,28 +85,25 @@ async function pullCommand(dir: string, store: ObjectStore, range: { from: strin
 const SHOWN = 20;
 const PREFIXES = ['objects/', 'pages/'] as const;
 
-try {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
+export const COMMAND = command({
+  name: 'store',
+  help: HELP,
+  positionals: 1,
+  options: {
       data: { type: 'string', default: 'data' },
       concurrency: { type: 'string', default: '8' },
       json: { type: 'boolean', default: false },
       from: { type: 'string' },
       to: { type: 'string' },
       recent: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(`${HELP}\n`);
-    process.exit(0);
-  }
+  },
+});
+
+main(import.meta.url, COMMAND, ({ values, positionals }) => expected(async () => {
   const command = positionals[0];
-  if (positionals.length !== 1 || !COMMANDS.includes(command as (typeof COMMANDS)[number])) throw new CliError(`expected one command, ${COMMANDS.join(', ')}\n${HELP}`, EXIT.usage);
-  const concurrency = Number(values.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new CliError(`--concurrency must be a whole number from 1 to 64, not ${JSON.stringify(values.concurrency)}`, EXIT.usage);
-  if (!existsSync(values.data)) throw new CliError(`no archive at --data ${values.data}`, EXIT.usage);
+  if (positionals.length !== 1 || !COMMANDS.includes(command as (typeof COMMANDS)[number])) throw usage(`expected one command, ${COMMANDS.join(', ')} (see --help)`);
+  const concurrency = integer('concurrency', values.concurrency, { min: 1, max: 64 })!;
+  if (!existsSync(values.data)) throw usage(`no archive at --data ${values.data}`);
   let remote;
   try {
     remote = openRemoteStore(process.env);
@@ -121,15 +114,12 @@ try {
   if (command === 'offload' || command === 'pull') {
     const store = remote ?? local;
     const ok = command === 'offload' ? await offloadCommand(values.data, store, values.json) : await pullCommand(values.data, store, dayRange(values), values.json);
-    process.exit(ok ? 0 : 1);
+    return ok ? 0 : 1;
   }
   if (!remote) throw new CliError(`${STORE_ENV.store} is not set: ${command} needs a remote store (s3://<bucket>/<prefix>; see --help)`, EXIT.usage);
   const ok = command === 'push' ? await push(local, remote, concurrency, values.json) : await check(local, remote, values.json);
-  process.exit(ok ? 0 : 1);
-} catch (e) {
-  process.stderr.write(`store: ${(e as Error).message}\n`);
-  process.exit(isCliError(e) ? e.exitCode : 1);
-}
+  return ok ? 0 : 1;
+}));
 
 async function keysOf(store: ObjectStore): Promise<Set<string>> {
   const keys = new Set<string>();

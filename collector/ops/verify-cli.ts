@@ -1,16 +1,16 @@
 // npm run verify -- [--data <dir>] [--key <file>]... [--full [--part k/n]] [--record] [--today YYYY-MM-DD] [--scrub-days N] [--json]
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { FsObjectStore } from '../../src/archive/object-store.ts';
 import { openRemoteStore } from '../../src/archive/store-config.ts';
+import { CliError, command, day, EXIT, exitCodes, expected, integer, main, usage } from '../cli-kit/index.ts';
 import { DEFAULT_SCRUB_CYCLE_DAYS, formatReport, scrubSlice, verifyArchive } from './verify.ts';
 import { loadKeys } from './verify-chain.ts';
 
 /** The project's public key, committed beside the code (keys/README.md). */
 const REPO_KEY = fileURLToPath(new URL('../../keys/mcp-schema-ed25519.pub', import.meta.url));
 
-const HELP = `usage: npm run verify -- [--data <dir>] [--key <file>]... [--full [--part k/n]] [--record]
+export const HELP = `usage: npm run verify -- [--data <dir>] [--key <file>]... [--full [--part k/n]] [--record]
                          [--today YYYY-MM-DD] [--scrub-days N] [--json]
 
 Checks an archive, each series (observations/ v1, observations-v2/ v2) by its own contract: every row
@@ -19,7 +19,7 @@ tools/list page), one row per target per run, run rows agree with their rows and
 rows of a run that recorded both series with each other), no torn line or temp file, and the hash
 chain (chain.jsonl): each manifest names the one before it, still matches the rows, runs lines,
 roster and objects of its run, and its signature verifies. The first broken link is named by its
-run. Exits 1 on any problem, 2 on bad usage.
+run.
 
 Incremental by default once <data>/verify-state.json records a verified chain head (--record): then
 only the runs after that head are checked (their chain manifests, run rows, rows, rosters and every
@@ -45,67 +45,56 @@ No state, or one chain.jsonl no longer matches (rewritten history), runs a full 
   --today <day>     the UTC day that picks the scrub's slice (default: today)
   --scrub-days <N>  days in a scrub cycle, 1..366 (default: the state's, else ${DEFAULT_SCRUB_CYCLE_DAYS}); recorded with --record
   --json            print the report as JSON
-  -h, --help        this text`;
+  -h, --help        this text
 
-const usage = (message: string): never => {
-  process.stderr.write(`verify: ${message}\n${HELP}\n`);
-  process.exit(2);
-};
+${exitCodes({ 0: 'no problem', 1: 'a problem (each named in the report)', 2: 'bad usage, a --key that is not a public key, or an unusable object store' })}`;
 
-let args;
-try {
-  args = parseArgs({
-    options: {
-      data: { type: 'string', default: 'data' },
-      key: { type: 'string', multiple: true },
-      full: { type: 'boolean', default: false },
-      record: { type: 'boolean', default: false },
-      today: { type: 'string' },
-      'scrub-days': { type: 'string' },
-      part: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-} catch (e) {
-  usage((e as Error).message);
-}
-if (args!.values.help) {
-  process.stdout.write(`${HELP}\n`);
-  process.exit(0);
-}
-const { values } = args!;
-const today = values.today ?? new Date().toISOString().slice(0, 10);
-const scrubDays = values['scrub-days'] === undefined ? undefined : Number(values['scrub-days']);
-try {
-  scrubSlice(today, scrubDays ?? DEFAULT_SCRUB_CYCLE_DAYS);
-} catch (e) {
-  usage(`--today/--scrub-days: ${(e as Error).message}`);
-}
-let keys;
-try {
-  keys = loadKeys(values.key ?? (existsSync(REPO_KEY) ? [REPO_KEY] : []));
-} catch (e) {
-  process.stderr.write(`verify: --key: ${(e as Error).message}\n`);
-  process.exit(2);
-}
-let objects;
-try {
-  // With a bucket, its own bytes are checked, and nothing is copied into data/: a cache in front would
-  // answer from its copies, and a weekly --full would download the whole bucket onto the runner's disk.
-  objects = openRemoteStore(process.env) ?? new FsObjectStore(values.data);
-} catch (e) {
-  process.stderr.write(`verify: object store: ${(e as Error).message}\n`);
-  process.exit(2);
-}
-let part: { k: number; n: number } | undefined;
-if (values.part !== undefined) {
-  const m = /^(\d{1,2})\/(\d{1,2})$/.exec(values.part);
-  part = m ? { k: Number(m[1]), n: Number(m[2]) } : undefined;
-  if (!part || part.n < 1 || part.n > 64 || part.k < 1 || part.k > part.n) usage(`--part must be k/n with 1 <= k <= n <= 64, not ${JSON.stringify(values.part)}`);
-  if (!values.full) usage('--part is a part of a full verify: give --full too');
-  if (values.record) usage('--part cannot be --record-ed: only a whole verify advances the verified head');
-}
-const report = await verifyArchive(values.data, { keys, objects, mode: values.full ? 'full' : 'auto', today, ...(scrubDays !== undefined ? { scrubCycleDays: scrubDays } : {}), record: values.record, ...(part ? { part } : {}) });
-process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
-process.exit(report.problems.length === 0 ? 0 : 1);
+export const COMMAND = command({
+  name: 'verify',
+  help: HELP,
+  options: {
+    data: { type: 'string', default: 'data' },
+    key: { type: 'string', multiple: true },
+    full: { type: 'boolean', default: false },
+    record: { type: 'boolean', default: false },
+    today: { type: 'string' },
+    'scrub-days': { type: 'string' },
+    part: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+});
+
+main(import.meta.url, COMMAND, async ({ values }, io) => {
+  const today = day('today', values.today) ?? new Date().toISOString().slice(0, 10);
+  const scrubDays = integer('scrub-days', values['scrub-days'], { min: 1, max: 366 });
+  try {
+    scrubSlice(today, scrubDays ?? DEFAULT_SCRUB_CYCLE_DAYS);
+  } catch (e) {
+    throw usage(`--today/--scrub-days: ${(e as Error).message}`);
+  }
+  let keys;
+  try {
+    keys = loadKeys(values.key ?? (existsSync(REPO_KEY) ? [REPO_KEY] : []));
+  } catch (e) {
+    throw new CliError(`--key: ${(e as Error).message}`, EXIT.usage, { cause: e });
+  }
+  let objects;
+  try {
+    // With a bucket, its own bytes are checked, and nothing is copied into data/: a cache in front would
+    // answer from its copies, and a weekly --full would download the whole bucket onto the runner's disk.
+    objects = openRemoteStore(io.env) ?? new FsObjectStore(values.data);
+  } catch (e) {
+    throw new CliError(`object store: ${(e as Error).message}`, EXIT.usage, { cause: e });
+  }
+  let part: { k: number; n: number } | undefined;
+  if (values.part !== undefined) {
+    const m = /^(\d{1,2})\/(\d{1,2})$/.exec(values.part);
+    part = m ? { k: Number(m[1]), n: Number(m[2]) } : undefined;
+    if (!part || part.n < 1 || part.n > 64 || part.k < 1 || part.k > part.n) throw usage(`--part must be k/n with 1 ≤ k ≤ n ≤ 64, got ${JSON.stringify(values.part)}`);
+    if (!values.full) throw usage('--part is a part of a full verify: give --full too');
+    if (values.record) throw usage('--part cannot be --record-ed: only a whole verify advances the verified head');
+  }
+  const report = await expected(verifyArchive(values.data, { keys, objects, mode: values.full ? 'full' : 'auto', today, ...(scrubDays !== undefined ? { scrubCycleDays: scrubDays } : {}), record: values.record, ...(part ? { part } : {}) }));
+  io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+  return report.problems.length === 0 ? 0 : 1;
+});
