@@ -102,7 +102,8 @@ export function duration(name: string, v: string | undefined): number | null | u
 /** A UTC day, YYYY-MM-DD, that exists on the calendar. */
 export function day(name: string, v: string | undefined): string | undefined {
   if (v === undefined) return undefined;
-  const ok = /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) === v;
+  const t = /^\d{4}-\d{2}-\d{2}$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : NaN;
+  const ok = !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === v;
   if (!ok) throw refused(name, 'a day, YYYY-MM-DD', v);
   return v;
 }
