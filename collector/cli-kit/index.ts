@@ -229,6 +229,31 @@ export async function execute<O extends ParseArgsOptionsConfig>(c: Command<O>, r
   }
 }
 
+/**
+ * For a script written top to bottom (the benchmarks): parse the process's arguments as `execute`
+ * would, printing the help (exit 0) or a usage error (exit 2) and exiting; the values otherwise.
+ * Checks made afterwards go through `checked`, which exits the same way.
+ */
+export function script<O extends ParseArgsOptionsConfig>(c: Command<O>, argv: readonly string[] = process.argv.slice(2)): Parsed<O> {
+  const args = checked(c, () => parse(c, argv));
+  if ((args.values as { help?: boolean }).help) {
+    process.stdout.write(c.help.endsWith('\n') ? c.help : `${c.help}\n`);
+    process.exit(EXIT.ok);
+  }
+  return args;
+}
+
+/** Run `f` (validators); a CliError prints `<command>: <message>` and exits with its code. */
+export function checked<T>(c: Pick<Command, 'name'>, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (!isCliError(e)) throw e;
+    process.stderr.write(`${c.name}: ${e.message}\n`);
+    process.exit(e.exitCode);
+  }
+}
+
 /** Whether the module at `moduleUrl` is the process's entry point (`tsx path/to/it.ts`). */
 export function isEntry(moduleUrl: string): boolean {
   return Boolean(process.argv[1]) && path.resolve(process.argv[1]!) === fileURLToPath(moduleUrl);
