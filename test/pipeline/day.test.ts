@@ -59,7 +59,7 @@ describe('npm run pipeline -- day (a local world, a temp archive, no bucket)', (
     const summary = JSON.parse(readFileSync(path.join(root, 'runner', 'collect-summary.json'), 'utf8')) as { runs: { status: string; day: string }[] };
     expect(summary.runs.map((r) => r.status)).toContain('finished');
     // close recorded the verified head (only after zero problems); the site and its parts manifest exist.
-    expect(JSON.parse(readFileSync(path.join(data, 'verify-state.json'), 'utf8'))).toHaveProperty('head');
+    expect(JSON.parse(readFileSync(path.join(data, 'verify-state.json'), 'utf8'))).toHaveProperty('chain_head');
     expect(existsSync(path.join(site, 'index.html'))).toBe(true);
     const month = w.world.date(0).slice(0, 7);
     expect(existsSync(path.join(root, 'runner', 'parts', `data-${month}`, 'SHA256SUMS'))).toBe(true);
