@@ -2,7 +2,7 @@
 // The local world as a standalone process (benchmarks, poking at it by hand): the registry on
 // 127.0.0.1, the fleet on 127.0.1.x, and a control endpoint to move the simulated day:
 //   curl -X POST 'http://127.0.0.1:PORT/_world?day=5'     (or ?advance)
-import { command, exitCodes, integer, main } from '../collector/cli-kit/index.ts';
+import { command, exitCodes, expected, integer, main } from '../collector/cli-kit/index.ts';
 import { startWorld } from './fleet.ts';
 
 export const HELP = `usage: npm run world -- [options]
@@ -21,7 +21,7 @@ Options:
 Control: GET <origin>/_world → state; POST <origin>/_world?day=N (or ?advance) → set the day.
 Collect against it: npm run collect -- --registry <registry url> --allow-private --data .tmp/archive --now <iso>
 
-${exitCodes({ 0: 'stopped by Ctrl-C or SIGTERM', 1: 'the world could not be closed cleanly', 2: 'bad usage' })}`;
+${exitCodes({ 0: 'stopped by Ctrl-C or SIGTERM', 1: 'the world could not start (a port in use) or be closed cleanly', 2: 'bad usage' })}`;
 
 export const COMMAND = command({
   name: 'world',
@@ -40,7 +40,7 @@ main(import.meta.url, COMMAND, async ({ values }) => {
   const day = integer('day', values.day, { min: 0 })!;
   const port = integer('port', values.port, { min: 0, max: 65535 })!;
   const t0 = performance.now();
-  const w = await startWorld({ seed: values.seed, size, day, port });
+  const w = await expected(startWorld({ seed: values.seed, size, day, port }));
   const state = { registry: w.registryUrl, control: w.controlUrl, seed: w.world.seed, size, day, date: w.world.date(day), listeners: w.hostports.length, started_ms: Math.round(performance.now() - t0) };
   if (values.json) console.log(JSON.stringify(state));
   else {

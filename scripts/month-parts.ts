@@ -115,7 +115,7 @@ export async function run({ values, positionals }: Parsed<typeof COMMAND.options
   const print = (value: unknown, text: string) => io.stdout(values.json ? `${JSON.stringify(value, null, 2)}\n` : text);
 
   if (command === 'closed') {
-    const months = archiveMonths(values.data, today);
+    const months = await expected(() => archiveMonths(values.data, today));
     const shown = values.all ? months : months.filter((m) => m.closed);
     print(shown, shown.map((m) => (values.all ? `${m.month}\t${m.closed ? 'closed' : `open: ${m.reason}`}\n` : `${m.month}\n`)).join(''));
     return 0;

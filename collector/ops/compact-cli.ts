@@ -1,5 +1,5 @@
 // npm run compact -- [--data <dir>] [--finished] [--json]
-import { command, exitCodes, main } from '../cli-kit/index.ts';
+import { command, exitCodes, expected, main } from '../cli-kit/index.ts';
 import { compactArchive } from './compact.ts';
 
 export const HELP = `usage: npm run compact -- [--data <dir>] [--finished] [--json]
@@ -16,7 +16,7 @@ reader (site, verify, restate, the chain) reads both forms. Takes the collector'
   --json         print the summary as JSON
   -h, --help     this text
 
-${exitCodes({ 0: 'compacted (or nothing to compact)', 2: 'an unusable --data', 3: 'another collector holds the lock' })}`;
+${exitCodes({ 0: 'compacted (or nothing to compact)', 1: 'a day or roster could not be read or gzipped back to the same bytes (nothing changed)', 2: 'an unusable --data', 3: 'another collector holds the lock' })}`;
 
 export const COMMAND = command({
   name: 'compact',
@@ -24,8 +24,9 @@ export const COMMAND = command({
   options: { data: { type: 'string', default: 'data' }, finished: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
 });
 
-main(import.meta.url, COMMAND, ({ values }, io) => {
-  const s = compactArchive(values.data, { finished: values.finished });
+main(import.meta.url, COMMAND, async ({ values }, io) => {
+  // A day compaction cannot read (a torn row) is a failure of the archive, exit 1: never closed on a guess.
+  const s = await expected(() => compactArchive(values.data, { finished: values.finished }));
   io.stdout(
     values.json
       ? `${JSON.stringify(s, null, 2)}\n`

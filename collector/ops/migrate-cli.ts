@@ -1,5 +1,5 @@
 // npm run migrate -- [--data <dir>] [--json]
-import { command, existing, exitCodes, main } from '../cli-kit/index.ts';
+import { command, existing, exitCodes, expected, main } from '../cli-kit/index.ts';
 import { formatReport, verifyArchive } from './verify.ts';
 import { migrateArchive } from './migrate.ts';
 
@@ -19,7 +19,7 @@ afterwards: npm run store -- push (see its --help).
   --json         print the summary (and the verify report) as JSON
   -h, --help     this text
 
-${exitCodes({ 0: 'migrated and verified', 1: 'verify found a problem', 2: 'no archive at --data', 3: 'another collector holds the lock' })}`;
+${exitCodes({ 0: 'migrated and verified', 1: 'verify found a problem, or a page or day could not be moved (nothing lost)', 2: 'no archive at --data', 3: 'another collector holds the lock' })}`;
 
 export const COMMAND = command({
   name: 'migrate',
@@ -29,8 +29,8 @@ export const COMMAND = command({
 
 main(import.meta.url, COMMAND, async ({ values }, io) => {
   const data = existing('data', values.data, 'dir')!;
-  const s = await migrateArchive(data);
-  const report = await verifyArchive(data);
+  const s = await expected(migrateArchive(data));
+  const report = await expected(verifyArchive(data));
   if (values.json) io.stdout(`${JSON.stringify({ migrate: s, verify: report }, null, 2)}\n`);
   else {
     io.stdout(
