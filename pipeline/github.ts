@@ -4,7 +4,7 @@
 //   delay            the random start delay (MAX_DELAY seconds at most)
 //   recover          replay the kept day's bundle onto main (verified, then pushed), then delete its artifact
 //   release-editions a new edition's data bundles as the assets of its own release, never replaced
-import { existsSync, readdirSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CliError, EXIT } from '../collector/cli-kit/index.ts';
@@ -71,7 +71,10 @@ export async function recover(ctx: Ctx): Promise<void> {
     throw new CliError(`recover: expected one bundle in ${dayDir}, found ${bundles.length}`, EXIT.failed);
   }
   await run(ctx, 'scripts/commit-day.sh', ['--from-bundle', path.join(dayDir, bundles[0]!), '--verify-cmd', 'npm run verify']);
-  if (existsSync(path.join(dayDir, 'editions'))) renameSync(path.join(dayDir, 'editions'), editionsDir(ctx));
+  if (existsSync(path.join(dayDir, 'editions'))) {
+    mkdirSync(path.dirname(editionsDir(ctx)), { recursive: true });
+    renameSync(path.join(dayDir, 'editions'), editionsDir(ctx));
+  }
   const { stdout } = await run(ctx, 'gh', ['api', `repos/${repo}/actions/runs/${runId}/artifacts`, '--jq', `.artifacts[] | select(.name == "${DAY_ARTIFACT}") | .id`], { capture: true });
   for (const id of stdout.split(/\s+/).filter((s) => /^\d+$/.test(s))) await run(ctx, 'gh', ['api', '-X', 'DELETE', `repos/${repo}/actions/artifacts/${id}`]);
 }
