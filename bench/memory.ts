@@ -1,18 +1,24 @@
-// What the build holds in memory after the load (issue 23: the daily build's peak grows with the
+// What the build holds in memory after the load (the daily build's peak grows with the
 // archive's age). Loads an archive as the site does (a warm cache: run a build first), forces a GC,
 // and prints the heap it keeps (bench/README.md "Results, third run": 34.2 MB at 5,000 × 60, 65.2 at × 360).
 //   node --expose-gc --import tsx bench/memory.ts --archive DIR --cache DIR
 import path from 'node:path';
 import { loadArchive } from '../src/loader/load-archive.ts';
+import { checked, command, exitCodes, script, usage } from '../collector/cli-kit/index.ts';
 
-const arg = (f: string) => {
-  const i = process.argv.indexOf(f);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with node --expose-gc');
-const archive = path.resolve(arg('--archive') ?? 'data');
-const cache = path.resolve(arg('--cache') ?? '.cache/bench-build');
+const COMMAND = command({
+  name: 'bench:memory',
+  help: `usage: node --expose-gc --import tsx bench/memory.ts [--archive DIR] [--cache DIR]
+
+Loads an archive as the site does (a warm cache: run a build first), forces a GC, and prints the heap it keeps.
+
+${exitCodes({ 0: 'measured', 2: 'bad usage, or node run without --expose-gc' })}`,
+  options: { archive: { type: 'string', default: 'data' }, cache: { type: 'string', default: '.cache/bench-build' } },
+});
+const { values } = script(COMMAND);
+const gc = checked(COMMAND, () => (globalThis as { gc?: () => void }).gc ?? (() => { throw usage('run with node --expose-gc'); })());
+const archive = path.resolve(values.archive);
+const cache = path.resolve(values.cache);
 gc();
 const before = process.memoryUsage();
 const a = await loadArchive(archive, { cache: { dir: cache, sourceRoot: process.cwd() }, prebuild: { workers: 0 } });
