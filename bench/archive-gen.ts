@@ -19,6 +19,7 @@
 //   - flapping servers fail a quarter of days, every server 0.5%; 8% join late, 3% leave (one
 //     retired row, then nothing); the registry listing is stored page by page (100 entries) as raw
 //     objects referenced by every row, and a roster file per day.
+import { checked, command, day, exitCodes, integer, script } from '../collector/cli-kit/index.ts';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -361,29 +362,37 @@ function statSize(file: string): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(`usage: npm run bench:archive -- [--targets N] [--days D] [--out DIR] [--force] [--no-compact] [--seed S] [--start YYYY-MM-DD]
+const COMMAND = command({
+  name: 'bench:archive',
+  help: `usage: npm run bench:archive -- [--targets N] [--days D] [--out DIR] [--force] [--no-compact] [--seed S] [--start YYYY-MM-DD]
   --targets N    targets of the world (default 25000)
   --days D       daily runs (default 365)
   --out DIR      the archive (default .bench/archive-<N>x<D>; never data/); --force empties it first
   --no-compact   leave closed days plain (default: gzip them, as the daily workflow does)
   --seed S, --start YYYY-MM-DD   the world's seed and first day
-`);
-    return;
-  }
-  const get = (flag: string) => {
-    const i = args.indexOf(flag);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
-  const targets = Number(get('--targets') ?? 25_000);
-  const days = Number(get('--days') ?? 365);
-  const out = path.resolve(get('--out') ?? path.join(ROOT, '.bench', `archive-${targets}x${days}`));
-  if (args.includes('--force')) rmSync(out, { recursive: true, force: true });
+
+${exitCodes({ 0: 'written', 1: 'the archive could not be written', 2: 'bad usage' })}`,
+  options: {
+    targets: { type: 'string', default: '25000' },
+    days: { type: 'string', default: '365' },
+    out: { type: 'string' },
+    force: { type: 'boolean', default: false },
+    'no-compact': { type: 'boolean', default: false },
+    seed: { type: 'string' },
+    start: { type: 'string' },
+  },
+});
+
+async function main(): Promise<void> {
+  const { values } = script(COMMAND);
+  const targets = checked(COMMAND, () => integer('targets', values.targets, { min: 1, max: 1_000_000 })!);
+  const days = checked(COMMAND, () => integer('days', values.days, { min: 1, max: 3650 })!);
+  const start = checked(COMMAND, () => day('start', values.start));
+  const out = path.resolve(values.out ?? path.join(ROOT, '.bench', `archive-${targets}x${days}`));
+  if (values.force) rmSync(out, { recursive: true, force: true });
   const cmd = `npm run bench:archive -- --targets ${targets} --days ${days} --out ${path.relative(process.cwd(), out) || out}`;
   console.error(`$ ${cmd}`);
-  const s = await generateArchive({ targets, days, out, seed: get('--seed'), start: get('--start'), compact: !args.includes('--no-compact'), log: (l) => console.error(l) });
+  const s = await generateArchive({ targets, days, out, seed: values.seed, start, compact: !values['no-compact'], log: (l) => console.error(l) });
   const rate = s.rows / (s.write_ms / 1000);
   console.log(JSON.stringify({ command: cmd, ...s, rows_per_s: Math.round(rate), gb: +(s.bytes / 1e9).toFixed(2) }));
 }

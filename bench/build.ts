@@ -12,6 +12,7 @@
 // tools and set files, raw bodies, ...), to tell what grows with servers from what grows with time.
 // `--repeat N` runs N times and prints each run and the medians. Big bundles go to a release folder
 // beside the site (MCP_SCHEMA_RELEASE_DIR), as a deployment does; its size is reported apart.
+import { checked, command, exitCodes, integer, script } from '../collector/cli-kit/index.ts';
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, existsSync, writeFileSync } from 'node:fs';
@@ -280,10 +281,9 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(`usage: npm run bench:build -- --archive DIR [--repeat N] [--cold] [--daily] [--kinds] [--files] [--trace-gc] [--keep] [--out DIR] [--cache DIR]
+const COMMAND = command({
+  name: 'bench:build',
+  help: `usage: npm run bench:build -- --archive DIR [--repeat N] [--cold] [--daily] [--kinds] [--files] [--trace-gc] [--keep] [--out DIR] [--cache DIR]
   --archive DIR  the archive to build (default: data/, which holds real observations: pass a bench archive)
   --repeat N     build N times; prints each run and the medians
   --cold         empty the build cache first (the first build of an archive)
@@ -298,29 +298,41 @@ async function main(): Promise<void> {
                  an isolate kept after a mark-compact (what the build holds), and before one
 The build's own settings pass through the environment: e.g. MCP_SCHEMA_RELEASE=parts and
 MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
-`);
-    return;
-  }
-  const get = (flag: string) => {
-    const i = args.indexOf(flag);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
-  const archive = path.resolve(get('--archive') ?? path.join(ROOT, 'data'));
-  const repeat = Number(get('--repeat') ?? 1);
-  const cold = args.includes('--cold');
-  const out = path.resolve(get('--out') ?? mkdtempSync(path.join(os.tmpdir(), 'mcp-schema-bench-site-')));
-  const cache = path.resolve(get('--cache') ?? path.join(ROOT, '.cache', 'bench-build'));
-  const cmd = `npm run bench:build -- --archive ${path.relative(process.cwd(), archive) || archive}${repeat > 1 ? ` --repeat ${repeat}` : ''}${cold ? ' --cold' : ''}${args.includes('--kinds') ? ' --kinds' : ''}${args.includes('--files') ? ' --files' : ''}${args.includes('--trace-gc') ? ' --trace-gc' : ''}`;
+
+${exitCodes({ 0: 'measured', 1: 'a build failed', 2: 'bad usage' })}`,
+  options: {
+    archive: { type: 'string' },
+    repeat: { type: 'string', default: '1' },
+    cold: { type: 'boolean', default: false },
+    daily: { type: 'boolean', default: false },
+    kinds: { type: 'boolean', default: false },
+    files: { type: 'boolean', default: false },
+    'trace-gc': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    cache: { type: 'string' },
+  },
+});
+
+async function main(): Promise<void> {
+  const { values } = script(COMMAND);
+  const has = (flag: 'cold' | 'daily' | 'kinds' | 'files' | 'trace-gc' | 'keep') => values[flag];
+  const archive = path.resolve(values.archive ?? path.join(ROOT, 'data'));
+  const repeat = checked(COMMAND, () => integer('repeat', values.repeat, { min: 1, max: 100 })!);
+  const cold = has('cold');
+  const out = path.resolve(values.out ?? mkdtempSync(path.join(os.tmpdir(), 'mcp-schema-bench-site-')));
+  const cache = path.resolve(values.cache ?? path.join(ROOT, '.cache', 'bench-build'));
+  const cmd = `npm run bench:build -- --archive ${path.relative(process.cwd(), archive) || archive}${repeat > 1 ? ` --repeat ${repeat}` : ''}${cold ? ' --cold' : ''}${has('kinds') ? ' --kinds' : ''}${has('files') ? ' --files' : ''}${has('trace-gc') ? ' --trace-gc' : ''}`;
   console.error(`$ ${cmd}`);
   console.error(`  = MCP_SCHEMA_DATA=${archive} MCP_SCHEMA_OUT=${out} MCP_SCHEMA_CACHE=${cache} MCP_SCHEMA_SEARCH=after npx astro build && npx tsx src/site/search-step.ts`);
   console.error(`  machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   const release = `${out}-release`;
-  const files = args.includes('--files') ? `${out}-files` : null;
+  const files = has('files') ? `${out}-files` : null;
   const env: Record<string, string> = { MCP_SCHEMA_CACHE: cache, MCP_SCHEMA_RELEASE_DIR: release, MCP_SCHEMA_RELEASE_URL: 'https://github.com/OWNER/mcp-schema/releases/download/data-latest/', ...(files ? { MCP_SCHEMA_FILES_DIR: files, MCP_SCHEMA_FILES_URL: 'https://files.example.org/mcp-schema/' } : {}) };
   // The file host's folder must be empty for each build (the build refuses a stale one).
   const build = () => {
     if (files) rmSync(files, { recursive: true, force: true });
-    return benchBuild(archive, out, env, { traceGc: args.includes('--trace-gc') });
+    return benchBuild(archive, out, env, { traceGc: has('trace-gc') });
   };
   const runs: BuildFigures[] = [];
   let yesterday: BuildFigures | null = null;
@@ -328,7 +340,7 @@ MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
   let upload: { files: number; mb: number; of_files: number } | null = null;
   for (let i = 0; i < repeat; i++) {
     if (cold) rmSync(cache, { recursive: true, force: true });
-    if (args.includes('--daily')) {
+    if (has('daily')) {
       yesterday = await withoutNewestDay(archive, build);
       // What the daily publish-files would upload: the file host's files that differ from yesterday's.
       if (files) published = hashTree(files);
@@ -350,7 +362,7 @@ MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
     command: cmd,
     archive,
     cold,
-    daily: args.includes('--daily'),
+    daily: has('daily'),
     ...(yesterday ? { newest_day_held_back: { wall_s: yesterday.wall_s, cpu_s: yesterday.cpu_s, peak_rss_mb: yesterday.peak_rss_mb, peak_rss_mb_by_stage: yesterday.peak_rss_mb_by_stage, stages: yesterday.stages } } : {}),
     runs: runs.length,
     wall_s_median: +median(runs.map((r) => r.wall_s)).toFixed(1),
@@ -362,14 +374,14 @@ MCP_SCHEMA_OBJECTS_URL=<base> build as deploy.yml does with a bucket.
     site_mb: runs.at(-1)!.site_mb,
     site_files: runs.at(-1)!.site_files,
     largest: runs.at(-1)!.largest,
-    ...(args.includes('--kinds') ? { kinds: sizeByKind(out), shares: siteShares(out) } : {}),
+    ...(has('kinds') ? { kinds: sizeByKind(out), shares: siteShares(out) } : {}),
     release_mb: +(rel.bytes / 1e6).toFixed(1),
     release_files: rel.files,
-    ...(files ? { file_host_mb: +(treeSize(files).bytes / 1e6).toFixed(1), file_host_files: treeSize(files).files, ...(args.includes('--kinds') ? { file_host_kinds: sizeByKind(files) } : {}), ...(upload ? { file_host_daily_upload: upload } : {}) } : {}),
+    ...(files ? { file_host_mb: +(treeSize(files).bytes / 1e6).toFixed(1), file_host_files: treeSize(files).files, ...(has('kinds') ? { file_host_kinds: sizeByKind(files) } : {}), ...(upload ? { file_host_daily_upload: upload } : {}) } : {}),
     out,
   };
   console.log(JSON.stringify(summary, null, 2));
-  if (!args.includes('--keep')) {
+  if (!has('keep')) {
     rmSync(out, { recursive: true, force: true });
     if (files) rmSync(files, { recursive: true, force: true });
   }

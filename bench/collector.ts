@@ -1,4 +1,4 @@
-// npm run bench:collector — issue 6, benchmark 1: the collector's throughput against a prober built on
+// npm run bench:collector — benchmark 1: the collector's throughput against a prober built on
 // the official SDK client, over the same local fleet of real SDK MCP servers, at equal concurrency.
 //
 // The fleet (bench/fleet-server.ts) runs in a child process, so the CPU figures below are the
@@ -23,7 +23,7 @@ import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { checked, command as defineCommand, exitCodes, script, usage as usageError } from '../collector/cli-kit/index.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createHttpContext, type HttpContext } from '../collector/http.ts';
@@ -31,9 +31,9 @@ import { DEFAULT_PROBE_LIMITS, probe } from '../collector/probe.ts';
 import { runCollector } from '../collector/run.ts';
 import { hostQueues } from '../collector/schedule.ts';
 
-const HELP = `npm run bench:collector -- [options]
+const HELP = `usage: npm run bench:collector -- [options]
 
-Collector throughput vs a prober built on the official SDK client (issue 6, benchmark 1).
+Collector throughput vs a prober built on the official SDK client (benchmark 1).
 A fleet of real SDK MCP servers runs in a child process on loopback (127.0.1.x); both probers
 probe every endpoint once per run, one probe in flight per host, at equal concurrency.
 
@@ -50,9 +50,13 @@ Options
                        all: every real list (most are then rejected by Client.listTools after the answer)
   --help               this text
 
-Goals (issue 6): collector >= 3x the SDK loop's probes/s at equal concurrency; client CPU <= 1 ms/probe.`;
+Goals: collector >= 3x the SDK loop's probes/s at equal concurrency; client CPU <= 1 ms/probe.
 
-const { values } = parseArgs({
+${exitCodes({ 0: 'measured', 2: 'bad usage' })}`;
+
+const COMMAND = defineCommand({
+  name: 'bench:collector',
+  help: HELP,
   options: {
     endpoints: { type: 'string', default: '1000,5000' },
     concurrency: { type: 'string', default: '8,32,64' },
@@ -63,13 +67,9 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '300' },
     'max-minutes': { type: 'string', default: '40' },
     lists: { type: 'string', default: 'sdk-valid' },
-    help: { type: 'boolean', default: false },
   },
 });
-if (values.help) {
-  console.log(HELP);
-  process.exit(0);
-}
+const { values } = script(COMMAND);
 
 type ProberName = 'collector' | 'sdk' | 'probe';
 const ints = (s: string, what: string, lo: number, hi: number) =>
@@ -79,8 +79,9 @@ const ints = (s: string, what: string, lo: number, hi: number) =>
     return v;
   });
 function usage(msg: string): never {
-  console.error(`${msg}\n\n${HELP}`);
-  process.exit(2);
+  return checked(COMMAND, () => {
+    throw usageError(`${msg} (see --help)`);
+  });
 }
 const SIZES = ints(values.endpoints!, '--endpoints', 1, 50_000);
 const CONCURRENCY = ints(values.concurrency!, '--concurrency', 1, 1024);

@@ -9,7 +9,7 @@
 // then it serves until stdin closes or SIGTERM/SIGINT.
 //
 // Usage: node --import tsx bench/fleet-server.ts --endpoints 1000 [--hosts 250] [--seed bench] [--lists sdk-valid|all]
-import { parseArgs } from 'node:util';
+import { checked, command, exitCodes, integer, oneOf, script } from '../collector/cli-kit/index.ts';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { loadRealToolLists } from '../sandbox/fixtures.ts';
 import { startListeners } from '../sandbox/fleet.ts';
@@ -17,7 +17,14 @@ import { createMcpHandler } from '../sandbox/mcp-host.ts';
 import { unit } from '../sandbox/prng.ts';
 import { OFFICIAL_META, startRegistry, type RegistryEntry } from '../sandbox/registry-server.ts';
 
-const { values } = parseArgs({
+const COMMAND = command({
+  name: 'fleet-server',
+  help: `usage: tsx bench/fleet-server.ts [--endpoints N] [--hosts N] [--seed S] [--lists sdk-valid|all]
+
+The benchmark's fleet in its own process (bench/collector.ts starts it): a registry and N endpoints
+over loopback hosts, serving real tool lists; prints its URLs as one JSON line.
+
+${exitCodes({ 0: 'stopped', 2: 'bad usage' })}`,
   options: {
     endpoints: { type: 'string', default: '1000' },
     hosts: { type: 'string', default: '250' },
@@ -25,12 +32,10 @@ const { values } = parseArgs({
     lists: { type: 'string', default: 'sdk-valid' },
   },
 });
-const n = Number(values.endpoints);
-const hosts = Math.min(Number(values.hosts), n);
-if (!Number.isInteger(n) || n < 1 || n > 100_000 || !Number.isInteger(hosts) || hosts < 1 || hosts > 250 * 250) {
-  console.error('--endpoints must be 1..100000 and --hosts 1..62500');
-  process.exit(2);
-}
+const { values } = script(COMMAND);
+const n = checked(COMMAND, () => integer('endpoints', values.endpoints, { min: 1, max: 100_000 })!);
+const hosts = Math.min(checked(COMMAND, () => integer('hosts', values.hosts, { min: 1, max: 250 * 250 })!), n);
+checked(COMMAND, () => oneOf('lists', values.lists, ['sdk-valid', 'all']));
 
 /** Same rates as the local world (sandbox/README.md): 40% stateful, 30% JSON answers, independently drawn. */
 function endpointKind(seed: string, i: number): { stateful: boolean; json: boolean } {
@@ -43,10 +48,6 @@ function endpointKind(seed: string, i: number): { stateful: boolean; json: boole
 // work as the collector. `--lists all` serves every real list (and shows those rejections).
 const allLists = loadRealToolLists();
 const lists = values.lists === 'all' ? allLists : allLists.filter((l) => ListToolsResultSchema.safeParse({ tools: l.tools }).success);
-if (values.lists !== 'all' && values.lists !== 'sdk-valid') {
-  console.error('--lists must be sdk-valid or all');
-  process.exit(2);
-}
 const handler = createMcpHandler();
 // 127.0.1.1 .. 127.0.1.250, then 127.0.2.1 ...: all of 127/8 routes to lo on Linux. Listeners as the
 // world's fleet opens them (sandbox/fleet.ts startListeners: one per address, one handler, 5 s keep-alive).

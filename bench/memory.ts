@@ -1,6 +1,6 @@
-// What the build holds in memory after the load (issue 23: the daily build's peak grows with the
+// What the build holds in memory after the load (the daily build's peak grows with the
 // archive's age). Loads an archive as the site does (a warm cache: run a build first), forces a GC,
-// and prints the heap it keeps (bench/README.md "Results, third run": 34.2 MB at 5,000 × 60, 65.2 at × 360).
+// and prints the heap it keeps (bench/README.md "Years at the registry's size").
 //   node --expose-gc --import tsx bench/memory.ts --archive DIR --cache DIR [--shards N|auto]
 // --shards: derive the targets in N shards (src/loader/shards.ts; default 1, every server held; auto:
 // as production sizes it). It also prints the process's peak RSS (the load's transient high-water mark)
@@ -8,23 +8,32 @@
 // each shard while its fold and views are alive, the end), which is slower.
 import path from 'node:path';
 import { loadArchive } from '../src/loader/load-archive.ts';
+import { checked, command, exitCodes, script, usage } from '../collector/cli-kit/index.ts';
 
-const arg = (f: string) => {
-  const i = process.argv.indexOf(f);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with node --expose-gc');
-const archive = path.resolve(arg('--archive') ?? 'data');
-const cache = path.resolve(arg('--cache') ?? '.cache/bench-build');
+const COMMAND = command({
+  name: 'bench:memory',
+  help: `usage: node --expose-gc --import tsx bench/memory.ts [--archive DIR] [--cache DIR] [--shards N|auto] [--live] [--verbose]
+
+Loads an archive as the site does (a warm cache: run a build first), forces a GC, and prints the heap it keeps.
+  --shards N|auto  derive the targets in N shards (src/loader/shards.ts; default 1; auto: as production sizes it)
+  --live           also the largest live heap at the loader's stage marks (a forced GC at each; slower)
+  --verbose        print each stage mark's live heap on stderr
+
+${exitCodes({ 0: 'measured', 2: 'bad usage, or node run without --expose-gc' })}`,
+  options: { archive: { type: 'string', default: 'data' }, cache: { type: 'string', default: '.cache/bench-build' }, shards: { type: 'string', default: '1' }, live: { type: 'boolean', default: false }, verbose: { type: 'boolean', default: false } },
+});
+const { values } = script(COMMAND);
+const gc = checked(COMMAND, () => (globalThis as { gc?: () => void }).gc ?? (() => { throw usage('run with node --expose-gc'); })());
+const archive = path.resolve(values.archive);
+const cache = path.resolve(values.cache);
 gc();
 const before = process.memoryUsage();
-const shardArg = arg('--shards') ?? '1';
+const shardArg = values.shards;
 const shards = shardArg === 'auto' ? 'auto' : Number(shardArg);
 if (shards !== 'auto' && !(Number.isInteger(shards) && shards >= 1)) throw new Error(`--shards must be a whole number ≥ 1 or auto, not ${JSON.stringify(shardArg)}`);
 const mb = (n: number) => +(n / 1e6).toFixed(1);
 let livePeak = 0;
-const live = process.argv.includes('--live')
+const live = values.live
   ? {
       mark(stage: string) {
         // Twice: what one full GC leaves of a pass's digests (weakly held) is garbage, not live state.
@@ -32,7 +41,7 @@ const live = process.argv.includes('--live')
         gc!();
         const used = process.memoryUsage().heapUsed - before.heapUsed;
         livePeak = Math.max(livePeak, used);
-        if (process.argv.includes('--verbose')) process.stderr.write(`[live] ${stage}: ${mb(used)} MB\n`);
+        if (values.verbose) process.stderr.write(`[live] ${stage}: ${mb(used)} MB\n`);
       },
       markSince() {},
     }

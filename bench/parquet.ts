@@ -7,6 +7,7 @@
 // Reports rows, seconds, rows/s, the process's peak RSS (VmHWM, DuckDB's native memory included),
 // bytes of Parquet against the same days' JSONL.gz, and whether a second run wrote the same bytes.
 // `--series v2` does the same for methodology v2's rows (observations-v2-<month>.parquet, lists as lists).
+import { checked, command, exitCodes, integer, oneOf, script } from '../collector/cli-kit/index.ts';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -34,22 +35,21 @@ files, and whether every run wrote the same bytes (JSON on stdout, progress on s
   --series v1|v2   which row series (default v1: observations/; v2: observations-v2/)
   --repeat <n>     runs (default 2)
   --out <dir>      where the temporary Parquet files go (default: the OS temp folder; removed after)
-  -h, --help       this text`;
+  -h, --help       this text
+
+${exitCodes({ 0: 'measured, every run the same bytes', 1: 'runs differed, or a run failed', 2: 'bad usage' })}`;
+
+const COMMAND = command({
+  name: 'bench:parquet',
+  help: HELP,
+  options: { archive: { type: 'string' }, series: { type: 'string', default: 'v1' }, repeat: { type: 'string', default: '2' }, out: { type: 'string' } },
+});
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) {
-    console.log(HELP);
-    return;
-  }
-  const get = (flag: string) => {
-    const i = args.indexOf(flag);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
-  const archive = path.resolve(get('--archive') ?? path.join(ROOT, 'data'));
-  const repeat = Number(get('--repeat') ?? 2);
-  const seriesArg = get('--series') ?? 'v1';
-  if (seriesArg !== 'v1' && seriesArg !== 'v2') throw new Error(`--series is v1 or v2, not ${seriesArg}`);
+  const { values } = script(COMMAND);
+  const archive = path.resolve(values.archive ?? path.join(ROOT, 'data'));
+  const repeat = checked(COMMAND, () => integer('repeat', values.repeat, { min: 1, max: 100 })!);
+  const seriesArg = checked(COMMAND, () => oneOf('series', values.series, ['v1', 'v2'] as const)!);
   const series = seriesArg === 'v1' ? 'observations' : 'observations-v2';
   const days = listDays(archive, SERIES_FOLDER[seriesArg]);
   const months = [...new Set(days.map((d) => d.day.slice(0, 7)))];
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   console.error(`  DuckDB ${duckdbVersion()}, threads 1, memory_limit ${MEMORY_LIMIT}, ZSTD, row groups of ${ROW_GROUP_SIZE}; ${days.length} days in ${months.length} months, ${(inputBytes / 1e6).toFixed(0)} MB of day files`);
   const runs: { seconds: number; cpu: number; rows: number; bytes: number; hashes: string[] }[] = [];
   for (let i = 0; i < repeat; i++) {
-    const out = mkdtempSync(path.join(get('--out') ?? os.tmpdir(), 'mcp-schema-bench-parquet-'));
+    const out = mkdtempSync(path.join(values.out ?? os.tmpdir(), 'mcp-schema-bench-parquet-'));
     const writer = await observationsParquetWriter(path.join(out, 'tmp'), { simulated: false }, series);
     const t0 = performance.now();
     const c0 = process.cpuUsage();

@@ -20,7 +20,7 @@
 // targets }] }); then, for each line "stats" on stdin, one JSON line of per-host counts. Ends when
 // stdin closes.
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
+import { checked, command, exitCodes, integer, refused, script } from '../collector/cli-kit/index.ts';
 import { loadRealToolLists } from '../sandbox/fixtures.ts';
 import { hang, mcpResponder, startCountingHosts, type Responder } from '../sandbox/counting-hosts.ts';
 import { rng } from '../sandbox/prng.ts';
@@ -78,9 +78,22 @@ export function layout(n: number): { kind: HostKind; targets: number }[] {
 if (process.argv[1] && /scale-world\.ts$/.test(process.argv[1])) await main();
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { endpoints: { type: 'string', default: '26000' }, factor: { type: 'string', default: '30' }, seed: { type: 'string', default: 'scale' } } });
-  const n = Number(values.endpoints);
-  const f = Number(values.factor);
+  const COMMAND = command({
+    name: 'scale-world',
+    help: `usage: tsx bench/scale-world.ts [--endpoints N] [--factor F] [--seed S]
+
+The world of npm run bench:scale in its own process (the protocol is this file's header comment).
+
+${exitCodes({ 0: 'stdin closed', 2: 'bad usage' })}`,
+    options: { endpoints: { type: 'string', default: '26000' }, factor: { type: 'string', default: '30' }, seed: { type: 'string', default: 'scale' } },
+  });
+  const { values } = script(COMMAND);
+  const n = checked(COMMAND, () => integer('endpoints', values.endpoints, { min: 1, max: 100_000 })!);
+  const f = checked(COMMAND, () => {
+    const v = Number(values.factor);
+    if (!(v >= 1 && v <= 1000)) throw refused('factor', 'a number from 1 to 1000', values.factor);
+    return v;
+  });
   const seed = values.seed!;
   const plan = layout(n);
   const addresses = plan.map((_, i) => `127.20.${Math.floor(i / 250)}.${1 + (i % 250)}`);

@@ -1,4 +1,4 @@
-// npm run bench:scale — issue 12: a registry-scale day, time-scaled, on the local world
+// npm run bench:scale — a registry-scale day, time-scaled, on the local world
 // (bench/scale-world.ts, in a child process). The real collector (runCollector, in this process)
 // probes it with every time divided by the factor f: request timeout 20 s / f, deadline 5 h / f,
 // Retry-After cap 120 s / f, back-off base 2 s / f; the world's latencies and its Retry-After are
@@ -18,15 +18,15 @@ import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { checked, command, exitCodes, script, usage as usageError } from '../collector/cli-kit/index.ts';
 import { DEFAULTS, runCollector, SCHEDULE_DEFAULTS } from '../collector/run.ts';
 import { hostQueues, lpt, perHostLimit } from '../collector/schedule.ts';
 import { replay } from './scale-replay.ts';
 import type { HostStats, WorldInfo } from './scale-world.ts';
 
-const HELP = `npm run bench:scale -- [options]
+const HELP = `usage: npm run bench:scale -- [options]
 
-A registry-scale day (issue 12), time-scaled: 26,000 endpoints shaped like the real listings (a
+A registry-scale day, time-scaled: 26,000 endpoints shaped like the real listings (a
 gateway with 45%, a 1,000-endpoint host that stops answering, a host answering 429 in bursts, a
 long tail), log-normal latencies (median 300 ms, p99 5 s), 2% hanging endpoints, 20 s timeout —
 every time divided by --factor. Prints the projected real-world wall time and what the servers saw.
@@ -35,7 +35,7 @@ Options
   --endpoints N        endpoints (default 26000)
   --factor F           time scale (default 10: a 33-minute day in about 4 minutes; at 30 the run
                        needs three times the CPU per second and a shared machine's load shows in it)
-  --scheduler S        lpt (the collector's, default) or one-per-host (the schedule before issue 12:
+  --scheduler S        lpt (the collector's, default) or one-per-host (the schedule before the LPT scheduler:
                        one probe per host, FIFO, no back-off, no unresponsive rule, no deadline)
   --concurrency N      global concurrency (default: the collector's, ${DEFAULTS.concurrency}; one-per-host: 16, as before)
   --methodology M      v1 (default: the figures in bench/README.md), v2, or v1,v2 (a bridge day: each
@@ -44,10 +44,14 @@ Options
   --keep               keep the archive folder (printed)
   --help               this text
 
-Goals (issue 12): projected ≤ 60 min; no host above its in-flight bound (counted by the servers);
-every target exactly one row; a stuck host costs minutes, not hours.`;
+Goals: projected ≤ 60 min; no host above its in-flight bound (counted by the servers);
+every target exactly one row; a stuck host costs minutes, not hours.
 
-const { values } = parseArgs({
+${exitCodes({ 0: 'measured (the goals are reported, not enforced)', 2: 'bad usage' })}`;
+
+const COMMAND = command({
+  name: 'bench:scale',
+  help: HELP,
   options: {
     endpoints: { type: 'string', default: '26000' },
     factor: { type: 'string', default: '10' },
@@ -56,13 +60,9 @@ const { values } = parseArgs({
     seed: { type: 'string', default: 'scale' },
     methodology: { type: 'string', default: 'v1' },
     keep: { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
   },
 });
-if (values.help) {
-  console.log(HELP);
-  process.exit(0);
-}
+const { values } = script(COMMAND);
 const n = Number(values.endpoints);
 const f = Number(values.factor);
 const onePerHost = values.scheduler === 'one-per-host';
@@ -204,6 +204,7 @@ function procCpuMs(pid: number): number {
 }
 
 function usage(msg: string): never {
-  console.error(`${msg}\n\n${HELP}`);
-  process.exit(2);
+  return checked(COMMAND, () => {
+    throw usageError(`${msg} (see --help)`);
+  });
 }

@@ -1,11 +1,9 @@
 // npm run mcp -- [--archive <url|dir>] [--allow-private]  (also the `mcp-schema-mcp` bin): the MCP
 // server over a published archive (server.ts) on stdio. stdout is the protocol; everything else goes
-// to stderr. Options are parsed as collector/cli.ts does (node:util parseArgs).
-import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
+// to stderr. The shared CLI convention (collector/cli-kit).
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { DEFAULT_ARCHIVE } from '../collector/check/cli.ts';
+import { CliError, command, EXIT, execute, exitCodes, integer, main as entry, type Io, type Parsed } from '../collector/cli-kit/index.ts';
 import { ArchiveUnavailable } from '../collector/check/archive.ts';
 import { createArchiveServer } from './server.ts';
 
@@ -28,42 +26,33 @@ its \`summary\`; the server's instructions tell the client so.
   --timeout <ms>       check_server's per-request deadline (default ${MCP_CHECK_TIMEOUT_MS}: the probe's 8 requests then
                        stay under the 60 s an SDK client waits for an answer by default)
   -h, --help           this text
+
+${exitCodes({ 0: 'the client closed the connection', 2: 'bad usage, or the archive is unusable (not a URL, no built site in the folder)' })}
 `;
 
-export async function main(argv: string[]): Promise<void> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options: { archive: { type: 'string' }, 'allow-private': { type: 'boolean' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message.replace(/\. To specify.*$/s, '').replace(/\.?$/, '.')}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  if (values.help) {
-    process.stdout.write(MCP_HELP);
-    return;
-  }
-  const timeout = values.timeout === undefined ? MCP_CHECK_TIMEOUT_MS : Number(values.timeout);
-  if (!Number.isInteger(timeout) || timeout < 100 || timeout > 120_000) {
-    process.stderr.write('--timeout must be a whole number of milliseconds between 100 and 120000.\n');
-    process.exitCode = 2;
-    return;
-  }
+export const COMMAND = command({
+  name: 'mcp',
+  help: MCP_HELP,
+  options: { archive: { type: 'string' }, 'allow-private': { type: 'boolean' }, timeout: { type: 'string' } },
+});
+
+export async function run({ values }: Parsed<typeof COMMAND.options>, _io: Io): Promise<number> {
+  const timeout = integer('timeout', values.timeout, { min: 100, max: 120_000 }) ?? MCP_CHECK_TIMEOUT_MS;
   let server;
   try {
-    server = createArchiveServer({ archive: (values.archive as string | undefined) ?? DEFAULT_ARCHIVE, allowPrivate: values['allow-private'] === true, timeoutMs: timeout });
+    server = createArchiveServer({ archive: values.archive ?? DEFAULT_ARCHIVE, allowPrivate: values['allow-private'] === true, timeoutMs: timeout });
   } catch (e) {
     if (!(e instanceof ArchiveUnavailable)) throw e;
-    process.stderr.write(`${e.message}.\n`);
-    process.exitCode = 2;
-    return;
+    throw new CliError(e.message, EXIT.usage, { cause: e });
   }
   await server.connect(new StdioServerTransport());
+  return EXIT.ok;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).catch((e: unknown) => {
-    process.stderr.write(`The MCP server failed on a bug of ours: ${(e as Error).message}\n`);
-    process.exitCode = 2;
-  });
+/** The command on argv (the bin's entry): the server runs until the client closes stdin. */
+export async function main(argv: string[], io?: Io): Promise<void> {
+  const code = await execute(COMMAND, run, argv, io);
+  if (code !== EXIT.ok) process.exitCode = code;
 }
+
+entry(import.meta.url, COMMAND, run);

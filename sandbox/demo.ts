@@ -17,7 +17,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { CliError, command, EXIT, exitCodes, integer, isEntry, execute, type Parsed } from '../collector/cli-kit/index.ts';
 import { startWorld, type RunningWorld } from './fleet.ts';
 import { DEFAULT_SITE_URL } from '../src/site/settings.ts';
 
@@ -468,7 +468,7 @@ export async function listenStatic(root: string, port: number): Promise<Server> 
 // ---------------------------------------------------------------------------------------------------
 // CLI
 
-const HELP = `Usage: npm run demo -- [options]
+export const HELP = `usage: npm run demo -- [options]
 
 Runs the whole product on a local world: a registry speaking the official list API and a fleet of
 real MCP servers (official SDK) on loopback, drifting over simulated days. The real collector runs
@@ -491,62 +491,44 @@ Options:
                     headline moves after the published 14 bridge days)
   --no-serve        build, print the summary and exit instead of serving
   --no-build        stop after collecting (no site)
-  -h, --help        this text`;
+  -h, --help        this text
 
-function intOpt(name: string, v: string | undefined, lo: number, hi: number): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < lo || Number(v) > hi) throw new UsageError(`--${name} must be an integer ${lo}..${hi}, got ${JSON.stringify(v)}`);
-  return Number(v);
-}
+${exitCodes({ 0: 'done (--no-serve), or stopped after serving', 1: 'the demo failed (the collection or the site build)', 2: 'bad usage', 130: 'stopped by Ctrl-C (SIGTERM: 143)' })}`;
 
-class UsageError extends Error {}
+export const COMMAND = command({
+  name: 'demo',
+  help: HELP,
+  options: {
+    days: { type: 'string' },
+    size: { type: 'string' },
+    seed: { type: 'string' },
+    out: { type: 'string' },
+    port: { type: 'string' },
+    concurrency: { type: 'string' },
+    timeout: { type: 'string' },
+    'bridge-days': { type: 'string' },
+    'no-serve': { type: 'boolean', default: false },
+    'no-build': { type: 'boolean', default: false },
+  },
+});
 
-async function main(argv: string[]): Promise<number> {
-  let values;
+async function run({ values }: Parsed<typeof COMMAND.options>): Promise<number> {
+  const opts: Partial<DemoOptions> = {
+    days: integer('days', values.days, { min: 1, max: 3650 }),
+    size: integer('size', values.size, { min: 1, max: 100_000 }),
+    seed: values.seed,
+    out: values.out,
+    port: integer('port', values.port, { min: 0, max: 65535 }),
+    concurrency: integer('concurrency', values.concurrency, { min: 1, max: 1024 }),
+    timeoutMs: integer('timeout', values.timeout, { min: 100, max: 120_000 }),
+    bridgeDays: integer('bridge-days', values['bridge-days'], { min: 1, max: 3650 }),
+    serve: !values['no-serve'] && !values['no-build'],
+    build: !values['no-build'],
+  };
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        days: { type: 'string' },
-        size: { type: 'string' },
-        seed: { type: 'string' },
-        out: { type: 'string' },
-        port: { type: 'string' },
-        concurrency: { type: 'string' },
-        timeout: { type: 'string' },
-        'bridge-days': { type: 'string' },
-        'no-serve': { type: 'boolean', default: false },
-        'no-build': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
-  } catch (e) {
-    console.error(`demo: ${(e as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  let opts: Partial<DemoOptions>;
-  try {
-    opts = {
-      days: intOpt('days', values.days, 1, 3650),
-      size: intOpt('size', values.size, 1, 100_000),
-      seed: values.seed,
-      out: values.out,
-      port: intOpt('port', values.port, 0, 65535),
-      concurrency: intOpt('concurrency', values.concurrency, 1, 1024),
-      timeoutMs: intOpt('timeout', values.timeout, 100, 120_000),
-      bridgeDays: intOpt('bridge-days', values['bridge-days'], 1, 3650),
-      serve: !values['no-serve'] && !values['no-build'],
-      build: !values['no-build'],
-    };
     safeOut(opts.out ?? DEMO_DEFAULTS.out);
   } catch (e) {
-    console.error(`demo: ${(e as Error).message}`);
-    return 2;
+    throw new CliError((e as Error).message, EXIT.usage, { cause: e });
   }
 
   const cleanup = new Cleanup();
@@ -587,12 +569,5 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e: unknown) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+// process.exit, not exitCode: the world's and the site server's sockets would keep the process alive.
+if (isEntry(import.meta.url)) void execute(COMMAND, run, process.argv.slice(2)).then((code) => process.exit(code));

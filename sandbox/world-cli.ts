@@ -2,10 +2,10 @@
 // The local world as a standalone process (benchmarks, poking at it by hand): the registry on
 // 127.0.0.1, the fleet on 127.0.1.x, and a control endpoint to move the simulated day:
 //   curl -X POST 'http://127.0.0.1:PORT/_world?day=5'     (or ?advance)
-import { parseArgs } from 'node:util';
+import { command, exitCodes, expected, integer, main } from '../collector/cli-kit/index.ts';
 import { startWorld } from './fleet.ts';
 
-const HELP = `Usage: npm run world -- [options]
+export const HELP = `usage: npm run world -- [options]
 
 Serve the local world (a registry speaking the official list API and a fleet of real SDK MCP servers
 drifting over simulated days) on loopback until Ctrl-C.
@@ -19,31 +19,28 @@ Options:
   -h, --help   this text
 
 Control: GET <origin>/_world → state; POST <origin>/_world?day=N (or ?advance) → set the day.
-Collect against it: npm run collect -- --registry <registry url> --allow-private --data .tmp/archive --now <iso>`;
+Collect against it: npm run collect -- --registry <registry url> --allow-private --data .tmp/archive --now <iso>
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      seed: { type: 'string', default: '1' },
-      size: { type: 'string', default: '300' },
-      day: { type: 'string', default: '0' },
-      port: { type: 'string', default: '0' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
-  const size = Number(values.size);
-  const day = Number(values.day);
-  const port = Number(values.port);
-  if (!Number.isInteger(size) || size < 1 || size > 100_000) throw new Error('--size must be an integer 1..100000');
-  if (!Number.isInteger(day) || day < 0) throw new Error('--day must be a non-negative integer');
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be 0..65535');
+${exitCodes({ 0: 'stopped by Ctrl-C or SIGTERM', 1: 'the world could not start (a port in use) or be closed cleanly', 2: 'bad usage' })}`;
+
+export const COMMAND = command({
+  name: 'world',
+  help: HELP,
+  options: {
+    seed: { type: 'string', default: '1' },
+    size: { type: 'string', default: '300' },
+    day: { type: 'string', default: '0' },
+    port: { type: 'string', default: '0' },
+    json: { type: 'boolean', default: false },
+  },
+});
+
+main(import.meta.url, COMMAND, async ({ values }) => {
+  const size = integer('size', values.size, { min: 1, max: 100_000 })!;
+  const day = integer('day', values.day, { min: 0 })!;
+  const port = integer('port', values.port, { min: 0, max: 65535 })!;
   const t0 = performance.now();
-  const w = await startWorld({ seed: values.seed, size, day, port });
+  const w = await expected(startWorld({ seed: values.seed, size, day, port }));
   const state = { registry: w.registryUrl, control: w.controlUrl, seed: w.world.seed, size, day, date: w.world.date(day), listeners: w.hostports.length, started_ms: Math.round(performance.now() - t0) };
   if (values.json) console.log(JSON.stringify(state));
   else {
@@ -64,9 +61,4 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-}
-
-main().catch((err: unknown) => {
-  console.error(`world: ${(err as Error).message}`);
-  process.exit(1);
 });

@@ -29,7 +29,7 @@
 #   --from-bundle F   recovery mode (see above)
 #   --exclude P       a folder under data/ not to commit, repeatable [COMMIT_DAY_EXCLUDE, space-separated]:
 #                     with an object store (MCP_SCHEMA_STORE) data/objects and data/pages are only a
-#                     cache of the bucket, which already holds every key the run wrote (issue 23)
+#                     cache of the bucket, which already holds every key the run wrote
 # The artifact's name, for the recovery commands printed on failure: COMMIT_DAY_ARTIFACT.
 #
 # Exit: 0 pushed, or nothing to push; 1 not pushed (a bundle kept, or a recovery that could not be

@@ -13,11 +13,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = path.join(import.meta.dirname, '..');
 /** Every folder of TypeScript that runs: a cycle anywhere is a cycle. */
-const ROOTS = ['src', 'collector', 'sandbox', 'bench', 'scripts', 'mcp'];
+const ROOTS = ['src', 'collector', 'sandbox', 'bench', 'scripts', 'mcp', 'pipeline'];
 
 /** Where each part of the tree may not reach (npm packages and node: builtins are always allowed). */
 const LAYERS: { name: string; from: string; notTo: string; why: string }[] = [
-  { name: 'lib-is-alone', from: '^src/lib/', notTo: '^(?!src/lib/)(src|collector|sandbox|bench|scripts)/', why: 'src/lib is the pure core everything shares: it imports none of it' },
+  { name: 'lib-is-alone', from: '^src/lib/', notTo: '^(?!src/lib/)(src|collector|sandbox|bench|scripts|mcp|pipeline)/', why: 'src/lib is the pure core everything shares: it imports none of it' },
   { name: 'archive-below-its-readers', from: '^src/archive/', notTo: '^(?!src/(archive|lib)/)(src|collector|sandbox|bench|scripts)/', why: 'the archive layer knows data/ and src/lib only' },
   { name: 'loader-below-outputs-and-site', from: '^src/loader/', notTo: '^(src/(outputs|site|charts|pages|components|layouts)|collector|sandbox|bench|scripts)/', why: 'the loader is called by the site and the outputs, never the reverse' },
   { name: 'outputs-below-site', from: '^src/outputs/', notTo: '^(src/(site|pages|components|layouts|editions)|collector|sandbox|bench|scripts)/', why: 'outputs take their settings as arguments; the site composes them' },
@@ -25,7 +25,10 @@ const LAYERS: { name: string; from: string; notTo: string; why: string }[] = [
   { name: 'editions-above-outputs', from: '^src/editions/', notTo: '^(src/(site|pages|components|layouts)|collector|sandbox|bench|scripts|mcp)/', why: 'an edition is cut from the archive with the outputs the site publishes, never from the site itself' },
   { name: 'editions-cut-by-entry-points', from: '^(src/(?!editions/)|collector/|mcp/)', notTo: '^src/editions/', why: 'only scripts/edition.ts and the demo cut editions; the site reads them from the archive' },
   { name: 'collector-beside-the-site', from: '^collector/', notTo: '^(src/(loader|outputs|site|charts|pages|components|layouts)|sandbox|bench|scripts)/', why: 'the collector reads and writes the archive through src/archive and src/lib only' },
-  { name: 'check-reads-published-files', from: '^(collector/check|mcp)/', notTo: '^src/(?!lib/)|^(sandbox|bench|scripts)/|^collector/(?!check/|probe-v2/|http\\.ts$|targets\\.ts$|version\\.ts$)', why: 'the check and the MCP server read a published site, never data/: src/lib, the v2 probe and the opt-out list only' },
+  { name: 'check-reads-published-files', from: '^(collector/check|mcp)/', notTo: '^src/(?!lib/)|^(sandbox|bench|scripts|pipeline)/|^collector/(?!check/|probe-v2/|cli-kit/|http\\.ts$|targets\\.ts$|version\\.ts$)', why: 'the check and the MCP server read a published site, never data/: src/lib, the v2 probe, the CLI kit and the opt-out list only' },
+  { name: 'cli-kit-is-alone', from: '^collector/cli-kit/', notTo: '^(?!collector/cli-kit/)(src|collector|sandbox|bench|scripts|mcp|pipeline)/', why: 'the CLI convention every command shares (collector/cli-kit) imports nothing of the tree: node:util and node:fs only' },
+  { name: 'nothing-imports-the-pipeline', from: '^(?!pipeline/)', notTo: '^pipeline/', why: 'the pipeline runs the commands as processes, as the workflows do; no command depends on it' },
+  { name: 'pipeline-runs-commands', from: '^pipeline/', notTo: '^(src/(?!lib/)|collector/(?!cli-kit/)|sandbox|bench|scripts|mcp)', why: 'the pipeline calls the commands as processes (what it prints is what it runs), so it imports only the CLI kit and src/lib' },
 ];
 
 const forbidden: IForbiddenRuleType[] = [

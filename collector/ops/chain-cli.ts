@@ -1,13 +1,12 @@
 // npm run chain -- --adopt [--data <dir>] [--at <iso>] | --keygen <dir> [--label <label>] | --head [--data <dir>]
-import { parseArgs } from 'node:util';
 import { adoptChain, readChain } from '../../src/archive/chain.ts';
 import { chainHash, signerFromPem, type ChainSigner } from '../../src/lib/index.ts';
-import { isCliError } from '../cli-error.ts';
+import { CliError, command, EXIT, exitCodes, isoTime, main, usage } from '../cli-kit/index.ts';
 import { Store } from '../store.ts';
 import { SIGNING_KEY_LABEL } from '../version.ts';
 import { generateKeyPair, writeKeyFiles } from './keys.ts';
 
-const HELP = `usage: npm run chain -- <command> [options]
+export const HELP = `usage: npm run chain -- <command> [options]
 
 The archive's hash chain (chain.jsonl): one manifest per run, each naming the hash of the one before
 it, signed with Ed25519 when MCP_SCHEMA_SIGNING_KEY holds the private key (PKCS#8 PEM). The collector
@@ -25,47 +24,55 @@ appends a manifest at the end of every run; npm run verify checks the chain.
   --label <label>    the key's label (default ${SIGNING_KEY_LABEL}; DEMO for a demo key)
   --head             print the chain's head: manifest number, hash, run, key
   --data <dir>       the archive (default: data/)
-  -h, --help         this text`;
+  -h, --help         this text
 
-try {
-  const { values } = parseArgs({
-    options: {
-      adopt: { type: 'boolean', default: false },
-      at: { type: 'string' },
-      keygen: { type: 'string' },
-      label: { type: 'string', default: SIGNING_KEY_LABEL },
-      head: { type: 'boolean', default: false },
-      data: { type: 'string', default: 'data' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help || (!values.adopt && !values.keygen && !values.head)) {
-    process.stdout.write(`${HELP}\n`);
-    process.exit(values.help ? 0 : 2);
-  }
+${exitCodes({ 0: 'done', 1: 'the chain could not be adopted (one exists) or read', 2: 'bad usage (no command), or MCP_SCHEMA_SIGNING_KEY is not a key', 3: 'another collector holds the lock' })}`;
+
+export const COMMAND = command({
+  name: 'chain',
+  help: HELP,
+  options: {
+    adopt: { type: 'boolean', default: false },
+    at: { type: 'string' },
+    keygen: { type: 'string' },
+    label: { type: 'string', default: SIGNING_KEY_LABEL },
+    head: { type: 'boolean', default: false },
+    data: { type: 'string', default: 'data' },
+  },
+});
+
+main(import.meta.url, COMMAND, async ({ values }, io) => {
+  if (!values.adopt && !values.keygen && !values.head) throw usage('give a command: --adopt, --keygen <dir> or --head (see --help)');
+  const at = isoTime('at', values.at) ?? new Date();
   if (values.keygen) {
     const pair = generateKeyPair(values.label);
     const files = writeKeyFiles(pair, values.label, 'keys', values.keygen);
-    process.stdout.write(`key ${pair.keyId}\n  private: ${files.privateFile}\n  public:  ${files.publicFile}\n`);
+    io.stdout(`key ${pair.keyId}\n  private: ${files.privateFile}\n  public:  ${files.publicFile}\n`);
   }
   if (values.adopt) {
-    const at = values.at ? new Date(values.at) : new Date();
-    if (Number.isNaN(at.getTime())) throw new Error(`--at is not an ISO time: ${JSON.stringify(values.at)}`);
-    const signer: ChainSigner | null = process.env.MCP_SCHEMA_SIGNING_KEY ? signerFromPem(process.env.MCP_SCHEMA_SIGNING_KEY, SIGNING_KEY_LABEL) : null;
+    let signer: ChainSigner | null = null;
+    try {
+      signer = io.env.MCP_SCHEMA_SIGNING_KEY ? signerFromPem(io.env.MCP_SCHEMA_SIGNING_KEY, SIGNING_KEY_LABEL) : null;
+    } catch (e) {
+      throw new CliError(`MCP_SCHEMA_SIGNING_KEY is not an Ed25519 private key in PEM: ${(e as Error).message}`, EXIT.usage, { cause: e });
+    }
     const store = Store.open(values.data, new Date().toISOString());
     try {
-      const written = await adoptChain(values.data, { signer, sealedAt: at.toISOString() });
-      process.stdout.write(`adopted ${written.length - 1} runs on ${at.toISOString()}${signer ? `, signed by ${signer.keyId}` : ', unsigned'}\n`);
+      const written = await adoptChain(values.data, { signer, sealedAt: at.toISOString() }).catch((e: unknown) => {
+        throw new CliError((e as Error).message, EXIT.failed, { cause: e });
+      });
+      io.stdout(`adopted ${written.length - 1} runs on ${at.toISOString()}${signer ? `, signed by ${signer.keyId}` : ', unsigned'}\n`);
     } finally {
       store.close();
     }
   }
   if (values.head) {
-    const { manifests } = readChain(values.data);
-    const head = manifests.at(-1)?.manifest;
-    process.stdout.write(head ? `${JSON.stringify({ seq: head.seq, hash: chainHash(head), run_id: head.run_id, sealed_at: head.sealed_at, signature: head.signature })}\n` : 'no chain\n');
+    let head;
+    try {
+      head = readChain(values.data).manifests.at(-1)?.manifest;
+    } catch (e) {
+      throw new CliError((e as Error).message, EXIT.failed, { cause: e });
+    }
+    io.stdout(head ? `${JSON.stringify({ seq: head.seq, hash: chainHash(head), run_id: head.run_id, sealed_at: head.sealed_at, signature: head.signature })}\n` : 'no chain\n');
   }
-} catch (e) {
-  process.stderr.write(`chain: ${(e as Error).message}\n`);
-  process.exit(isCliError(e) ? e.exitCode : 1);
-}
+});

@@ -1,14 +1,13 @@
 // npm run publish-files -- --dir <folder> [--concurrency <n>] [--all] [--json]
-import { existsSync, statSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { readStoreConfig, STORE_ENV } from '../../src/archive/store-config.ts';
 import { s3Client } from '../../src/archive/s3-store.ts';
-import { CliError, EXIT, isCliError } from '../cli-error.ts';
+import { CliError, command, EXIT, exitCodes, expected, integer, main, required, usage } from '../cli-kit/index.ts';
+import { existsSync, statSync } from 'node:fs';
 import { MANIFEST_KEY, publishFiles } from './publish-files.ts';
 
 export const FILES_STORE = 'MCP_SCHEMA_FILES_STORE';
 
-const HELP = `usage: npm run publish-files -- --dir <folder> [--concurrency <n>] [--all] [--json]
+export const HELP = `usage: npm run publish-files -- --dir <folder> [--concurrency <n>] [--all] [--json]
 
 Upload the file host's folder — what a site build with MCP_SCHEMA_FILES_DIR wrote there: the
 descriptors, tools and set files, name indexes, badges, feeds, JSON Patches, raw bodies and data
@@ -23,50 +22,53 @@ Cache-Control (raw bodies: a year, immutable; the rest: five minutes).
                                        as for the archive's store (the same account)
 
   --dir <folder>      the file host's folder (required; MCP_SCHEMA_FILES_DIR of the build)
-  --concurrency <n>   uploads at once (default 16)
+  --concurrency <n>   uploads at once, 1 to 64 (default 16)
   --all               upload every file, whatever the manifest says (a bucket emptied by hand)
   --json              print the summary as JSON
   -h, --help          this text
 
-Exits 1 when an upload failed (the manifest is then left as it was: the next run sends the rest),
-2 on bad usage or no bucket configured.`;
+${exitCodes({ 0: 'published', 1: 'an upload failed (the manifest is then left as it was: the next run sends the rest)', 2: 'bad usage, no folder at --dir, or no bucket configured' })}`;
 
-try {
-  const { values } = parseArgs({
-    options: {
-      dir: { type: 'string' },
-      concurrency: { type: 'string', default: '16' },
-      all: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(`${HELP}\n`);
-    process.exit(0);
-  }
-  if (!values.dir) throw new CliError(`--dir is required: the folder the build wrote with MCP_SCHEMA_FILES_DIR\n${HELP}`, EXIT.usage);
-  if (!existsSync(values.dir) || !statSync(values.dir).isDirectory()) throw new CliError(`no folder at --dir ${values.dir}`, EXIT.usage);
-  const concurrency = Number(values.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new CliError(`--concurrency must be a whole number from 1 to 64, not ${JSON.stringify(values.concurrency)}`, EXIT.usage);
+export const COMMAND = command({
+  name: 'publish-files',
+  help: HELP,
+  options: {
+    dir: { type: 'string' },
+    concurrency: { type: 'string', default: '16' },
+    all: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+  },
+});
+
+main(import.meta.url, COMMAND, async ({ values }, io) => {
+  const dir = required('dir', values.dir, 'the folder the build wrote with MCP_SCHEMA_FILES_DIR');
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw usage(`no folder at --dir ${dir}`);
+  const concurrency = integer('concurrency', values.concurrency, { min: 1, max: 64 })!;
   let config;
   try {
-    config = readStoreConfig(process.env, FILES_STORE);
+    config = readStoreConfig(io.env, FILES_STORE);
   } catch (e) {
-    throw new CliError((e as Error).message, EXIT.usage);
+    throw new CliError((e as Error).message, EXIT.usage, { cause: e });
   }
-  if (!config) throw new CliError(`${FILES_STORE} is not set: name the file host's bucket (s3://<bucket>/<prefix>; see --help)`, EXIT.usage);
+  if (!config) throw usage(`${FILES_STORE} is not set: name the file host's bucket (s3://<bucket>/<prefix>; see --help)`);
   const client = s3Client(config);
   const description = `s3://${config.bucket}/${config.prefix} at ${config.endpoint}`;
   const t0 = Date.now();
-  const summary = await publishFiles(values.dir, { client, bucket: config.bucket, prefix: config.prefix ?? '', description }, { concurrency, all: values.all });
-  client.destroy();
-  process.stdout.write(
-    values.json
-      ? `${JSON.stringify({ bucket: description, ...summary, seconds: (Date.now() - t0) / 1000 }, null, 2)}\n`
-      : `published ${summary.uploaded} of ${summary.files} files (${summary.bytes} bytes) to ${description} in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${summary.unchanged} unchanged; ${summary.kept} published before and kept\n`,
-  );
-} catch (e) {
-  process.stderr.write(`publish-files: ${(e as Error).message.replace(/^publish-files: /, '')}\n`);
-  process.exit(isCliError(e) ? e.exitCode : 1);
+  try {
+    const summary = await expected(publishFiles(dir, { client, bucket: config.bucket, prefix: config.prefix ?? '', description }, { concurrency, all: values.all })).catch((e: unknown) => {
+      throw isPrefixed(e) ? new CliError(e.message.replace(/^publish-files: /, ''), e.exitCode, { cause: e }) : e;
+    });
+    io.stdout(
+      values.json
+        ? `${JSON.stringify({ bucket: description, ...summary, seconds: (Date.now() - t0) / 1000 }, null, 2)}\n`
+        : `published ${summary.uploaded} of ${summary.files} files (${summary.bytes} bytes) to ${description} in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${summary.unchanged} unchanged; ${summary.kept} published before and kept\n`,
+    );
+  } finally {
+    client.destroy();
+  }
+});
+
+/** publish-files.ts names itself in its messages; the command's prefix says it once. */
+function isPrefixed(e: unknown): e is CliError {
+  return e instanceof CliError && e.message.startsWith('publish-files: ');
 }

@@ -1,6 +1,5 @@
 // npm run store -- push|check|offload|pull|copy|repair|keep|restore [--data <dir>] [--concurrency <n>] [--from D] [--to D] [--recent N] [--json]
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { defaultVerify } from '../../src/archive/cached-store.ts';
 import { FsObjectStore, type ObjectStore } from '../../src/archive/object-store.ts';
 import { LAYOUT } from '../../src/archive/layout.ts';
@@ -8,9 +7,9 @@ import { COPY_ENV, openCopyStore, openPrimaryStore, openRemoteStore, STORE_ENV }
 import { KEPT_FILE, keepDay, pushKeys, restoreDay } from './store-keep.ts';
 import { repairKeys, REPAIRS_FILE } from './store-repair.ts';
 import { offload, pullStored, readStoredIndex } from '../../src/archive/stored-files.ts';
-import { CliError, EXIT, isCliError } from '../cli-error.ts';
+import { CliError, command, day, EXIT, exitCodes, expected, integer, main, usage } from '../cli-kit/index.ts';
 
-const HELP = `usage: npm run store -- <push|check|offload|pull|copy> [--data <dir>] [--concurrency <n>] [--json]
+export const HELP = `usage: npm run store -- <push|check|offload|pull|copy> [--data <dir>] [--concurrency <n>] [--json]
                                       [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--recent <days>]
        npm run store -- repair <key|stored path>... [--source <dir>]... [--data <dir>] [--json]
        npm run store -- keep <dir> [--now <iso>] [--data <dir>]
@@ -72,22 +71,19 @@ read from the environment:
   --json              print the summary as JSON
   -h, --help          this text
 
-Exits 2 on bad usage, an unusable --data, or no remote configured.`;
+${exitCodes({ 0: 'done', 1: 'a local file corrupt (push), a local key missing remotely (check), stored.jsonl lines\n              that do not parse (pull), or the store failed', 2: 'bad usage, an unusable --data, or no remote configured' })}`;
 
 const COMMANDS = ['push', 'check', 'offload', 'pull', 'copy', 'repair', 'keep', 'restore'] as const;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** pull's days: --recent N (the N days up to today, UTC), or --from/--to, or every day. */
 function dayRange(v: { from?: string; to?: string; recent?: string }): { from: string | null; to: string | null } {
   if (v.recent !== undefined) {
-    if (v.from !== undefined || v.to !== undefined) throw new CliError('--recent replaces --from and --to: give one or the other', EXIT.usage);
-    const n = Number(v.recent);
-    if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new CliError(`--recent must be a whole number of days from 1, not ${JSON.stringify(v.recent)}`, EXIT.usage);
+    if (v.from !== undefined || v.to !== undefined) throw usage('--recent replaces --from and --to: give one or the other');
+    const n = integer('recent', v.recent, { min: 1, max: 100_000 })!;
     return { from: new Date(Date.now() - (n - 1) * 86_400_000).toISOString().slice(0, 10), to: null };
   }
-  for (const [flag, value] of [['--from', v.from], ['--to', v.to]] as const) {
-    if (value !== undefined && (!DAY.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)))) throw new CliError(`${flag} must be a day, YYYY-MM-DD, not ${JSON.stringify(value)}`, EXIT.usage);
-  }
+  day('from', v.from);
+  day('to', v.to);
   if (v.from !== undefined && v.to !== undefined && v.from > v.to) throw new CliError(`--from ${v.from} is after --to ${v.to}`, EXIT.usage);
   return { from: v.from ?? null, to: v.to ?? null };
 }
@@ -118,36 +114,33 @@ async function pullCommand(dir: string, store: ObjectStore, range: { from: strin
 const SHOWN = 20;
 const PREFIXES = ['objects/', 'pages/'] as const;
 
-try {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      data: { type: 'string', default: 'data' },
-      concurrency: { type: 'string', default: '8' },
-      json: { type: 'boolean', default: false },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      recent: { type: 'string' },
-      source: { type: 'string', multiple: true },
-      now: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(`${HELP}\n`);
-    process.exit(0);
-  }
+export const COMMAND = command({
+  name: 'store',
+  help: HELP,
+  positionals: Number.MAX_SAFE_INTEGER,
+  options: {
+    data: { type: 'string', default: 'data' },
+    concurrency: { type: 'string', default: '8' },
+    json: { type: 'boolean', default: false },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    recent: { type: 'string' },
+    source: { type: 'string', multiple: true },
+    now: { type: 'string' },
+  },
+});
+
+main(import.meta.url, COMMAND, ({ values, positionals }) => expected(async () => {
   const command = positionals[0];
-  if (!COMMANDS.includes(command as (typeof COMMANDS)[number])) throw new CliError(`expected one command, ${COMMANDS.join(', ')}\n${HELP}`, EXIT.usage);
+  if (!COMMANDS.includes(command as (typeof COMMANDS)[number])) throw usage(`expected one command, ${COMMANDS.join(', ')} (see --help)`);
   const operands = positionals.slice(1);
   if (command === 'repair' ? operands.length === 0 : command === 'keep' || command === 'restore' ? operands.length !== 1 : operands.length !== 0) {
     throw new CliError(command === 'repair' ? 'repair needs the keys or stored paths to repair' : command === 'keep' || command === 'restore' ? `${command} needs one folder` : `${command} takes no operand, not ${JSON.stringify(operands[0]!.slice(0, 100))}`, EXIT.usage);
   }
   if (values.now !== undefined && (command !== 'keep' || Number.isNaN(Date.parse(values.now)) || !/^\d{4}-\d{2}-\d{2}T/.test(values.now))) throw new CliError(command === 'keep' ? `--now must be an ISO time, not ${JSON.stringify(values.now.slice(0, 60))}` : '--now is for keep only', EXIT.usage);
   if (values.source !== undefined && command !== 'repair') throw new CliError('--source is for repair only', EXIT.usage);
-  const concurrency = Number(values.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new CliError(`--concurrency must be a whole number from 1 to 64, not ${JSON.stringify(values.concurrency)}`, EXIT.usage);
-  if (!existsSync(values.data)) throw new CliError(`no archive at --data ${values.data}`, EXIT.usage);
+  const concurrency = integer('concurrency', values.concurrency, { min: 1, max: 64 })!;
+  if (!existsSync(values.data)) throw usage(`no archive at --data ${values.data}`);
   let remote;
   try {
     remote = openRemoteStore(process.env);
@@ -160,7 +153,7 @@ try {
     const keys = kept.files.filter((f) => /^(objects|pages)\//.test(f.path)).length;
     const which = !remote ? 'every cached key' : kept.remoteAnswered ? `the cached keys ${remote.description} lacks` : `every cached key (${remote.description} did not answer)`;
     process.stdout.write(`kept ${kept.files.length - keys} files and ${keys} keys (${which}; ${kept.files.reduce((n, f) => n + f.bytes, 0)} bytes) of ${values.data} in ${operands[0]}; restore them with npm run store -- restore ${operands[0]}\n`);
-    process.exit(0);
+    return 0;
   }
   if (command === 'restore') {
     const done = await restoreDay(values.data, operands[0]!);
@@ -169,7 +162,7 @@ try {
       `restored ${done.written.length} files, lengthened ${done.extended.length}, ${done.same} already the same${done.newer.length > 0 ? `, ${done.newer.length} longer here (kept as they are: ${done.newer.join(', ')})` : ''}; ${done.keys.length} keys in the folder${remote ? `, ${pushed} pushed to ${remote.description}` : ''}\n` +
         (done.now ? `resume with: npm run collect -- --now ${done.now}\n` : 'resume with the interrupted run\'s --now (keep was not told it)\n'),
     );
-    process.exit(0);
+    return 0;
   }
   if (command === 'repair') {
     const primary = openPrimaryStore(process.env);
@@ -178,27 +171,24 @@ try {
     const sources: ObjectStore[] = [...(primary ? [local] : []), ...(copy ? [copy] : []), ...(values.source ?? []).map((d) => new FsObjectStore(d))];
     const results = await repairKeys(values.data, target, sources, operands, () => new Date());
     process.stdout.write(values.json ? `${JSON.stringify({ store: target.description, results }, null, 2)}\n` : `${results.map((r) => `${r.outcome}: ${r.message}`).join('\n')}\n`);
-    process.exit(results.every((r) => r.outcome === 'good' || r.outcome === 'replaced') ? 0 : 1);
+    return results.every((r) => r.outcome === 'good' || r.outcome === 'replaced') ? 0 : 1;
   }
   if (command === 'copy') {
     const primary = openPrimaryStore(process.env);
     const copy = openCopyStore(process.env);
     if (!primary || !copy) throw new CliError(`copy needs both ${STORE_ENV.store} and ${COPY_ENV.store} (see --help)`, EXIT.usage);
     const ok = await push(primary, copy, concurrency, values.json);
-    process.exit(ok ? 0 : 1);
+    return ok ? 0 : 1;
   }
   if (command === 'offload' || command === 'pull') {
     const store = remote ?? local;
     const ok = command === 'offload' ? await offloadCommand(values.data, store, values.json) : await pullCommand(values.data, store, dayRange(values), values.json);
-    process.exit(ok ? 0 : 1);
+    return ok ? 0 : 1;
   }
   if (!remote) throw new CliError(`${STORE_ENV.store} is not set: ${command} needs a remote store (s3://<bucket>/<prefix>; see --help)`, EXIT.usage);
   const ok = command === 'push' ? await push(local, remote, concurrency, values.json) : await check(local, remote, values.json);
-  process.exit(ok ? 0 : 1);
-} catch (e) {
-  process.stderr.write(`store: ${(e as Error).message}\n`);
-  process.exit(isCliError(e) ? e.exitCode : 1);
-}
+  return ok ? 0 : 1;
+}));
 
 async function keysOf(store: ObjectStore): Promise<Set<string>> {
   const keys = new Set<string>();

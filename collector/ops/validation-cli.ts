@@ -1,12 +1,11 @@
 // npm run validation -- draw [--data <dir>] [--seed <n>] [--n <n>] [--out <worksheet>] | score <worksheet> [--data <dir>] [--json]
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { LAYOUT } from '../../src/archive/layout.ts';
 import { DRAW_RULE, REVIEW_STATUSES, VALIDATION_N, VALIDATION_SEED, VALIDATION_THRESHOLD } from '../../src/lib/index.ts';
-import { CliError, EXIT, isCliError } from '../cli-error.ts';
+import { CliError, command, EXIT, exitCodes, expected, integer, main, usage } from '../cli-kit/index.ts';
 import { drawWorksheet, scoreAndRecord, worksheetJson, worksheetMarkdown, worksheetPaths } from './validation.ts';
 
-const HELP = `usage: npm run validation -- draw [--data <dir>] [--seed <n>] [--n <n>] [--out <worksheet>]
+export const HELP = `usage: npm run validation -- draw [--data <dir>] [--seed <n>] [--n <n>] [--out <worksheet>]
        npm run validation -- score <worksheet.json> [--data <dir>] [--json]
 
 The validation gate (the pre-registered study's §5; docs/VALIDATION.md): a reviewer re-checks a
@@ -34,52 +33,49 @@ stratified sample of endpoints by hand, and their statuses are compared with the
   --json              score: print the record as JSON
   -h, --help          this text
 
-Exits 0 when done (score: whether or not the gate passed; the output says which); 1 when there is
-nothing to draw (no full v2 run, or its day's rows not in the folder) or the worksheet cannot be
-scored (missing or unknown reviewer statuses, endpoints that are not the draw, a run not in the
-archive); 2 on bad usage, an unusable --data, or a worksheet that exists already.`;
+${exitCodes({
+  0: 'done (score: whether or not the gate passed; the output says which)',
+  1: 'nothing to draw (no full v2 run, or its day\'s rows not in the folder), or the worksheet cannot\n              be scored (missing or unknown reviewer statuses, endpoints that are not the draw, a run not\n              in the archive)',
+  2: 'bad usage, an unusable --data, or a worksheet that exists already',
+})}`;
 
-try {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
+export const COMMAND = command({
+  name: 'validation',
+  help: HELP,
+  positionals: 2,
+  options: {
       data: { type: 'string', default: 'data' },
       seed: { type: 'string', default: String(VALIDATION_SEED) },
       n: { type: 'string', default: String(VALIDATION_N) },
       out: { type: 'string' },
       json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(`${HELP}\n`);
-    process.exit(0);
-  }
+  },
+});
+
+main(import.meta.url, COMMAND, async ({ values, positionals }, io) => {
   const command = positionals[0];
   if (!existsSync(values.data)) throw new CliError(`no archive at --data ${values.data}`, EXIT.usage);
   if (command === 'draw' && positionals.length === 1) {
-    const seed = Number(values.seed);
-    if (!/^\d+$/.test(values.seed) || !Number.isSafeInteger(seed) || seed > 0xffffffff) throw new CliError(`--seed must be an integer from 0 to 4294967295, not ${JSON.stringify(values.seed)}`, EXIT.usage);
-    const n = Number(values.n);
-    if (!/^\d+$/.test(values.n) || n < 1 || n > 100_000) throw new CliError(`--n must be a whole number from 1 to 100000, not ${JSON.stringify(values.n)}`, EXIT.usage);
-    const ws = await drawWorksheet(values.data, { seed, n });
+    const seed = integer('seed', values.seed, { min: 0, max: 0xffffffff })!;
+    const n = integer('n', values.n, { min: 1, max: 100_000 })!;
+    const ws = await expected(drawWorksheet(values.data, { seed, n }));
     const paths = worksheetPaths(values.out ?? `validation-${ws.run_day}-${seed}`);
     for (const p of [paths.json, paths.md]) if (existsSync(p)) throw new CliError(`${p} exists: a worksheet is not overwritten (another --out, or move it away)`, EXIT.usage);
     writeFileSync(paths.json, worksheetJson(ws), { flag: 'wx' });
     writeFileSync(paths.md, worksheetMarkdown(ws, paths.json), { flag: 'wx' });
     const drawn = Object.entries(ws.allocation).map(([s, k]) => `${s} ${k}/${ws.population[s]}`).join(', ');
-    process.stdout.write(`drew ${ws.endpoints.length} endpoints of run ${ws.run_id} (${ws.run_day}) with seed ${seed}: ${drawn}\nwrote ${paths.json} (fill in reviewer_status) and ${paths.md} (to read)\n`);
-    process.exit(0);
+    io.stdout(`drew ${ws.endpoints.length} endpoints of run ${ws.run_id} (${ws.run_day}) with seed ${seed}: ${drawn}\nwrote ${paths.json} (fill in reviewer_status) and ${paths.md} (to read)\n`);
+    return 0;
   }
   if (command === 'score' && positionals.length === 2) {
     const file = positionals[1]!;
     if (!existsSync(file)) throw new CliError(`no worksheet at ${file}`, EXIT.usage);
-    const r = await scoreAndRecord(values.data, readFileSync(file, 'utf8'), new Date());
+    const r = await expected(() => scoreAndRecord(values.data, readFileSync(file, 'utf8'), new Date()));
     const a = r.record.agreement;
     const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-    if (values.json) process.stdout.write(`${JSON.stringify({ file: r.file, sha256: r.sha256, written: r.written, record: r.record }, null, 2)}\n`);
+    if (values.json) io.stdout(`${JSON.stringify({ file: r.file, sha256: r.sha256, written: r.written, record: r.record }, null, 2)}\n`);
     else
-      process.stdout.write(
+      io.stdout(
         [
           `agreement ${a.count} of ${a.n} (${pct(a.share)}, 95% interval ${pct(a.lower)}–${pct(a.upper)}); Cohen's κ ${r.record.kappa === null ? 'undefined (one status throughout)' : r.record.kappa.toFixed(3)}`,
           r.record.passed ? `PASSED: at least ${pct(r.record.threshold)}` : `NOT PASSED: below ${pct(r.record.threshold)}. Fix the classifier, re-classify (npm run restate), and validate again on a fresh draw (another --seed).`,
@@ -88,10 +84,7 @@ try {
           r.written ? `recorded as ${r.file}` : `already recorded as ${r.file} (the same record, byte for byte): nothing written`,
         ].join('\n') + '\n',
       );
-    process.exit(0);
+    return 0;
   }
-  throw new CliError(`expected draw, or score <worksheet.json>\n${HELP}`, EXIT.usage);
-} catch (e) {
-  process.stderr.write(`validation: ${(e as Error).message}\n`);
-  process.exit(isCliError(e) ? e.exitCode : 1);
-}
+  throw usage('expected draw, or score <worksheet.json> (see --help)');
+});

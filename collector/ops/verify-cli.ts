@@ -1,9 +1,9 @@
 // npm run verify -- [--data <dir>] [--key <file>]... [--full [--part k/n]] [--against copy|<dir>] [--plan-parts] [--record] [--today YYYY-MM-DD] [--scrub-days N] [--json]
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { FsObjectStore } from '../../src/archive/object-store.ts';
 import { openCopyStore, openPrimaryStore } from '../../src/archive/store-config.ts';
+import { CliError, command, day, EXIT, exitCodes, expected, integer, main, usage } from '../cli-kit/index.ts';
 import { DEFAULT_MAX_PART_HOURS, FULL_VERIFY_HOURS_PER_GB, planParts } from './verify-plan.ts';
 import { DEFAULT_SCRUB_CYCLE_DAYS, formatReport, scrubSlice, verifyArchive } from './verify.ts';
 import { loadKeys } from './verify-chain.ts';
@@ -11,7 +11,7 @@ import { loadKeys } from './verify-chain.ts';
 /** The project's public key, committed beside the code (keys/README.md). */
 const REPO_KEY = fileURLToPath(new URL('../../keys/mcp-schema-ed25519.pub', import.meta.url));
 
-const HELP = `usage: npm run verify -- [--data <dir>] [--key <file>]... [--full [--part k/n]] [--record]
+export const HELP = `usage: npm run verify -- [--data <dir>] [--key <file>]... [--full [--part k/n]] [--record]
                          [--against copy|<dir>] [--today YYYY-MM-DD] [--scrub-days N] [--json]
        npm run verify -- --plan-parts [--max-part-hours H] [--store-bytes B] [--data <dir>] [--json]
 
@@ -59,99 +59,87 @@ No state, or one chain.jsonl no longer matches (rewritten history), runs a full 
   --today <day>     the UTC day that picks the scrub's slice (default: today)
   --scrub-days <N>  days in a scrub cycle, 1..366 (default: the state's, else ${DEFAULT_SCRUB_CYCLE_DAYS}); recorded with --record
   --json            print the report as JSON
-  -h, --help        this text`;
+  -h, --help        this text
 
-const usage = (message: string): never => {
-  process.stderr.write(`verify: ${message}\n${HELP}\n`);
-  process.exit(2);
-};
+${exitCodes({ 0: 'no problem (--plan-parts: the plan printed)', 1: 'a problem (each named in the report), or --plan-parts could not list the store', 2: 'bad usage, a --key that is not a public key, or an unusable object store' })}`;
 
-let args;
-try {
-  args = parseArgs({
-    options: {
-      data: { type: 'string', default: 'data' },
-      key: { type: 'string', multiple: true },
-      full: { type: 'boolean', default: false },
-      record: { type: 'boolean', default: false },
-      today: { type: 'string' },
-      'scrub-days': { type: 'string' },
-      part: { type: 'string' },
-      against: { type: 'string' },
-      'plan-parts': { type: 'boolean', default: false },
-      'max-part-hours': { type: 'string' },
-      'store-bytes': { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-} catch (e) {
-  usage((e as Error).message);
-}
-if (args!.values.help) {
-  process.stdout.write(`${HELP}\n`);
-  process.exit(0);
-}
-const { values } = args!;
-const today = values.today ?? new Date().toISOString().slice(0, 10);
-const scrubDays = values['scrub-days'] === undefined ? undefined : Number(values['scrub-days']);
-try {
-  scrubSlice(today, scrubDays ?? DEFAULT_SCRUB_CYCLE_DAYS);
-} catch (e) {
-  usage(`--today/--scrub-days: ${(e as Error).message}`);
-}
-let keys;
-try {
-  keys = loadKeys(values.key ?? (existsSync(REPO_KEY) ? [REPO_KEY] : []));
-} catch (e) {
-  process.stderr.write(`verify: --key: ${(e as Error).message}\n`);
-  process.exit(2);
-}
-if (values['plan-parts']) {
-  if (values.full || values.part !== undefined || values.record || values.against !== undefined) usage('--plan-parts plans a full verify and runs none: give it alone');
-  const maxPartHours = values['max-part-hours'] === undefined ? undefined : Number(values['max-part-hours']);
-  if (maxPartHours !== undefined && !(maxPartHours > 0 && maxPartHours <= 6)) usage(`--max-part-hours must be a number of hours above 0 and at most 6, not ${JSON.stringify(values['max-part-hours'])}`);
-  const storeBytes = values['store-bytes'] === undefined ? undefined : Number(values['store-bytes']);
-  if (storeBytes !== undefined && !(Number.isSafeInteger(storeBytes) && storeBytes >= 0)) usage(`--store-bytes must be a whole number of bytes, not ${JSON.stringify(values['store-bytes'])}`);
-  let plan;
+export const COMMAND = command({
+  name: 'verify',
+  help: HELP,
+  options: {
+    data: { type: 'string', default: 'data' },
+    key: { type: 'string', multiple: true },
+    full: { type: 'boolean', default: false },
+    record: { type: 'boolean', default: false },
+    today: { type: 'string' },
+    'scrub-days': { type: 'string' },
+    part: { type: 'string' },
+    against: { type: 'string' },
+    'plan-parts': { type: 'boolean', default: false },
+    'max-part-hours': { type: 'string' },
+    'store-bytes': { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+});
+
+main(import.meta.url, COMMAND, async ({ values }, io) => {
+  const today = day('today', values.today) ?? new Date().toISOString().slice(0, 10);
+  const scrubDays = integer('scrub-days', values['scrub-days'], { min: 1, max: 366 });
   try {
-    const store = openPrimaryStore(process.env) ?? new FsObjectStore(values.data);
-    plan = await planParts(values.data, store, { ...(maxPartHours !== undefined ? { maxPartHours } : {}), ...(storeBytes !== undefined ? { storeBytes } : {}) });
+    scrubSlice(today, scrubDays ?? DEFAULT_SCRUB_CYCLE_DAYS);
   } catch (e) {
-    process.stderr.write(`verify: --plan-parts: ${(e as Error).message}\n`);
-    process.exit(1);
+    throw usage(`--today/--scrub-days: ${(e as Error).message}`);
   }
-  process.stdout.write(
-    values.json
-      ? `${JSON.stringify(plan, null, 2)}\n`
-      : `${plan.parts} parts: ${(plan.bytes / 1e9).toFixed(2)} GB ${plan.measured === 'listed' ? `listed (${plan.keys} keys)` : 'given'}, +${(plan.weekGrowth * 100).toFixed(1)} % for a week's growth, at ${(plan.hoursPerGb * 60).toFixed(1)} min a GB: ${plan.hours.toFixed(2)} h in all, ${plan.partHours.toFixed(2)} h a part (at most ${plan.maxPartHours} h)\n${JSON.stringify(plan.matrix)}\n`,
-  );
-  process.exit(0);
-}
-let objects;
-try {
-  // With a bucket, its own bytes are checked, and nothing is copied into data/: a cache in front would
-  // answer from its copies, and a weekly --full would download the whole bucket onto the runner's disk.
-  if (values.against === 'copy') {
-    objects = openCopyStore(process.env);
-    if (!objects) usage('--against copy: MCP_SCHEMA_STORE_COPY is not set (see docs/OPERATIONS.md "The second copy")');
-  } else if (values.against !== undefined) {
-    if (!existsSync(values.against)) usage(`--against: no folder at ${values.against}`);
-    objects = new FsObjectStore(values.against);
-  } else objects = openPrimaryStore(process.env) ?? new FsObjectStore(values.data);
-} catch (e) {
-  process.stderr.write(`verify: object store: ${(e as Error).message}\n`);
-  process.exit(2);
-}
-let part: { k: number; n: number } | undefined;
-if (values.part !== undefined) {
-  const m = /^(\d{1,2})\/(\d{1,2})$/.exec(values.part);
-  part = m ? { k: Number(m[1]), n: Number(m[2]) } : undefined;
-  if (!part || part.n < 1 || part.n > 64 || part.k < 1 || part.k > part.n) usage(`--part must be k/n with 1 <= k <= n <= 64, not ${JSON.stringify(values.part)}`);
-  if (!values.full && values.against === undefined) usage('--part is a part of a full verify: give --full too');
-  if (values.record) usage('--part cannot be --record-ed: only a whole verify advances the verified head');
-}
-if (values.against !== undefined && values.record) usage('--against checks a copy: it is never --record-ed');
-const report = await verifyArchive(values.data, { keys, objects: objects!, mode: values.full || values.against !== undefined ? 'full' : 'auto', today, ...(scrubDays !== undefined ? { scrubCycleDays: scrubDays } : {}), record: values.record, ...(part ? { part } : {}) });
-process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
-process.exit(report.problems.length === 0 ? 0 : 1);
+  let keys;
+  try {
+    keys = loadKeys(values.key ?? (existsSync(REPO_KEY) ? [REPO_KEY] : []));
+  } catch (e) {
+    throw new CliError(`--key: ${(e as Error).message}`, EXIT.usage, { cause: e });
+  }
+  if (values['plan-parts']) {
+    if (values.full || values.part !== undefined || values.record || values.against !== undefined) throw usage('--plan-parts plans a full verify and runs none: give it alone');
+    const maxPartHours = values['max-part-hours'] === undefined ? undefined : Number(values['max-part-hours']);
+    if (maxPartHours !== undefined && !(maxPartHours > 0 && maxPartHours <= 6)) throw usage(`--max-part-hours must be a number of hours above 0 and at most 6, got ${JSON.stringify(values['max-part-hours'])}`);
+    const storeBytes = integer('store-bytes', values['store-bytes'], { min: 0 });
+    let plan;
+    try {
+      const store = openPrimaryStore(io.env) ?? new FsObjectStore(values.data);
+      plan = await planParts(values.data, store, { ...(maxPartHours !== undefined ? { maxPartHours } : {}), ...(storeBytes !== undefined ? { storeBytes } : {}) });
+    } catch (e) {
+      throw new CliError(`--plan-parts: ${(e as Error).message}`, EXIT.failed, { cause: e });
+    }
+    io.stdout(
+      values.json
+        ? `${JSON.stringify(plan, null, 2)}\n`
+        : `${plan.parts} parts: ${(plan.bytes / 1e9).toFixed(2)} GB ${plan.measured === 'listed' ? `listed (${plan.keys} keys)` : 'given'}, +${(plan.weekGrowth * 100).toFixed(1)} % for a week's growth, at ${(plan.hoursPerGb * 60).toFixed(1)} min a GB: ${plan.hours.toFixed(2)} h in all, ${plan.partHours.toFixed(2)} h a part (at most ${plan.maxPartHours} h)\n${JSON.stringify(plan.matrix)}\n`,
+    );
+    return 0;
+  }
+  let objects;
+  try {
+    // With a bucket, its own bytes are checked, and nothing is copied into data/: a cache in front would
+    // answer from its copies, and a weekly --full would download the whole bucket onto the runner's disk.
+    if (values.against === 'copy') {
+      objects = openCopyStore(io.env);
+      if (!objects) throw usage('--against copy: MCP_SCHEMA_STORE_COPY is not set (see docs/OPERATIONS.md "The second copy")');
+    } else if (values.against !== undefined) {
+      if (!existsSync(values.against)) throw usage(`--against: no folder at ${values.against}`);
+      objects = new FsObjectStore(values.against);
+    } else objects = openPrimaryStore(io.env) ?? new FsObjectStore(values.data);
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(`object store: ${(e as Error).message}`, EXIT.usage, { cause: e });
+  }
+  let part: { k: number; n: number } | undefined;
+  if (values.part !== undefined) {
+    const m = /^(\d{1,2})\/(\d{1,2})$/.exec(values.part);
+    part = m ? { k: Number(m[1]), n: Number(m[2]) } : undefined;
+    if (!part || part.n < 1 || part.n > 64 || part.k < 1 || part.k > part.n) throw usage(`--part must be k/n with 1 ≤ k ≤ n ≤ 64, got ${JSON.stringify(values.part)}`);
+    if (!values.full && values.against === undefined) throw usage('--part is a part of a full verify: give --full too');
+    if (values.record) throw usage('--part cannot be --record-ed: only a whole verify advances the verified head');
+  }
+  if (values.against !== undefined && values.record) throw usage('--against checks a copy: it is never --record-ed');
+  const report = await expected(verifyArchive(values.data, { keys, objects, mode: values.full || values.against !== undefined ? 'full' : 'auto', today, ...(scrubDays !== undefined ? { scrubCycleDays: scrubDays } : {}), record: values.record, ...(part ? { part } : {}) }));
+  io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+  return report.problems.length === 0 ? 0 : 1;
+});

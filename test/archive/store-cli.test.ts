@@ -127,11 +127,11 @@ describe('npm run store', () => {
     expect(noSecret.code).toBe(2);
     expect(noSecret.stderr).toBe('store: MCP_SCHEMA_STORE is set but AWS_SECRET_ACCESS_KEY is not\n');
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/^store: expected one command, push, check, offload, pull, copy, repair, keep, restore\n/);
+    expect(wrong.stderr).toBe('store: expected one command, push, check, offload, pull, copy, repair, keep, restore (see --help)\n');
     expect(noData.code).toBe(2);
     expect(noData.stderr).toBe(`store: no archive at --data ${path.join(dir, 'nope')}\n`);
     expect(zero.code).toBe(2);
-    expect(zero.stderr).toBe('store: --concurrency must be a whole number from 1 to 64, not "0"\n');
+    expect(zero.stderr).toBe('store: --concurrency must be an integer from 1 to 64, got "0"\n');
   });
 
   it('offload names the closed files in stored.jsonl and puts their bytes in the bucket; pull brings a range of days back, checked', async () => {
@@ -163,7 +163,7 @@ describe('npm run store', () => {
     expect(existsSync(path.join(dir, 'observations', '2026-11-01.jsonl.gz'))).toBe(false);
     expect([recentAndFrom.code, badDay.code, reversed.code]).toEqual([2, 2, 2]);
     expect(recentAndFrom.stderr).toBe('store: --recent replaces --from and --to: give one or the other\n');
-    expect(badDay.stderr).toBe('store: --from must be a day, YYYY-MM-DD, not "2026-13-01"\n');
+    expect(badDay.stderr).toBe('store: --from must be a day, YYYY-MM-DD, got "2026-13-01"\n');
     expect(reversed.stderr).toBe('store: --from 2026-11-02 is after --to 2026-11-01\n');
   });
 

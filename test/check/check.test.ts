@@ -257,7 +257,7 @@ describe('the command', () => {
       child.on('close', (status) => resolve({ status, stdout, stderr }));
     });
 
-  it('through the bin: exit codes 1 and 0, --json a report, bad input one sentence and exit 2', async () => {
+  it('through the bin: exit codes 1 and 0, --json a report, bad input one line and exit 2', async () => {
     const broken = await run([NAMES.broken, '--archive', w.siteUrl, '--allow-private', '--timeout', '3000']);
     expect(broken.status).toBe(1);
     expect(broken.stdout).toMatch(/result: BREAKING/);
@@ -266,10 +266,10 @@ describe('the command', () => {
     expect((JSON.parse(same.stdout) as CheckReport).verdict).toBe('same');
     const bad = await run([NAMES.same, '--fail-on', 'LOUD']);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toBe('--fail-on must be ERR, WARN or INFO, not "LOUD".\n');
+    expect(bad.stderr).toBe('check: --fail-on must be one of ERR, WARN, INFO, got "LOUD"\n');
     const pin = await run([NAMES.same, '--pin', 'nope']);
     expect(pin.status).toBe(2);
-    expect(pin.stderr).toBe('--pin must be a tool set hash: 64 lowercase hex digits.\n');
+    expect(pin.stderr).toBe('check: --pin must be a tool set hash (64 lowercase hex digits), got "nope"\n');
     const none = await run([]);
     expect(none.status).toBe(2);
     expect(none.stderr.trim().split('\n')).toHaveLength(1);

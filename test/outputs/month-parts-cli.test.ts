@@ -240,7 +240,13 @@ describe('npm run months', () => {
     } finally {
       out.mockRestore();
     }
-    await expect(main(['pack'])).rejects.toThrow(/unknown command/);
-    await expect(main(['closed', '--nope'])).rejects.toThrow(/Unknown option/);
+    const err: string[] = [];
+    const io = { stdout: () => {}, stderr: (t: string) => void err.push(t), env: {} };
+    expect(await main(['pack'], io)).toBe(2);
+    expect(err.at(-1)).toBe('months: the command must be one of closed, write, verify, manifest, got "pack" (see --help)\n');
+    expect(await main(['closed', '--nope'], io)).toBe(2);
+    expect(err.at(-1)).toMatch(/^months: Unknown option '--nope' \(see --help\)\n$/);
+    expect(await main(['write', '--month', '2026-1', '--out', '/tmp/x'], io)).toBe(2);
+    expect(err.at(-1)).toBe('months: --month must be a month, YYYY-MM, got "2026-1"\n');
   });
 });

@@ -376,6 +376,6 @@ describe('npm run verify (the CLI)', () => {
     expect(r.stdout).toMatch(/^mode: full, not incremental: no verified head recorded yet/m);
     const bad = cli(['--data', dir, '--today', '2026-13-01']);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toContain('not a day');
+    expect(bad.stderr).toBe('verify: --today must be a day, YYYY-MM-DD, got "2026-13-01"\n');
   });
 });

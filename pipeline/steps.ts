@@ -1,0 +1,117 @@
+// The daily pipeline's steps (docs/PIPELINE.md draws them): each a function that runs the project's
+// own commands in order, printing each first, and fails with the step's name. They read the same
+// variables the workflows set (MCP_SCHEMA_STORE, MCP_SCHEMA_FILES_*, RUNNER_TEMP, COMMIT_DAY_*, …), so a
+// workflow step is one `npm run pipeline -- <step>`, and an operator's machine or the demo runs the
+// same steps with `day`. The GitHub-only steps (a kept day, a recovery, releases) are github.ts.
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CliError, EXIT } from '../collector/cli-kit/index.ts';
+import { envOf, npmRun, run, type Ctx } from './exec.ts';
+
+/** Where the steps keep what passes from one to the next (the runner's temp folder on GitHub). */
+export function tempRoot(ctx: Ctx): string {
+  return envOf(ctx, 'RUNNER_TEMP') || path.join(os.tmpdir(), 'mcp-schema-pipeline');
+}
+/** The collector's JSON summary (the day's commit message body). */
+export const summaryFile = (ctx: Ctx) => envOf(ctx, 'COLLECT_SUMMARY') || path.join(tempRoot(ctx), 'collect-summary.json');
+/** Where a new edition's release bundles are written (uploaded by release-editions). */
+export const editionsDir = (ctx: Ctx) => envOf(ctx, 'EDITIONS_DIR') || path.join(tempRoot(ctx), 'editions');
+/** The file host's folder the build writes and publish uploads. */
+export const filesDir = (ctx: Ctx) => envOf(ctx, 'MCP_SCHEMA_FILES_DIR') || path.join(tempRoot(ctx), 'files');
+/** The monthly parts (written, or their descriptors downloaded) before the site's manifest of them. */
+export const partsDir = (ctx: Ctx) => envOf(ctx, 'PARTS_DIR') || path.join(tempRoot(ctx), 'parts');
+/** The site's folder (the build's MCP_SCHEMA_OUT). */
+export const siteDir = (ctx: Ctx) => path.resolve(ctx.cwd, envOf(ctx, 'MCP_SCHEMA_OUT') || 'dist');
+/** The bucket the archive's objects live in, when one is set. */
+const bucket = (ctx: Ctx) => envOf(ctx, 'MCP_SCHEMA_STORE') !== '';
+const dataArgs = (ctx: Ctx) => ['--data', ctx.data];
+
+/** prepare: with a bucket, bring the last eight days (rosters, a resumed day's rows) into the folder. */
+export async function prepare(ctx: Ctx): Promise<void> {
+  if (!bucket(ctx)) return ctx.log('prepare: no object store (MCP_SCHEMA_STORE unset): every day is in the folder already');
+  // Eight days, whatever the archive's age: the roster's bounds read the last complete roster.
+  await npmRun(ctx, 'store', ['pull', '--recent', '8', ...dataArgs(ctx)]);
+}
+
+/** collect: the single-job run, its JSON summary kept for the commit (stdout too, as `| tee`). */
+export async function collect(ctx: Ctx): Promise<void> {
+  mkdirSync(path.dirname(summaryFile(ctx)), { recursive: true });
+  await npmRun(ctx, 'collect', ['--json', ...dataArgs(ctx), ...ctx.collectArgs], { tee: summaryFile(ctx) });
+}
+
+/** plan, probe (--shard k, after `--`), seal: the collection split over jobs (collector/cli.ts's subcommands). */
+export function collectPart(part: 'plan' | 'probe' | 'seal') {
+  return async (ctx: Ctx): Promise<void> => {
+    if (part !== 'seal') return void (await npmRun(ctx, 'collect', [part, ...dataArgs(ctx), ...ctx.collectArgs]));
+    mkdirSync(path.dirname(summaryFile(ctx)), { recursive: true });
+    await npmRun(ctx, 'collect', ['seal', '--json', ...dataArgs(ctx), ...ctx.collectArgs], { tee: summaryFile(ctx) });
+  };
+}
+
+/** close: gzip the finished day, cut the month's edition, move closed files to the bucket, verify and record. */
+export async function close(ctx: Ctx): Promise<void> {
+  // --finished: today's day too once its runs are done, so git never carries a plain day file.
+  await npmRun(ctx, 'compact', ['--finished', ...dataArgs(ctx)]);
+  // Once a month, from the month's first full run; its release bundles go beside, for release-editions.
+  const releaseUrl = envOf(ctx, 'RELEASE_URL');
+  await npmRun(ctx, 'edition', [...dataArgs(ctx), ...(releaseUrl ? ['--release-dir', editionsDir(ctx), '--release-url', releaseUrl] : [])]);
+  // Each gzipped day file and roster becomes an object named in stored.jsonl, before verify checks it there.
+  if (bucket(ctx)) await npmRun(ctx, 'store', ['offload', ...dataArgs(ctx)]);
+  else ctx.log('close: no object store: the closed files stay in the folder (and in git)');
+  // Incremental; --record advances the verified head only after zero problems.
+  await npmRun(ctx, 'verify', ['--record', ...dataArgs(ctx)]);
+}
+
+/** The repository's own data/ (the only archive commit-day.sh commits). */
+export const isRepoData = (ctx: Ctx) => path.resolve(ctx.cwd, ctx.data) === path.resolve(ctx.cwd, 'data');
+
+/**
+ * commit: scripts/commit-day.sh commits data/ and pushes with its retry; when it cannot push, it keeps
+ * the day as a bundle in COMMIT_DAY_BUNDLE_DIR and this step copies a new edition's release bundles
+ * beside it, so the recovery run publishes them too. Its failure is the step's, with its exit code.
+ */
+export async function commit(ctx: Ctx): Promise<void> {
+  if (!isRepoData(ctx)) throw new CliError(`commit: scripts/commit-day.sh commits the repository's data/, not ${ctx.data}`, EXIT.usage);
+  const day = new Date().toISOString().slice(0, 10);
+  const r = await run(ctx, 'scripts/commit-day.sh', ['--message', `data: observations for ${day}`, '--body-file', summaryFile(ctx)], { allowFailure: true });
+  if (r.code === 0) return;
+  const bundles = envOf(ctx, 'COMMIT_DAY_BUNDLE_DIR');
+  if (bundles && existsSync(editionsDir(ctx))) {
+    mkdirSync(bundles, { recursive: true });
+    cpSync(editionsDir(ctx), path.join(bundles, 'editions'), { recursive: true });
+    ctx.log(`commit: the new edition's bundles are kept beside the day, in ${path.join(bundles, 'editions')}`);
+  }
+  throw new CliError(`commit: scripts/commit-day.sh exited with ${r.code}`, r.code);
+}
+
+/** The first day of the month two months before today's: the site's three months start there. */
+export function siteMonthsFrom(today: Date): string {
+  const d = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 2, 1));
+  return d.toISOString().slice(0, 10);
+}
+
+/**
+ * build: verify the archive, bring the site's three months from the bucket, and build the site; with a
+ * file host (MCP_SCHEMA_FILES_URL and MCP_SCHEMA_FILES_STORE, both or neither) into its folder too.
+ */
+export async function build(ctx: Ctx): Promise<void> {
+  const url = envOf(ctx, 'MCP_SCHEMA_FILES_URL');
+  const store = envOf(ctx, 'MCP_SCHEMA_FILES_STORE');
+  // Both or neither: a URL without its bucket would publish links to files nobody uploads.
+  if (Boolean(url) !== Boolean(store)) throw new CliError('build: MCP_SCHEMA_FILES_URL and MCP_SCHEMA_FILES_STORE go together (the file host\'s public URL and its bucket): set both or neither', EXIT.usage);
+  await npmRun(ctx, 'verify', dataArgs(ctx));
+  // With a bucket, closed days are not in git: the build reads the days of the site's three months.
+  if (bucket(ctx)) await npmRun(ctx, 'store', ['pull', '--from', siteMonthsFrom(new Date()), ...dataArgs(ctx)]);
+  await npmRun(ctx, 'build', [], {
+    env: {
+      ...(isRepoData(ctx) ? {} : { MCP_SCHEMA_DATA: path.resolve(ctx.cwd, ctx.data) }),
+      MCP_SCHEMA_FILES_DIR: url ? filesDir(ctx) : undefined,
+    },
+  });
+}
+
+/** verify-full: one part of the weekly full verify (--part k/n). */
+export async function verifyFull(ctx: Ctx, part: string | undefined): Promise<void> {
+  await npmRun(ctx, 'verify', ['--full', ...(part ? ['--part', part] : []), ...dataArgs(ctx)]);
+}
