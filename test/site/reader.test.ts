@@ -82,7 +82,7 @@ describe('server pages', () => {
     const html = await read(`servers/${slugFor(REVERT_NAME)}/index.html`);
     expect(text(html)).toContain('The registry describes it as: Adds a required input on day 4 and takes it back on day 7.');
     expect(html).toContain(`https://mcp-schema.example.org/servers/${slugFor(REVERT_NAME)}/badge.svg`);
-    expect(readFileSync(path.join(site.out, 'servers', slugFor(REVERT_NAME), 'badge.svg'), 'utf8')).toMatch(/aria-label="SIMULATED MCP contract: (unchanged for \d+ days?|changed on \d{4}-\d\d-\d\d)"/);
+    expect(readFileSync(path.join(site.out, 'servers', slugFor(REVERT_NAME), 'badge.svg'), 'utf8')).toMatch(/aria-label="SIMULATED MCP contract: (unchanged since \d{4}-\d\d-\d\d|changed on \d{4}-\d\d-\d\d)"/);
   });
 
   it('say plainly that a server never answered, without claiming its answers carried one contract', async () => {
