@@ -38,14 +38,18 @@ export function contentTypeOf(file: string): string {
     [/\.csv$/, 'text/csv; charset=utf-8'],
     [/\.jsonl$/, 'application/jsonl; charset=utf-8'],
     [/\.xml$/, 'application/xml; charset=utf-8'],
+    // Server pages and their assets, with server pages on the file host (the site's MCP_SCHEMA_SERVER_PAGES).
+    [/\.html$/, 'text/html; charset=utf-8'],
+    [/\.css$/, 'text/css; charset=utf-8'],
+    [/\.m?js$/, 'text/javascript; charset=utf-8'],
     [/(\.txt|\.cff|\.pub|^SHA256SUMS)$/, 'text/plain; charset=utf-8'],
   ];
   return types.find(([re]) => re.test(name))?.[1] ?? 'application/octet-stream';
 }
 
-/** How long a file may be cached: raw bodies (named by their SHA-256) forever, the rest briefly. */
+/** How long a file may be cached: raw bodies (named by their SHA-256) and the build's assets (/_astro/, named by their content) forever, the rest briefly. */
 export function cacheControlOf(rel: string): string {
-  return /^objects\/[0-9a-f]{2}\/[0-9a-f]{64}\.(json|txt)$/.test(rel) ? 'public, max-age=31536000, immutable' : 'public, max-age=300';
+  return /^objects\/[0-9a-f]{2}\/[0-9a-f]{64}\.(json|txt)$/.test(rel) || /^_astro\/[^/]+$/.test(rel) ? 'public, max-age=31536000, immutable' : 'public, max-age=300';
 }
 
 export interface PublishTarget {
