@@ -11,6 +11,7 @@ import { bytes } from './format.ts';
 import { copyEditions } from '../outputs/editions.ts';
 import { copyLinkedObjects } from '../outputs/linked-objects.ts';
 import { writeServerFiles } from '../outputs/server-files.ts';
+import { writeServerNameIndex } from '../outputs/server-name-index.ts';
 import { checkFileHostDir, FILE_HOST_INDEX_PATH, fileHostIndex, moveToFileHost } from '../outputs/file-host.ts';
 import { writeChartZip } from './chart-files.ts';
 import { cacheDir, publication, searchAfterBuild, serverPagesHosted } from './settings.ts';
@@ -31,6 +32,8 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   // 'bundles' includes its two parts, marked as they end: 'bundles-jsonl' (JSON Lines, CSV) and 'parquet'.
   const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), written: perServer.bundles, onStage: mark }));
   await timed('chart-zip', () => writeChartZip(a, outDir, pub));
+  // Every server name in shards by prefix: what /search/ finds servers by (Pagefind indexes pages, which at the registry's size cannot run daily).
+  await timed('server-names', () => writeServerNameIndex(a, outDir));
   const editions = await timed('editions', () => copyEditions(a, outDir, pub));
   await fillBundleSizes(outDir, files, bytes);
   const objects = await timed('objects', () => copyLinkedObjects(a, outDir, pub.objectsUrl ?? null));

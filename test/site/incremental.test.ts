@@ -25,7 +25,7 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishedFingerprints, publishFiles, type PublishTarget } from '../../collector/ops/publish-files.ts';
 import { s3Client } from '../../src/archive/s3-store.ts';
-import { SERVER_FINGERPRINTS_FILE } from '../../src/lib/index.ts';
+import { nameMatches, SERVER_FINGERPRINTS_FILE, shardFor } from '../../src/lib/index.ts';
 import { slugFor } from '../../src/lib/slug.ts';
 import { BREAKS_NAME, collectArchive } from '../helpers/archive.ts';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
@@ -239,6 +239,15 @@ describe('server pages on the file host, rendered and uploaded when their server
     // The site's server list links each server on the file host.
     const list = await readFile(path.join(full.out, 'servers', 'index.html'), 'utf8');
     expect(list).toContain(`href="${FILES_URL}servers/${BREAKS}/"`);
+    // The search page finds servers by name from the shards on the file host: the breaking server from its word "breaks".
+    const search = await readFile(path.join(full.out, 'search', 'index.html'), 'utf8');
+    expect(search).toContain(`data-names="${FILES_URL}api/server-names/"`);
+    expect(search).toContain(`data-pages="${FILES_URL}servers/"`);
+    const names = JSON.parse(await readFile(path.join(full.files, 'api', 'server-names', 'index.json'), 'utf8')) as { prefixes: string[] };
+    const at = shardFor('breaks', new Set(names.prefixes));
+    expect(at && 'shard' in at).toBe(true);
+    const shard = JSON.parse(await readFile(path.join(full.files, 'api', 'server-names', `${(at as { shard: string }).shard}.json`), 'utf8')) as { servers: [string, string][] };
+    expect(shard.servers.filter(([n]) => nameMatches(n, 'breaks later'))).toEqual([[BREAKS_NAME, BREAKS]]);
     // The 404 page says where server pages went, for a reader without script.
     const notFound = await readFile(path.join(full.out, '404.html'), 'utf8');
     expect(notFound).toContain('data-testid="server-pages-elsewhere"');
