@@ -33,7 +33,7 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), written: perServer.bundles, onStage: mark }));
   await timed('chart-zip', () => writeChartZip(a, outDir, pub));
   // Every server name in shards by prefix: what /search/ finds servers by (Pagefind indexes pages, which at the registry's size cannot run daily).
-  await timed('server-names', () => writeServerNameIndex(a, outDir));
+  await timed('server-names', () => writeServerNameIndex(a, outDir, pub));
   const editions = await timed('editions', () => copyEditions(a, outDir, pub));
   await fillBundleSizes(outDir, files, bytes);
   const objects = await timed('objects', () => copyLinkedObjects(a, outDir, pub.objectsUrl ?? null));

@@ -248,6 +248,8 @@ describe('server pages on the file host, rendered and uploaded when their server
     expect(at && 'shard' in at).toBe(true);
     const shard = JSON.parse(await readFile(path.join(full.files, 'api', 'server-names', `${(at as { shard: string }).shard}.json`), 'utf8')) as { servers: [string, string][] };
     expect(shard.servers.filter(([n]) => nameMatches(n, 'breaks later'))).toEqual([[BREAKS_NAME, BREAKS]]);
+    // Pagefind indexes the site-wide pages instead of server pages (none are on the site).
+    expect(full.log).toMatch(/search over ([1-9]\d*) pages/);
     // The 404 page says where server pages went, for a reader without script.
     const notFound = await readFile(path.join(full.out, '404.html'), 'utf8');
     expect(notFound).toContain('data-testid="server-pages-elsewhere"');
