@@ -25,10 +25,19 @@ function archiveOutputs() {
   };
 }
 
-// The three MCP_SCHEMA_* variables below are the only ones read outside src/site/settings.ts: Astro
+// The MCP_SCHEMA_* variables below are the only ones read outside src/site/settings.ts: Astro
 // needs them before any of src/ loads, and importing a .ts module here makes Astro load this file
 // through Vite, whose module runner is closed by the time the post-build hook runs. The site URL's
-// default is src/site/settings.ts DEFAULT_SITE_URL.
+// default is src/site/settings.ts DEFAULT_SITE_URL; settings.ts checks MCP_SCHEMA_SERVER_PAGES and
+// MCP_SCHEMA_FILES_URL (the build fails there on a bad value).
+//
+// With server pages on the file host (MCP_SCHEMA_SERVER_PAGES), every page loads its stylesheets and
+// scripts from the file host (build.assetsPrefix): the build copies /_astro/ there (named by their
+// content, never deleted), so a page published there on an earlier day still finds the assets it
+// names, whatever the site deployed since; a root-relative /_astro/ would not reach a file host
+// under a path, nor the site's origin from the file host's.
+const serverPagesHosted = Boolean(process.env.MCP_SCHEMA_SERVER_PAGES) && Boolean(process.env.MCP_SCHEMA_FILES_URL);
+const assetsPrefix = serverPagesHosted ? process.env.MCP_SCHEMA_FILES_URL.replace(/\/+$/, '') : undefined;
 export default defineConfig({
   output: 'static',
   // Tests build several archives side by side; the default stays dist/.
@@ -44,7 +53,7 @@ export default defineConfig({
   // renders some text otherwise (SmartyPants quotes, entities), and the methodology versions are frozen.
   markdown: { processor: unified() },
   integrations: [mdx(), archiveOutputs()],
-  build: { format: 'directory', inlineStylesheets: 'never' },
+  build: { format: 'directory', inlineStylesheets: 'never', ...(assetsPrefix ? { assetsPrefix } : {}) },
   // Scripts become files, never inline, so the CSP can say script-src 'self'.
   vite: { build: { assetsInlineLimit: 0 } },
 });

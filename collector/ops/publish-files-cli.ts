@@ -1,13 +1,15 @@
 // npm run publish-files -- --dir <folder> [--concurrency <n>] [--all] [--json]
+// npm run publish-files -- --fingerprints-out <file>
 import { readStoreConfig, STORE_ENV } from '../../src/archive/store-config.ts';
 import { s3Client } from '../../src/archive/s3-store.ts';
 import { CliError, command, EXIT, exitCodes, expected, integer, main, required, usage } from '../cli-kit/index.ts';
-import { existsSync, statSync } from 'node:fs';
-import { MANIFEST_KEY, publishFiles } from './publish-files.ts';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { MANIFEST_KEY, publishedFingerprints, publishFiles } from './publish-files.ts';
 
 export const FILES_STORE = 'MCP_SCHEMA_FILES_STORE';
 
 export const HELP = `usage: npm run publish-files -- --dir <folder> [--concurrency <n>] [--all] [--json]
+       npm run publish-files -- --fingerprints-out <file>
 
 Upload the file host's folder — what a site build with MCP_SCHEMA_FILES_DIR wrote there: the
 descriptors, tools and set files, name indexes, badges, feeds, JSON Patches, raw bodies and data
@@ -21,7 +23,12 @@ Cache-Control (raw bodies: a year, immutable; the rest: five minutes).
   ${STORE_ENV.endpoint}, ${STORE_ENV.region}, ${STORE_ENV.accessKeyId}, ${STORE_ENV.secretAccessKey}
                                        as for the archive's store (the same account)
 
-  --dir <folder>      the file host's folder (required; MCP_SCHEMA_FILES_DIR of the build)
+  --dir <folder>      the file host's folder (MCP_SCHEMA_FILES_DIR of the build); with server pages
+                      there (MCP_SCHEMA_SERVER_PAGES), the build's per-server fingerprints in it
+                      are recorded in the manifest, after every file is up
+  --fingerprints-out <file>
+                      upload nothing: write the fingerprints the manifest records (or, when it has
+                      none, no file) to <file>, for the next build's MCP_SCHEMA_PUBLISHED_FINGERPRINTS
   --concurrency <n>   uploads at once, 1 to 64 (default 16)
   --all               upload every file, whatever the manifest says (a bucket emptied by hand)
   --json              print the summary as JSON
@@ -34,6 +41,7 @@ export const COMMAND = command({
   help: HELP,
   options: {
     dir: { type: 'string' },
+    'fingerprints-out': { type: 'string' },
     concurrency: { type: 'string', default: '16' },
     all: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
@@ -41,8 +49,11 @@ export const COMMAND = command({
 });
 
 main(import.meta.url, COMMAND, async ({ values }, io) => {
-  const dir = required('dir', values.dir, 'the folder the build wrote with MCP_SCHEMA_FILES_DIR');
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw usage(`no folder at --dir ${dir}`);
+  const fingerprintsOut = values['fingerprints-out'];
+  if (fingerprintsOut !== undefined && values.dir !== undefined) throw usage('--fingerprints-out reads the manifest and uploads nothing: give it without --dir');
+  if (fingerprintsOut === '') throw usage('--fingerprints-out needs a file name');
+  const dir = fingerprintsOut === undefined ? required('dir', values.dir, 'the folder the build wrote with MCP_SCHEMA_FILES_DIR') : '';
+  if (fingerprintsOut === undefined && (!existsSync(dir) || !statSync(dir).isDirectory())) throw usage(`no folder at --dir ${dir}`);
   const concurrency = integer('concurrency', values.concurrency, { min: 1, max: 64 })!;
   let config;
   try {
@@ -54,6 +65,18 @@ main(import.meta.url, COMMAND, async ({ values }, io) => {
   const client = s3Client(config);
   const description = `s3://${config.bucket}/${config.prefix} at ${config.endpoint}`;
   const t0 = Date.now();
+  if (fingerprintsOut !== undefined) {
+    try {
+      const f = await expected(publishedFingerprints({ client, bucket: config.bucket, prefix: config.prefix ?? '', description }));
+      // No file when nothing was recorded: the build then renders every server (a missing file is "none published").
+      if (f) writeFileSync(fingerprintsOut, `${JSON.stringify(f)}\n`);
+      else rmSync(fingerprintsOut, { force: true });
+      io.stdout(f ? `wrote ${Object.keys(f.servers).length} published fingerprints to ${fingerprintsOut}\n` : `${MANIFEST_KEY} in ${description} records no fingerprints: nothing written (the build renders every server)\n`);
+      return 0;
+    } finally {
+      client.destroy();
+    }
+  }
   try {
     const summary = await expected(publishFiles(dir, { client, bucket: config.bucket, prefix: config.prefix ?? '', description }, { concurrency, all: values.all })).catch((e: unknown) => {
       throw isPrefixed(e) ? new CliError(e.message.replace(/^publish-files: /, ''), e.exitCode, { cause: e }) : e;
@@ -61,7 +84,7 @@ main(import.meta.url, COMMAND, async ({ values }, io) => {
     io.stdout(
       values.json
         ? `${JSON.stringify({ bucket: description, ...summary, seconds: (Date.now() - t0) / 1000 }, null, 2)}\n`
-        : `published ${summary.uploaded} of ${summary.files} files (${summary.bytes} bytes) to ${description} in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${summary.unchanged} unchanged; ${summary.kept} published before and kept\n`,
+        : `published ${summary.uploaded} of ${summary.files} files (${summary.bytes} bytes) to ${description} in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${summary.unchanged} unchanged; ${summary.kept} published before and kept${summary.fingerprints === null ? '' : `; ${summary.fingerprints} server fingerprints recorded`}\n`,
     );
   } finally {
     client.destroy();

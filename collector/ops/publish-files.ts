@@ -10,11 +10,18 @@
 // every upload succeeded, so an interrupted run is re-done by the next one. Nothing is ever deleted:
 // a URL that was published keeps answering (a server's descriptor, a month's bundle), as the site
 // promises of its links.
+//
+// With server pages on the file host (the site's MCP_SCHEMA_SERVER_PAGES), the build also leaves its
+// per-server fingerprints in the folder (SERVER_FINGERPRINTS_FILE). They are not a file of the site:
+// they go into the same manifest, written last, so the fingerprints a build compares against are
+// always those of files that were uploaded — a run that failed half-way leaves the old ones, and the
+// next build renders those servers again (`--fingerprints-out` hands them to the build).
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { SERVER_FINGERPRINTS_FILE } from '../../src/lib/index.ts';
 
 export const MANIFEST_KEY = '.published.json.gz';
 
@@ -31,14 +38,18 @@ export function contentTypeOf(file: string): string {
     [/\.csv$/, 'text/csv; charset=utf-8'],
     [/\.jsonl$/, 'application/jsonl; charset=utf-8'],
     [/\.xml$/, 'application/xml; charset=utf-8'],
+    // Server pages and their assets, with server pages on the file host (the site's MCP_SCHEMA_SERVER_PAGES).
+    [/\.html$/, 'text/html; charset=utf-8'],
+    [/\.css$/, 'text/css; charset=utf-8'],
+    [/\.m?js$/, 'text/javascript; charset=utf-8'],
     [/(\.txt|\.cff|\.pub|^SHA256SUMS)$/, 'text/plain; charset=utf-8'],
   ];
   return types.find(([re]) => re.test(name))?.[1] ?? 'application/octet-stream';
 }
 
-/** How long a file may be cached: raw bodies (named by their SHA-256) forever, the rest briefly. */
+/** How long a file may be cached: raw bodies (named by their SHA-256) and the build's assets (/_astro/, named by their content) forever, the rest briefly. */
 export function cacheControlOf(rel: string): string {
-  return /^objects\/[0-9a-f]{2}\/[0-9a-f]{64}\.(json|txt)$/.test(rel) ? 'public, max-age=31536000, immutable' : 'public, max-age=300';
+  return /^objects\/[0-9a-f]{2}\/[0-9a-f]{64}\.(json|txt)$/.test(rel) || /^_astro\/[^/]+$/.test(rel) ? 'public, max-age=31536000, immutable' : 'public, max-age=300';
 }
 
 export interface PublishTarget {
@@ -56,24 +67,70 @@ export interface PublishSummary {
   unchanged: number;
   /** Paths the manifest had that this folder does not (kept, never deleted). */
   kept: number;
+  /** Server fingerprints recorded in the manifest from the folder's SERVER_FINGERPRINTS_FILE (null: the folder had none). */
+  fingerprints: number | null;
 }
 
 type Manifest = Record<string, string>;
+
+/** Per-server fingerprints as the site build writes them and the manifest keeps them. */
+export interface Fingerprints {
+  format: 1;
+  key: string;
+  servers: Record<string, string>;
+}
+
+interface Published {
+  files: Manifest;
+  fingerprints: Fingerprints | null;
+}
+
+const isHexMap = (v: unknown): v is Record<string, string> => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string' && /^[0-9a-f]{64}$/.test(x));
+
+function fingerprintsOf(v: unknown): Fingerprints | null {
+  const f = v as Partial<Fingerprints> | null;
+  return f !== null && typeof f === 'object' && f.format === 1 && typeof f.key === 'string' && /^[0-9a-f]{64}$/.test(f.key) && isHexMap(f.servers) ? (f as Fingerprints) : null;
+}
 
 /** Every file of the folder as a relative path with '/' (sorted). */
 async function filesOf(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) out.push(path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
-  return out.sort();
+  return out.filter((rel) => rel !== SERVER_FINGERPRINTS_FILE).sort();
 }
 
-async function readManifest(t: PublishTarget): Promise<Manifest> {
+/** The folder's SERVER_FINGERPRINTS_FILE, checked; null when there is none. */
+async function folderFingerprints(dir: string): Promise<Fingerprints | null> {
+  let text: string;
+  try {
+    text = await readFile(path.join(dir, SERVER_FINGERPRINTS_FILE), 'utf8');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return null;
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  const f = fingerprintsOf(parsed);
+  if (!f) throw new Error(`publish-files: ${SERVER_FINGERPRINTS_FILE} in ${dir} is not {"format": 1, "key": sha256, "servers": {slug: sha256}}: build the folder again`);
+  return f;
+}
+
+/** The fingerprints the bucket's manifest records (null: none yet), for the next build's MCP_SCHEMA_PUBLISHED_FINGERPRINTS. */
+export async function publishedFingerprints(t: PublishTarget): Promise<Fingerprints | null> {
+  return (await readManifest(t)).fingerprints;
+}
+
+async function readManifest(t: PublishTarget): Promise<Published> {
   let bytes: Uint8Array;
   try {
     const answer = await t.client.send(new GetObjectCommand({ Bucket: t.bucket, Key: `${t.prefix}${MANIFEST_KEY}` }));
     bytes = await answer.Body!.transformToByteArray();
   } catch (error) {
-    if ((error as Error).name === 'NoSuchKey') return {};
+    if ((error as Error).name === 'NoSuchKey') return { files: {}, fingerprints: null };
     throw new Error(`publish-files: could not read ${MANIFEST_KEY} from ${t.description}: ${(error as Error).message.split('\n')[0]}`);
   }
   let parsed: unknown;
@@ -83,10 +140,13 @@ async function readManifest(t: PublishTarget): Promise<Manifest> {
     throw new Error(`publish-files: ${MANIFEST_KEY} in ${t.description} is not gzipped JSON: remove it to upload every file again`);
   }
   const files = (parsed as { files?: unknown } | null)?.files;
-  if (typeof files !== 'object' || files === null || Array.isArray(files) || !Object.values(files).every((v) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v))) {
+  if (!isHexMap(files)) {
     throw new Error(`publish-files: ${MANIFEST_KEY} in ${t.description} is not {"files": {path: sha256}}: remove it to upload every file again`);
   }
-  return files as Manifest;
+  const servers = (parsed as { fingerprints?: unknown }).fingerprints;
+  const fingerprints = servers === undefined ? null : fingerprintsOf(servers);
+  if (servers !== undefined && fingerprints === null) throw new Error(`publish-files: ${MANIFEST_KEY} in ${t.description} has fingerprints that are not {"format": 1, "key": sha256, "servers": {slug: sha256}}: remove it to upload every file again`);
+  return { files, fingerprints };
 }
 
 async function put(t: PublishTarget, key: string, body: Uint8Array, contentType: string, cacheControl: string): Promise<void> {
@@ -106,8 +166,10 @@ async function put(t: PublishTarget, key: string, body: Uint8Array, contentType:
 export async function publishFiles(dir: string, t: PublishTarget, o: { concurrency?: number; all?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<PublishSummary> {
   const files = await filesOf(dir);
   if (files.includes(MANIFEST_KEY)) throw new Error(`publish-files: ${dir} holds a file named ${MANIFEST_KEY}, the bucket's manifest: not a build's folder`);
-  const before = o.all ? {} : await readManifest(t);
-  const after: Manifest = { ...before };
+  const stamps = await folderFingerprints(dir);
+  const published = o.all ? { files: {}, fingerprints: null } : await readManifest(t);
+  const before = published.files;
+  const after: Manifest = { ...published.files };
   const todo: { rel: string; bytes: Buffer; sha: string }[] = [];
   let unchanged = 0;
   for (const rel of files) {
@@ -129,10 +191,17 @@ export async function publishFiles(dir: string, t: PublishTarget, o: { concurren
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency ?? 16, todo.length)) }, worker));
-  if (todo.length > 0 || o.all) {
-    const sorted = Object.fromEntries(Object.entries(after).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
-    await put(t, MANIFEST_KEY, gzipSync(JSON.stringify({ format: 1, files: sorted })), 'application/gzip', 'no-store');
+  // The folder's fingerprints over the published ones (a server the folder does not name keeps its own).
+  const fingerprints = stamps ? { format: 1 as const, key: stamps.key, servers: sortKeys({ ...(published.fingerprints?.servers ?? {}), ...stamps.servers }) } : published.fingerprints;
+  const restamped = stamps !== null && JSON.stringify(fingerprints) !== JSON.stringify(published.fingerprints);
+  if (todo.length > 0 || o.all || restamped) {
+    const manifest = { format: 1, files: sortKeys(after), ...(fingerprints ? { fingerprints } : {}) };
+    await put(t, MANIFEST_KEY, gzipSync(JSON.stringify(manifest)), 'application/gzip', 'no-store');
   }
   const present = new Set(files);
-  return { files: files.length, uploaded: todo.length, bytes, unchanged, kept: Object.keys(before).filter((k) => !present.has(k)).length };
+  return { files: files.length, uploaded: todo.length, bytes, unchanged, kept: Object.keys(before).filter((k) => !present.has(k)).length, fingerprints: stamps ? Object.keys(stamps.servers).length : null };
+}
+
+function sortKeys(o: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(o).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
 }

@@ -13,23 +13,44 @@
 //   /data/<name>.jsonl.gz, .csv.gz, .parquet   the bundles (every other /data/ file is small: the
 //                                  site keeps it, and the file host gets a copy, so that its data/ is
 //                                  complete for `sha256sum -c SHA256SUMS`)
-// HTML never goes there: a page is always the site's.
+// HTML goes there in one case only, when the build says so ({ serverPages: true }, the site setting
+// MCP_SCHEMA_SERVER_PAGES): each server's page and its change pages, /servers/<slug>/ and
+// /servers/<slug>/changes/<id>/ (a slug always holds `_` or `~`, src/lib/slug.ts, so the server list's
+// /servers/page-<n>/ never matches). At the registry's size those pages are most of the HTML and grow
+// with every new server; the site-wide pages stay the site's. With server pages there, the build's
+// assets (/_astro/**: stylesheets and scripts, named by their content) are copied there too, so a
+// page on the file host finds its styles under its own origin (copiedToFileHost).
+
+/**
+ * The build's per-server fingerprints, written into the file host's folder with server pages there
+ * (src/site/changed-servers.ts): the upload records them in its manifest once every file is up, and
+ * never publishes the file itself.
+ */
+export const SERVER_FINGERPRINTS_FILE = '.server-fingerprints.json';
 
 /** The site's own note of where its files live (always on the site). */
 export const FILE_HOST_INDEX_PATH = '/api/index.json';
 
+const SERVER_PAGE = /^\/servers\/[^/]*[_~][^/]*\/(?:changes\/[^/]+\/)?(?:index\.html)?$/;
 const SERVER_FILE = /^\/servers\/[^/]+\/(?:badge\.svg|feed\.xml|feed\.json|breaking\.xml|breaking\.json|changes\/[^/]+\.patch\.json)$/;
 const DATA_BUNDLE = /^\/data\/[^/]+\.(?:jsonl\.gz|csv\.gz|parquet)$/;
 
+/** What the build puts on the file host besides its files: `serverPages`, each server's page and change pages. */
+export interface FileHostOptions {
+  serverPages?: boolean;
+}
+
 /** Whether a site path (starting with `/`, no query) is served by the file host when one is configured. */
-export function onFileHost(sitePath: string): boolean {
+export function onFileHost(sitePath: string, options: FileHostOptions = {}): boolean {
   if (sitePath === FILE_HOST_INDEX_PATH) return false;
+  if (options.serverPages && SERVER_PAGE.test(sitePath)) return true;
   // The site has no page under /api/ or /objects/: a folder there (/api/sets/, a link's prefix) is the file host's too.
   if (sitePath.startsWith('/api/') || sitePath.startsWith('/objects/')) return !sitePath.endsWith('.html');
   return SERVER_FILE.test(sitePath) || DATA_BUNDLE.test(sitePath);
 }
 
-/** /data/ files the site keeps and the file host also carries (its data/ then checks alone). */
-export function copiedToFileHost(sitePath: string): boolean {
+/** Files the site keeps and the file host also carries: the small /data/ files (its data/ then checks alone), and with server pages there the build's assets (/_astro/**). */
+export function copiedToFileHost(sitePath: string, options: FileHostOptions = {}): boolean {
+  if (options.serverPages && /^\/_astro\/[^/]+$/.test(sitePath)) return true;
   return /^\/data\/[^/]+$/.test(sitePath) && !onFileHost(sitePath) && !sitePath.endsWith('.html');
 }

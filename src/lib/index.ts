@@ -52,6 +52,7 @@ export * from './chain.ts';
 export * from './page-parts.ts';
 export * from './name-index.ts';
 export * from './file-host.ts';
+export * from './server-name-search.ts';
 export * from './validation.ts';
 export * from './registry-schema.ts';
 export * from './mcp-lock.ts';

@@ -5,13 +5,13 @@
 // site: where each kind of file is, for a reader or a tool that starts from the site.
 import { copyFile, mkdir, readdir, rename, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { copiedToFileHost, ENDPOINT_INDEX_DIR, FILE_HOST_INDEX_PATH, onFileHost, TOOL_INDEX_DIR } from '../lib/index.ts';
+import { copiedToFileHost, ENDPOINT_INDEX_DIR, FILE_HOST_INDEX_PATH, onFileHost, TOOL_INDEX_DIR, type FileHostOptions } from '../lib/index.ts';
 import { DESCRIPTOR_SCHEMA_PATH, descriptorPath, setPath, toolsPath } from './descriptor.ts';
 import { SIMULATED_NOTE, type Publication } from './publication.ts';
 
 /** A site path's absolute URL on the file host, or null when it is the site's (or there is no file host). */
-export function fileHostUrl(pub: Pick<Publication, 'fileHost'>, sitePath: string): string | null {
-  return pub.fileHost && onFileHost(sitePath) ? pub.fileHost.url + sitePath.replace(/^\/+/, '') : null;
+export function fileHostUrl(pub: Pick<Publication, 'fileHost'>, sitePath: string, options: FileHostOptions = {}): string | null {
+  return pub.fileHost && onFileHost(sitePath, options) ? pub.fileHost.url + sitePath.replace(/^\/+/, '') : null;
 }
 
 /** Refuse a file host folder that holds anything: a stale file left there would be uploaded as today's. */
@@ -31,8 +31,8 @@ export interface MovedFiles {
   copied: number;
 }
 
-/** Move every file the file host serves from `outDir` to its folder (same relative paths), and copy the small /data/ files there too. */
-export async function moveToFileHost(siteDir: string, dir: string): Promise<MovedFiles> {
+/** Move every file the file host serves from `outDir` to its folder (same relative paths), and copy the small /data/ files (and with server pages there, /_astro/) there too. */
+export async function moveToFileHost(siteDir: string, dir: string, options: FileHostOptions = {}): Promise<MovedFiles> {
   const outDir = path.resolve(siteDir);
   let moved = 0;
   let copied = 0;
@@ -52,11 +52,11 @@ export async function moveToFileHost(siteDir: string, dir: string): Promise<Move
     const from = path.join(e.parentPath, e.name);
     const rel = path.relative(outDir, from);
     const sitePath = `/${rel.split(path.sep).join('/')}`;
-    if (onFileHost(sitePath)) {
+    if (onFileHost(sitePath, options)) {
       await rename(from, await into(rel));
       emptied.add(path.dirname(from));
       moved++;
-    } else if (copiedToFileHost(sitePath)) {
+    } else if (copiedToFileHost(sitePath, options)) {
       await copyFile(from, await into(rel));
       copied++;
     }

@@ -1,13 +1,15 @@
 // The badge a maintainer can embed in a README (issue 16): /servers/<slug>/badge.svg, one per server,
-// "contract unchanged for N days" or "changed on DATE", drawn by badgen (shields-style, text widths
-// measured in Verdana, no dependencies). Days are whole UTC days between the rows' `day` fields, as
-// everywhere on the site; the count runs to the last successful answer, not to today: a server that
-// stopped answering has not been seen unchanged since.
+// "contract unchanged since DATE" or "changed on DATE", drawn by badgen (shields-style, text widths
+// measured in Verdana, no dependencies). Days are the rows' UTC `day` fields, as everywhere on the
+// site. It names a day, not a count of days: a count ("unchanged for N days") moved with every run,
+// so every server's badge (and page, which shows its text) changed daily with nothing new to say, and
+// a build could not redraw only the servers that changed (DESIGN "Incremental server pages"). The one
+// date-driven turn left is "changed on DATE" becoming "unchanged since DATE" RECENT_DAYS later.
 import { createHash } from 'node:crypto';
 import { badgen } from 'badgen';
 import type { ServerView } from '../loader/views.ts';
 
-/** A change this recent reads "changed on DATE" rather than "unchanged for N days". */
+/** A change this recent reads "changed on DATE" rather than "unchanged since DATE". */
 export const RECENT_DAYS = 7;
 
 export interface BadgeText {
@@ -22,9 +24,11 @@ export function badgeText(s: Pick<ServerView, 'status' | 'head' | 'lastChange' |
   if (s.head === null || s.lastOk === null) return { label, status: 'not observed yet', color: 'grey' };
   const changed = s.lastChange?.slice(0, 10) ?? null;
   if (changed && asOfDay && days(changed, asOfDay) < RECENT_DAYS) return { label, status: `changed on ${changed}`, color: 'blue' };
-  const n = days(changed ?? s.head.firstSeen.slice(0, 10), s.lastOk.slice(0, 10));
-  return { label, status: `unchanged for ${n} day${n === 1 ? '' : 's'}`, color: 'green' };
+  return { label, status: `unchanged since ${changed ?? s.head.firstSeen.slice(0, 10)}`, color: 'green' };
 }
+
+/** The badge's text: a day, never a running count (see the header), so it is one of a page's fingerprinted inputs as it is. */
+export const stableBadgeText = badgeText;
 
 /**
  * The badge's SVG. badgen names its gradient and mask with random ids, so two builds of one archive

@@ -91,9 +91,12 @@ export interface WrittenServerFiles {
 /**
  * Write every server's descriptor, tools file and feeds, the bulk descriptors, the set files and the
  * schema. `schemas`: the official server.json schemas each registry entry is checked against
- * (registry-schemas.ts registrySchemas).
+ * (registry-schemas.ts registrySchemas). `only`: the slugs whose badge, feeds and JSON Patches are
+ * written (the servers whose fingerprint moved, src/outputs/server-pages-incremental.ts); null for
+ * every server. Descriptors and tools files are written for every server either way: they carry the
+ * archive's date and a rolling health window.
  */
-export async function writeServerFiles(a: Archive, outDir: string, pub: Publication, schemas: RegistrySchemaChecker): Promise<WrittenServerFiles> {
+export async function writeServerFiles(a: Archive, outDir: string, pub: Publication, schemas: RegistrySchemaChecker, only: ReadonlySet<string> | null = null): Promise<WrittenServerFiles> {
   let files = 0;
   const api = path.join(outDir, 'api');
   await mkdir(path.join(api, 'servers'), { recursive: true });
@@ -132,6 +135,7 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
       await writeFile(path.join(outDir, toolsPath(s.slug)), JSON.stringify(mark(tools)));
       files++;
     }
+    if (only && !only.has(s.slug)) continue;
     const dir = path.join(outDir, 'servers', s.slug);
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, 'badge.svg'), serverBadge(simulatedBadge(badgeText(s, a.asOfDay), pub)));

@@ -4,7 +4,8 @@
 // process holds Pagefind and little else.
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { writeSearchIndex } from '../outputs/search-index.ts';
+import { SERVER_PAGES_GLOB, SITE_PAGES_GLOB, writeSearchIndex } from '../outputs/search-index.ts';
+import { serverPagesHosted } from './settings.ts';
 import { timed } from './timings.ts';
 
 /** GitHub Pages publishes sites up to 1 GB; we warn well before. */
@@ -12,7 +13,8 @@ export const SITE_BYTES_LIMIT = 1_000_000_000;
 
 /** The last step of a build: the search index over the server pages, then the site's size against the host limit. */
 export async function finishSite(outDir: string): Promise<string> {
-  const indexed = await timed('search', () => writeSearchIndex(outDir));
+  // Server pages on the file host: the site-wide pages instead (servers are found by name, /api/server-names/).
+  const indexed = await timed('search', () => writeSearchIndex(outDir, serverPagesHosted() ? SITE_PAGES_GLOB : SERVER_PAGES_GLOB));
   const size = await siteSize(outDir);
   const warn = size.bytes > SITE_BYTES_LIMIT ? ` — WARNING: over the ${SITE_BYTES_LIMIT / 1e9} GB GitHub Pages limit` : '';
   return `search over ${indexed} pages; site ${(size.bytes / 1e6).toFixed(1)} MB in ${size.files} files${warn}`;

@@ -16,6 +16,14 @@
 //                           files (src/lib/file-host.ts onFileHost: /api/, /objects/, per-server badges, feeds and patches,
 //                           the data bundles) to that folder instead of the site, and every link to them points to the URL;
 //                           npm run publish-files uploads the folder (default: everything on the site)
+//   MCP_SCHEMA_SERVER_PAGES  where each server's page and change pages go, and which are rendered (src/site/changed-servers.ts):
+//                           unset: on the site, every server (as before); "all": on the file host (it must be configured),
+//                           every server; "changed": on the file host, only the servers whose fingerprint differs from the
+//                           published one (new servers included), the per-server files likewise. With either, every link to
+//                           a site page is absolute (a page on the file host links back to the site)
+//   MCP_SCHEMA_PUBLISHED_FINGERPRINTS  with "changed": the fingerprints last published (a file written by
+//                           npm run publish-files -- --fingerprints-out <file>); required with "changed"; a missing file
+//                           means nothing was published yet (every server renders)
 //   MCP_SCHEMA_TIMINGS      a file the build appends its stage timings to (bench/build.ts)
 //   MCP_SCHEMA_SEARCH       "after": the Astro build leaves the search index to src/site/search-step.ts, run once
 //                           Astro has exited (npm run build does), so the build's peak memory is the larger of
@@ -111,7 +119,9 @@ export function basePath(): string {
  * serves (src/lib/file-host.ts) is its absolute URL there when one is configured.
  */
 export function href(pathname: string): string {
-  return onFileHostUrl(pathname) ?? basePath() + pathname.replace(/^\/+/, '');
+  // With server pages on the file host, a link to a site page is absolute: the same link is written
+  // into pages the file host serves, where a root-relative one would stay on the file host's origin.
+  return onFileHostUrl(pathname) ?? (serverPagesHosted() ? siteUrl() : '') + basePath() + pathname.replace(/^\/+/, '');
 }
 
 /** The permanent absolute URL of a site path (citations, feeds, the API): on the file host for its paths. */
@@ -143,7 +153,31 @@ let fileHostMemo: { key: string; value: { dir: string; url: string } } | null = 
 function onFileHostUrl(pathname: string): string | null {
   const host = fileHost();
   const p = `/${pathname.replace(/^\/+/, '')}`;
-  return host && onFileHost(p.replace(/[?#].*$/, '')) ? host.url + p.slice(1) : null;
+  return host && onFileHost(p.replace(/[?#].*$/, ''), { serverPages: serverPagesHosted() }) ? host.url + p.slice(1) : null;
+}
+
+export type ServerPagesMode = 'site' | 'all' | 'changed';
+
+/** MCP_SCHEMA_SERVER_PAGES: unset (the site, every server), "all" (the file host, every server) or "changed" (the file host, changed servers only). */
+export function serverPagesMode(): ServerPagesMode {
+  const v = process.env.MCP_SCHEMA_SERVER_PAGES;
+  if (v === undefined || v === '') return 'site';
+  if (v !== 'all' && v !== 'changed') throw new Error(`MCP_SCHEMA_SERVER_PAGES must be "all", "changed" or unset, not ${JSON.stringify(v.slice(0, 40))}`);
+  if (!fileHost()) throw new Error(`MCP_SCHEMA_SERVER_PAGES=${v} puts server pages on the file host: set MCP_SCHEMA_FILES_DIR and MCP_SCHEMA_FILES_URL too`);
+  return v;
+}
+
+/** Whether each server's page and change pages are the file host's (MCP_SCHEMA_SERVER_PAGES set). */
+export function serverPagesHosted(): boolean {
+  return serverPagesMode() !== 'site';
+}
+
+/** MCP_SCHEMA_PUBLISHED_FINGERPRINTS, required with MCP_SCHEMA_SERVER_PAGES=changed; null otherwise. */
+export function publishedFingerprintsFile(): string | null {
+  if (serverPagesMode() !== 'changed') return null;
+  const v = process.env.MCP_SCHEMA_PUBLISHED_FINGERPRINTS;
+  if (!v) throw new Error('MCP_SCHEMA_SERVER_PAGES=changed renders only what changed since the last publish: set MCP_SCHEMA_PUBLISHED_FINGERPRINTS to the file npm run publish-files -- --fingerprints-out <file> wrote (a missing file renders every server)');
+  return path.resolve(v);
 }
 
 export function releaseDir(): string | null {

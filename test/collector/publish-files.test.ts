@@ -3,7 +3,7 @@
 // its type and caching; a second run sends nothing; a changed file alone is sent again; a file no
 // longer built is kept (a published URL keeps answering); a failed upload leaves the manifest as it
 // was, so the next run sends what is missing.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -11,6 +11,7 @@ import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/clie
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../src/archive/s3-store.ts';
 import { cacheControlOf, contentTypeOf, MANIFEST_KEY } from '../../collector/ops/publish-files.ts';
+import { SERVER_FINGERPRINTS_FILE } from '../../src/lib/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
 
@@ -124,6 +125,33 @@ describe('npm run publish-files', () => {
     expect((await ok.get('api/servers/io.example_a.json'))?.text).toBe('{"name":"a","v":3}');
   }, 60_000);
 
+  it("records the build's server fingerprints in the manifest, never as a file, and hands them to the next build with --fingerprints-out", async () => {
+    const { env, get } = setup();
+    const out = path.join(folder({}), 'published.json');
+    // Nothing published yet: no file (the build then renders every server), and a stale one is removed.
+    writeFileSync(out, 'stale');
+    const none = await publish(['--fingerprints-out', out], env);
+    expect(none.code).toBe(0);
+    expect(existsSync(out)).toBe(false);
+    const stamps = { format: 1, key: 'c'.repeat(64), servers: { io_example_a: 'd'.repeat(64), io_example_b: 'e'.repeat(64) } };
+    const dir = folder({ ...FILES, [SERVER_FINGERPRINTS_FILE]: JSON.stringify(stamps) });
+    const first = await publish(['--dir', dir, '--json'], env);
+    expect(JSON.parse(first.stdout)).toMatchObject({ files: 6, uploaded: 6, fingerprints: 2 });
+    expect(await get(SERVER_FINGERPRINTS_FILE)).toBeNull();
+    expect((await publish(['--fingerprints-out', out], env)).stdout).toBe(`wrote 2 published fingerprints to ${out}\n`);
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(stamps);
+    // The next build names one server again (its fingerprint moved): the other keeps its own; no file changed, the manifest still moves.
+    const next = folder({ ...FILES, [SERVER_FINGERPRINTS_FILE]: JSON.stringify({ ...stamps, servers: { io_example_b: 'f'.repeat(64) } }) });
+    expect(JSON.parse((await publish(['--dir', next, '--json'], env)).stdout)).toMatchObject({ uploaded: 0, fingerprints: 1 });
+    await publish(['--fingerprints-out', out], env);
+    expect(JSON.parse(readFileSync(out, 'utf8')).servers).toEqual({ io_example_a: 'd'.repeat(64), io_example_b: 'f'.repeat(64) });
+    // A fingerprints file that is not one is refused before anything is sent.
+    const bad = await publish(['--dir', folder({ ...FILES, [SERVER_FINGERPRINTS_FILE]: '{"format":1,"key":"x","servers":{}}' })], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^publish-files: \.server-fingerprints\.json in .+ is not \{"format": 1, "key": sha256, "servers": \{slug: sha256\}\}: build the folder again\n$/);
+    expect((await publish(['--dir', dir, '--fingerprints-out', out], env)).code).toBe(2);
+  }, 60_000);
+
   it('refuses a manifest it cannot read, a missing bucket setting and a missing folder, each in one line', async () => {
     const { env, prefix } = setup();
     await client.send(new PutObjectCommand({ Bucket: server.bucket, Key: `${prefix}${MANIFEST_KEY}`, Body: gzipSync('{"files":{"a":"not a hash"}}') }));
@@ -156,5 +184,12 @@ describe('contentTypeOf, cacheControlOf', () => {
     expect(cacheControlOf(`objects/ab/${BODY}.txt`)).toBe('public, max-age=31536000, immutable');
     expect(cacheControlOf(`objects/ab/${BODY.slice(1)}.json`)).toBe('public, max-age=300');
     expect(cacheControlOf('api/sets/x.json')).toBe('public, max-age=300');
+    // Server pages on the file host: HTML briefly, the build's content-named assets for good.
+    expect(contentTypeOf('servers/a_b/index.html')).toBe('text/html; charset=utf-8');
+    expect(contentTypeOf('_astro/Base.abc.css')).toBe('text/css; charset=utf-8');
+    expect(contentTypeOf('_astro/page.abc.js')).toBe('text/javascript; charset=utf-8');
+    expect(cacheControlOf('servers/a_b/index.html')).toBe('public, max-age=300');
+    expect(cacheControlOf('_astro/Base.abc.css')).toBe('public, max-age=31536000, immutable');
+    expect(cacheControlOf('_astro/sub/Base.abc.css')).toBe('public, max-age=300');
   });
 });

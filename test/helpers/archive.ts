@@ -107,7 +107,17 @@ export interface ArchiveOptions {
   bridgeDays?: number;
   /** Called with the archive after the last run, while the world's servers still answer (the validation gate's curl commands). */
   whileServing?: (dir: string) => Promise<void>;
+  /** Called after each day's run with the day and the archive (a test keeps a copy of the archive as it was that day). */
+  afterRun?: (day: number, dir: string) => Promise<void>;
+  /**
+   * Add BREAKS_NAME: a server that answers tools/list the same every day before this day and HTTP 503
+   * from it on, on the same endpoint (its only change is a failed probe row).
+   */
+  breaksOnDay?: number;
 }
+
+/** The server `breaksOnDay` adds. */
+export const BREAKS_NAME = 'io.github.example/breaks-later';
 
 /** The site's fixture archive: 12 days of a 50-target world with the hostile servers. */
 /** Both series, as the archive is during the bridge: the site shows v1's figures and v2's statistics page. */
@@ -122,7 +132,7 @@ export async function collectArchive(opts: ArchiveOptions, dir?: string, keep = 
   const data = dir ?? (await mkdtemp(path.join(tmpdir(), 'mcps-archive-')));
   const world = await startWorld({ seed: opts.seed, size: opts.size, day: 0 });
   let day = 0;
-  const extras = [...(opts.hostile ? [await hostileServers(() => day)] : []), ...(opts.lifecycle ? [await lifecycleServers(() => day)] : []), ...(opts.caching ? [await cachingServers(() => day)] : [])];
+  const extras = [...(opts.hostile ? [await hostileServers(() => day)] : []), ...(opts.lifecycle ? [await lifecycleServers(() => day)] : []), ...(opts.caching ? [await cachingServers(() => day)] : []), ...(opts.breaksOnDay !== undefined ? [await breakingServer(opts.breaksOnDay, () => day)] : [])];
   const registry = extras.length > 0 ? await startRegistry({ entries: () => [...world.world.registryEntries(world.day, world.hostports), ...extras.flatMap((x) => x.entries())] }) : null;
   // The opt-out file lives beside the archive, never in it.
   const optout = opts.lifecycle ? path.join(await mkdtemp(path.join(tmpdir(), 'mcps-optout-')), 'optout.txt') : null;
@@ -146,6 +156,7 @@ export async function collectArchive(opts: ArchiveOptions, dir?: string, keep = 
         signer: opts.signer ?? null,
         remote: opts.remote ?? null,
       });
+      if (opts.afterRun) await opts.afterRun(day, data);
     }
     if (opts.whileServing) await opts.whileServing(data);
   } finally {
@@ -155,6 +166,21 @@ export async function collectArchive(opts: ArchiveOptions, dir?: string, keep = 
     if (optout) await rm(path.dirname(optout), { recursive: true, force: true });
   }
   return data;
+}
+
+/** BREAKS_NAME on a loopback MCP host of its own: the same tools every day before `fromDay`, HTTP 503 from it on (the same URL). */
+async function breakingServer(fromDay: number, today: () => number): Promise<{ host: McpHost; entries: () => RegistryEntry[] }> {
+  const host = await startMcpHost({ host: '127.0.0.1' });
+  const tools: ToolDef[] = [{ name: 'ping', description: 'Answers pong.', inputSchema: { type: 'object', properties: {} } }];
+  const url = host.mount('/breaks/mcp', { kind: 'mcp', tools, json: true });
+  return {
+    host,
+    entries: () => {
+      // The registry is asked first each run: the behaviour for the day is set before the probe.
+      host.mount('/breaks/mcp', today() >= fromDay ? { kind: 'status', status: 503 } : { kind: 'mcp', tools, json: true });
+      return [entry(BREAKS_NAME, url, 'Answers, then breaks.', 'https://example.org/breaks')];
+    },
+  };
 }
 
 /** The hostile servers on a loopback MCP host of their own; their tools depend on the simulated day. */

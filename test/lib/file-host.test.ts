@@ -83,3 +83,24 @@ describe('copiedToFileHost(sitePath)', () => {
     expect(copiedToFileHost(p)).toBe(false);
   });
 });
+
+describe('onFileHost(sitePath, { serverPages: true }): server pages on the file host', () => {
+  it("sends each server's page and change pages there, with or without index.html", () => {
+    for (const p of ['/servers/io.example_a/', '/servers/io.example_a/index.html', '/servers/~69ndex.html/', '/servers/io.example_a/changes/2026-01-02-abcdef012345/', '/servers/io.example_a/changes/2026-01-02-abcdef012345/index.html']) {
+      expect(onFileHost(p, { serverPages: true }), p).toBe(true);
+      // The near miss: the same paths without the option stay the site's.
+      expect(onFileHost(p), p).toBe(false);
+    }
+  });
+
+  it('keeps the server list, its pages and anything that is not a server page on the site', () => {
+    for (const p of ['/servers/', '/servers/index.html', '/servers/page-2/', '/servers/page-2/index.html', '/servers/io.example_a/extra/', '/servers/io.example_a/changes/', '/servers/io.example_a/changes/x/y/', '/drift/', '/', '/index.html', '/api/index.json', '/servers/io.example_a']) expect(onFileHost(p, { serverPages: true }), p).toBe(false);
+  });
+
+  it("copies the build's assets there only with server pages", () => {
+    expect(copiedToFileHost('/_astro/Base.abc123.css', { serverPages: true })).toBe(true);
+    expect(copiedToFileHost('/_astro/Base.abc123.css')).toBe(false);
+    expect(copiedToFileHost('/_astro/nested/x.css', { serverPages: true })).toBe(false);
+    expect(copiedToFileHost('/data/SHA256SUMS', { serverPages: true })).toBe(true);
+  });
+});

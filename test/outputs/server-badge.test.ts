@@ -7,22 +7,21 @@ const head = { toolsSha256: 'a'.repeat(64), bodySha256: 'b'.repeat(64), firstSee
 const server = { status: 'ok' as const, head, lastChange: null as string | null, lastOk: '2026-02-10T03:15:00.000Z', lastObserved: '2026-02-10T03:15:00.000Z' };
 
 describe('badgeText(server, asOfDay)', () => {
-  it('counts whole days unchanged from the first successful answer to the last one', () => {
-    expect(badgeText(server, '2026-02-10')).toEqual({ label: 'MCP contract', status: 'unchanged for 38 days', color: 'green' });
+  it('names the day of the first successful answer when nothing changed', () => {
+    expect(badgeText(server, '2026-02-10')).toEqual({ label: 'MCP contract', status: 'unchanged since 2026-01-03', color: 'green' });
   });
-  it('counts from the last change when there was one, and stops at the last successful answer', () => {
-    expect(badgeText({ ...server, lastChange: '2026-01-20T03:15:00.000Z', lastOk: '2026-01-31T03:15:00.000Z' }, '2026-02-10').status).toBe('unchanged for 11 days');
+  it('names the day of the last change when there was one, and the same text on a later day (it does not move with the runs)', () => {
+    const changed = { ...server, lastChange: '2026-01-20T03:15:00.000Z', lastOk: '2026-01-31T03:15:00.000Z' };
+    expect(badgeText(changed, '2026-02-10').status).toBe('unchanged since 2026-01-20');
+    expect(badgeText({ ...changed, lastOk: '2026-02-10T03:15:00.000Z' }, '2026-02-11')).toEqual(badgeText(changed, '2026-02-10'));
   });
   it(`says "changed on DATE" for ${RECENT_DAYS} days after a change`, () => {
     expect(badgeText({ ...server, lastChange: '2026-02-04T03:15:00.000Z' }, '2026-02-10')).toEqual({ label: 'MCP contract', status: 'changed on 2026-02-04', color: 'blue' });
-    expect(badgeText({ ...server, lastChange: '2026-02-03T03:15:00.000Z' }, '2026-02-10').status).toBe('unchanged for 7 days');
+    expect(badgeText({ ...server, lastChange: '2026-02-03T03:15:00.000Z' }, '2026-02-10').status).toBe('unchanged since 2026-02-03');
   });
   it('says so for a server never seen answering and for one that left the registry', () => {
     expect(badgeText({ ...server, head: null, lastOk: null }, '2026-02-10').status).toBe('not observed yet');
     expect(badgeText({ ...server, status: 'retired', lastObserved: '2026-02-01T03:15:00.000Z' }, '2026-02-10').status).toBe('left the registry 2026-02-01');
-  });
-  it('writes 1 day, not 1 days', () => {
-    expect(badgeText({ ...server, lastOk: '2026-01-04T03:15:00.000Z' }, '2026-01-04').status).toBe('unchanged for 1 day');
   });
 });
 

@@ -129,7 +129,7 @@ describe('the fixture site with a file host (MCP_SCHEMA_FILES_URL, issue 23)', (
   it('moves exactly the file host\'s paths: none is left on the site, no page goes there', async () => {
     const rel = async (dir: string) => (await readdir(dir, { withFileTypes: true, recursive: true })).filter((e) => e.isFile()).map((e) => `/${path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/')}`);
     const [onSite, hosted] = [await rel(site.out), await rel(site.files!)];
-    expect(onSite.filter(onFileHost)).toEqual([]);
+    expect(onSite.filter((p) => onFileHost(p))).toEqual([]);
     expect(hosted.filter((p) => !onFileHost(p) && !copiedToFileHost(p))).toEqual([]);
     expect(hosted.filter((p) => p.endsWith('.html'))).toEqual([]);
     for (const kind of [/^\/api\/servers\/.+\.json$/, /^\/api\/tools\//, /^\/api\/sets\//, /^\/api\/tool-names\//, /^\/servers\/[^/]+\/badge\.svg$/, /^\/servers\/[^/]+\/feed\.json$/, /^\/objects\//, /^\/data\/observations-.+\.parquet$/]) {

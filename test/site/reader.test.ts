@@ -82,7 +82,7 @@ describe('server pages', () => {
     const html = await read(`servers/${slugFor(REVERT_NAME)}/index.html`);
     expect(text(html)).toContain('The registry describes it as: Adds a required input on day 4 and takes it back on day 7.');
     expect(html).toContain(`https://mcp-schema.example.org/servers/${slugFor(REVERT_NAME)}/badge.svg`);
-    expect(readFileSync(path.join(site.out, 'servers', slugFor(REVERT_NAME), 'badge.svg'), 'utf8')).toMatch(/aria-label="SIMULATED MCP contract: (unchanged for \d+ days?|changed on \d{4}-\d\d-\d\d)"/);
+    expect(readFileSync(path.join(site.out, 'servers', slugFor(REVERT_NAME), 'badge.svg'), 'utf8')).toMatch(/aria-label="SIMULATED MCP contract: (unchanged since \d{4}-\d\d-\d\d|changed on \d{4}-\d\d-\d\d)"/);
   });
 
   it('say plainly that a server never answered, without claiming its answers carried one contract', async () => {
@@ -126,8 +126,11 @@ describe('server pages', () => {
 
   it('date each strip cell by its own observations: the run after a change starts the day after it', async () => {
     const html = await read(`servers/${slugFor(REVERT_NAME)}/index.html`);
-    const cells = [...html.matchAll(/<li class="k-([a-z_]+)" style="flex-grow:[\d.]+"><span class="tip">([\d-]{10})(?: to ([\d-]{10}))?:/g)].map((m) => ({ kind: m[1]!, first: m[2]!, last: m[3] ?? m[2]! }));
+    const cells = [...html.matchAll(/<li class="k-([a-z_]+)" style="flex-grow:[\d.]+"><span class="tip">(since )?([\d-]{10})(?: to ([\d-]{10}))?:([^<]*)/g)].map((m) => ({ kind: m[1]!, since: Boolean(m[2]), first: m[3]!, last: m[4] ?? m[3]!, rest: m[5]! }));
     expect(cells.map((c) => c.kind)).toEqual(['ok', 'changed', 'ok', 'changed', 'ok']);
+    // The newest run is the server's current state, "since" its first day (a page changes only when the state does).
+    expect(cells.map((c) => c.since)).toEqual([false, false, false, false, true]);
+    expect(cells.at(-1)!.rest).toMatch(/, ongoing$/);
     for (let i = 1; i < cells.length; i++) expect(cells[i]!.first > cells[i - 1]!.last).toBe(true);
   });
 });
