@@ -70,6 +70,8 @@ export interface PageExtras {
   quality: unknown;
   /** The registry entry the page describes (as read from the archive), or null. */
   entry: unknown;
+  /** The contract family line the page shows (its memberships, each family's id, size and platform); absent: none. */
+  family?: unknown;
 }
 
 /**
@@ -111,6 +113,7 @@ export function serverPageInputs(a: Archive, s: ServerView, extras: PageExtras, 
     bodyFindings: a.bodyFindings.filter((b) => b.target === s.name),
     caching: a.v2?.cachingByTarget.get(s.name) ?? null,
     quality: extras.quality,
+    family: extras.family ?? null,
     badge: stableBadgeText(s, a.asOfDay),
     // Where each body the pages link lives (on the site, or in the object store): it depends on what
     // every page shows (linked-objects.ts siteBodies), so a link can move without this server changing.

@@ -17,6 +17,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalJson, SERVER_FINGERPRINTS_FILE, sha256Hex } from '../lib/index.ts';
 import type { Archive, ServerView } from '../loader/views.ts';
+import { familiesOf } from '../loader/families.ts';
 import { qualityBlock } from '../outputs/descriptor.ts';
 import { changedSlugs, renderKey, serverFingerprint, serverPageInputs, type FingerprintsFile } from '../outputs/server-pages-incremental.ts';
 import { basePath, fileHost, objectsUrl, partsOnly, publication, publishedFingerprintsFile, serverPagesMode, simulated, siteUrl, sourceRoot } from './settings.ts';
@@ -77,12 +78,16 @@ export async function computeFingerprints(a: Archive): Promise<FingerprintsFile>
   });
   const servers: Record<string, string> = {};
   const schemas = siteRegistrySchemas();
+  const families = await familiesOf(a);
   for (const s of a.servers) {
     // The quality summary and registry entry exactly as the server page computes them.
     const current = s.head?.bodySha256 ? await a.tools(s.head.bodySha256, s.head.toolsSha256) : null;
     const entry = s.registryRow ? await a.registryEntry(s.registryRow) : null;
     const quality = qualityBlock(a, s, current, entry && typeof entry === 'object' ? schemas.check((entry as { server?: unknown }).server) : null, pub).summary;
-    servers[s.slug] = serverFingerprint(key, serverPageInputs(a, s, { quality, entry }, pub.objectsUrl ?? null));
+    // The family line (components/FamilyLine.astro) reads the memberships and each family's size and platform.
+    const memberships = families.byTarget.get(s.name) ?? [];
+    const family = memberships.length === 0 ? null : { memberships, families: memberships.map((m) => { const f = families.byId.get(m.family); return f ? { id: f.id, size: f.size, platform: f.platform } : null; }) };
+    servers[s.slug] = serverFingerprint(key, serverPageInputs(a, s, { quality, entry, family }, pub.objectsUrl ?? null));
   }
   return { format: 1, key, servers };
 }
