@@ -23,6 +23,8 @@ export interface CollectorOptions {
   /** Per host at most clamp(ceil(targets on the host / perHostDivisor), 1, perHostMax) probes in flight. */
   perHostDivisor?: number;
   perHostMax?: number;
+  /** Endpoints per slot above perHostMax for a very large host: its limit is at least ceil(targets / perHostSpan); null: the cap alone. */
+  perHostSpan?: number | null;
   /** ms after this process starts: targets not started by then get not_attempted (run_deadline); null: none. */
   deadlineMs?: number | null;
   /** K: consecutive timeouts/connection failures that make a host unresponsive (0: never). */
@@ -107,6 +109,7 @@ export const DEFAULTS = {
   timeoutMs: 20_000,
   perHostDivisor: 500,
   perHostMax: 16,
+  perHostSpan: 2_000,
   deadlineMs: 5 * 3600_000,
   unresponsiveAfter: 10,
   methodology: 'auto',

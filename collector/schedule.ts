@@ -59,9 +59,11 @@ export interface ScheduleClock {
 export interface ScheduleOptions {
   /** Jobs in flight over all hosts (at least 1). */
   concurrency: number;
-  /** Per-host limit rule: clamp(ceil(targets / perHostDivisor), 1, perHostMax). */
+  /** Per-host limit rule: clamp(ceil(targets / perHostDivisor), 1, max(perHostMax, ceil(targets / perHostSpan))). */
   perHostDivisor: number;
   perHostMax: number;
+  /** Endpoints per slot above the cap for a very large host (null or absent: the cap alone). */
+  perHostSpan?: number | null;
   /** Targets per host the rule counts (default: the jobs per host). A resumed run passes the whole run's. */
   hostTargets?: ReadonlyMap<string, number>;
   /** K (0 turns the rule off). */
@@ -95,9 +97,16 @@ export interface ScheduleReport {
 
 export type Schedule = (jobs: readonly HostJob[], options: ScheduleOptions) => Promise<ScheduleReport>;
 
-/** L for a host with `targets` targets. */
-export function perHostLimit(targets: number, divisor: number, max: number): number {
-  return Math.min(Math.max(1, Math.ceil(targets / Math.max(1, divisor))), Math.max(1, max));
+/**
+ * L for a host with `targets` targets: clamp(⌈targets ÷ divisor⌉, 1, cap), the cap `max`, or for a host
+ * so large that `span` endpoints a slot need more, ⌈targets ÷ span⌉. With span 2,000 a host's day takes
+ * at most ≈ 2,000 probes a slot (≈ 2 h at bench:scale's v2 rate) whatever its size, and a host under
+ * max × span endpoints (32,000 by default) keeps exactly the cap it had: one probe a day per endpoint,
+ * one request at a time per endpoint, either way.
+ */
+export function perHostLimit(targets: number, divisor: number, max: number, span: number | null = null): number {
+  const cap = Math.max(1, max, span === null ? 0 : Math.ceil(targets / Math.max(1, span)));
+  return Math.min(Math.max(1, Math.ceil(targets / Math.max(1, divisor))), cap);
 }
 
 export const realClock: ScheduleClock = {
@@ -345,7 +354,7 @@ function groupByHost(jobs: readonly HostJob[], o: ScheduleOptions): Map<string, 
   }
   for (const h of hosts.values()) {
     h.targets = Math.max(h.jobs.length, o.hostTargets?.get(h.host) ?? 0);
-    h.limit0 = h.limit = perHostLimit(h.targets, o.perHostDivisor, o.perHostMax);
+    h.limit0 = h.limit = perHostLimit(h.targets, o.perHostDivisor, o.perHostMax, o.perHostSpan ?? null);
     h.window = Math.max(4, 2 * h.limit0);
   }
   return hosts;

@@ -51,6 +51,8 @@ export const Plan = z
         concurrency: z.number().int().positive(),
         per_host_divisor: z.number().int().positive(),
         per_host_max: z.number().int().positive(),
+        /** Absent in plans written before the rule had a span: the cap alone. */
+        per_host_span: z.number().int().positive().nullable().optional(),
         unresponsive_after: count,
         timeout_ms: z.number().int().positive(),
         deadline_ms: z.number().int().positive().nullable(),

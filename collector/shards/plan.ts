@@ -122,6 +122,7 @@ export async function planRun({ store, o, runId, day, clock: now, t0, maxEndpoin
       concurrency: Math.max(1, o.concurrency),
       per_host_divisor: o.perHostDivisor,
       per_host_max: o.perHostMax,
+      per_host_span: o.perHostSpan ?? null,
       unresponsive_after: o.unresponsiveAfter,
       timeout_ms: o.timeoutMs,
       deadline_ms: o.deadlineMs ?? null,

@@ -43,7 +43,7 @@ export async function probeShard({ store, plan, shard: k, o, clock, sink, tracke
   // The per-host rule counts the run's targets on each host (all in this shard), rows or not.
   const hostTargets = new Map(shard.hosts.map((h) => [h.host, h.targets]));
   const p = plan.options;
-  const hostLimit = (host: string) => perHostLimit(hostTargets.get(host) ?? 0, p.per_host_divisor, p.per_host_max);
+  const hostLimit = (host: string) => perHostLimit(hostTargets.get(host) ?? 0, p.per_host_divisor, p.per_host_max, p.per_host_span ?? null);
   const http = createHttpContext({ allowPrivate: p.allow_private, timeoutMs: p.timeout_ms, hostLimit });
   const env: ProbeEnv = { http, store, timeoutMs: p.timeout_ms, probeLimits: o.probeLimits, probeV2Limits: o.probeV2Limits };
   const probers = new Map(recorded.map((x) => [x, x.series.prober(env)]));
@@ -71,6 +71,7 @@ export async function probeShard({ store, plan, shard: k, o, clock, sink, tracke
         concurrency: p.concurrency,
         perHostDivisor: p.per_host_divisor,
         perHostMax: p.per_host_max,
+        perHostSpan: p.per_host_span ?? null,
         hostTargets,
         unresponsiveAfter: p.unresponsive_after,
         unresponsiveSpanMs: limits.unresponsiveSpanMs ?? p.timeout_ms,

@@ -102,7 +102,7 @@ export async function sealRun({ store, plan, o, shardDirs = [], reports = [], at
     scheduler: allReports[0]?.scheduler ?? 'lpt',
     hosts: hostCounts.length,
     max_targets_per_host: hostCounts.reduce((m, n) => Math.max(m, n), 0),
-    per_host_limit: { divisor: p.per_host_divisor, max: p.per_host_max },
+    per_host_limit: { divisor: p.per_host_divisor, max: p.per_host_max, ...(p.per_host_span ? { span: p.per_host_span } : {}) },
     global_concurrency: p.concurrency,
     max_in_flight_per_host: allReports.reduce((m, r) => Math.max(m, r.max_in_flight_per_host), 0),
     unresponsive_after: p.unresponsive_after,

@@ -110,6 +110,24 @@ describe('perHostLimit(targets, divisor, max)', () => {
   ])('%i targets → %i', (targets, limit) => expect(perHostLimit(targets, 500, 16)).toBe(limit));
 });
 
+describe('perHostLimit(targets, divisor, max, span): a very large host keeps its day bounded', () => {
+  it.each([
+    // Today's hosts (under max × span = 32,000 endpoints) keep exactly the cap they had.
+    [12_000, 16],
+    [32_000, 16],
+    // Just over: ⌈32,001 / 2,000⌉ = 17 slots.
+    [32_001, 17],
+    [158_600, 80],
+    [249_000, 125],
+    [0, 1],
+  ])('%i targets → %i', (targets, limit) => expect(perHostLimit(targets, 500, 16, 2_000)).toBe(limit));
+  it('never above ⌈targets ÷ divisor⌉, and without a span the cap alone (the near miss)', () => {
+    expect(perHostLimit(40_000, 5_000, 16, 2_000)).toBe(8);
+    expect(perHostLimit(158_600, 500, 16)).toBe(16);
+    expect(perHostLimit(158_600, 500, 16, null)).toBe(16);
+  });
+});
+
 describe('lpt(jobs, options): limits and order', () => {
   it('keeps every host within its limit and the run within concurrency, reaching both', async () => {
     // Host g has 12 targets with divisor 4: limit 3; hosts a..d one each: limit 1.

@@ -48,8 +48,12 @@ export const RunScheduling = z
     /** Distinct endpoint hosts (URL host, port included) among the run's targets with an endpoint. */
     hosts: count,
     max_targets_per_host: count,
-    /** The rule's parameters: per host at most clamp(ceil(targets / divisor), 1, max) probes in flight. */
-    per_host_limit: z.object({ divisor: z.number().int().positive(), max: z.number().int().positive() }).strict(),
+    /**
+     * The rule's parameters: per host at most clamp(ceil(targets / divisor), 1, cap) probes in flight, the
+     * cap `max`, or ceil(targets / span) for a host larger than max × span (span absent: the cap alone; runs
+     * written before 2026-12-07 have none).
+     */
+    per_host_limit: z.object({ divisor: z.number().int().positive(), max: z.number().int().positive(), span: z.number().int().positive().optional() }).strict(),
     global_concurrency: z.number().int().positive(),
     /** Highest number of probes in flight reached on any one host. */
     max_in_flight_per_host: count,

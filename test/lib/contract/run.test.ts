@@ -107,6 +107,12 @@ describe('RunScheduling', () => {
     expect(RunScheduling.safeParse({ ...scheduling(), not_attempted: { host_unresponsive: 0, run_deadline: 1 } }).success).toBe(true);
     expect(RunScheduling.safeParse({ ...scheduling(), not_attempted: { host_unresponsive: 0, run_deadline: 1, shard_lost: -1 } }).success).toBe(false);
   });
+  it('takes the per-host rule with or without its span, and only a positive whole span', () => {
+    expect(RunScheduling.safeParse({ ...scheduling(), per_host_limit: { divisor: 500, max: 16, span: 2_000 } }).success).toBe(true);
+    expect(RunScheduling.safeParse({ ...scheduling(), per_host_limit: { divisor: 500, max: 16 } }).success).toBe(true);
+    expect(RunScheduling.safeParse({ ...scheduling(), per_host_limit: { divisor: 500, max: 16, span: 0 } }).success).toBe(false);
+    expect(RunScheduling.safeParse({ ...scheduling(), per_host_limit: { divisor: 500, max: 16, span: 2.5 } }).success).toBe(false);
+  });
   it('lists at most 10 slowest hosts', () => {
     expect(RunScheduling.safeParse({ ...scheduling(), slowest_hosts: Array.from({ length: 10 }, host) }).success).toBe(true);
     expect(RunScheduling.safeParse({ ...scheduling(), slowest_hosts: Array.from({ length: 11 }, host) }).success).toBe(false);
