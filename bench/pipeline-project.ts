@@ -74,7 +74,7 @@ export interface Costs {
   seal: { secondsPerRow: number; rssBytes: number; source: string };
   close: { verifySecondsPerRow: number; scrubSecondsAt42k: number; verifyRssBytesPerRow: number; baseRssBytes: number; source: string };
   render: { secondsPerServer: number; siteWideSeconds: number; serversPerRenderShard: number; heapBytesPerServer: number; heapBaseBytes: number; changedShare: number; source: string };
-  site: { pagesBytesPerServer: number; pagesFilesPerServer: number; pagesOtherBytes: number; pagesOtherFiles: number; cdnBytesPerServer: number; cdnFilesPerServer: number; cdnBytesPerChange: number; source: string };
+  site: { pagesBytesPerServer: number; pagesFilesPerServer: number; pagesOtherBytes: number; pagesOtherFiles: number; cdnBytesPerServer: number; cdnFilesPerServer: number; cdnBytesPerChange: number; dailyFilesPerServer: number; dailyBytesPerServer: number; source: string };
   store: { keysPerTargetDay: number; bytesPerTargetDay: number; source: string };
 }
 
@@ -159,10 +159,12 @@ export function projectPipeline(rate: Rate, c: Costs): { rows: JobRow[]; registr
   add('render', "a day's per-server renders", 'count', null, '—', (r) => changed(r), `new servers + ${(c.render.changedShare * 100).toFixed(1)} % of servers whose page changed; ${c.render.source}`);
   add('render', 'wall (one render job)', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => c.render.siteWideSeconds + changed(r) * c.render.secondsPerServer + c.shard.setupSeconds, 'site-wide pages + the changed servers');
   add('render', 'live heap a render shard', 'bytes', 4096 * 2 ** 20, "V8's heap 4 GB", () => c.render.heapBaseBytes + c.render.serversPerRenderShard * c.render.heapBytesPerServer, `${c.render.serversPerRenderShard.toLocaleString('en')} servers a shard`);
-  add('publish', "a day's uploads (files)", 'count', null, '—', (r) => changed(r) * c.site.cdnFilesPerServer, 'the changed servers\' files');
-  add('publish', "a day's upload (bytes)", 'bytes', null, '—', (r) => changed(r) * c.site.cdnBytesPerServer, '');
+  const uploads = (r: RegistryAt) => changed(r) * c.site.cdnFilesPerServer + r.servers * c.site.dailyFilesPerServer;
+  add('publish', "a day's uploads (files)", 'count', null, '—', uploads, `the changed servers' pages and files, + ${c.site.dailyFilesPerServer} JSON files a server that still carry a daily date (descriptor's health window, tools file's observed_at)`);
+  add('publish', "a day's upload (bytes)", 'bytes', null, '—', (r) => changed(r) * c.site.cdnBytesPerServer + r.servers * c.site.dailyBytesPerServer, '');
+  add('publish', 'wall (16 uploads at once, 50 ms each)', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => (uploads(r) * 0.05) / 16 + c.shard.setupSeconds, 'an upload ≈ 50 ms to a bucket (assumed; no network here)');
   const storeKeysDay = (r: RegistryAt) => r.servers * c.store.keysPerTargetDay;
-  add('object store', 'R2 Class A operations a month (store + CDN uploads)', 'count', null, 'R2: 1M a month free, then $4.50 a million (a cost, not a limit)', (r) => 30 * (storeKeysDay(r) + changed(r) * c.site.cdnFilesPerServer), `${c.store.keysPerTargetDay.toFixed(3)} store keys a target a day (${c.store.source}) + the publish uploads`);
+  add('object store', 'R2 Class A operations a month (store + CDN uploads)', 'count', null, 'R2: 1M a month free, then $4.50 a million (a cost, not a limit)', (r) => 30 * (storeKeysDay(r) + uploads(r)), `${c.store.keysPerTargetDay.toFixed(3)} store keys a target a day (${c.store.source}) + the publish uploads`);
   add('site', 'Pages site', 'bytes', LIMITS.pagesBytes, 'Pages 1 GB', (r) => c.site.pagesOtherBytes + r.servers * c.site.pagesBytesPerServer, 'site-wide pages and the paged server lists only');
   add('site', 'Pages files', 'count', LIMITS.pagesFiles, '100,000 files', (r) => c.site.pagesOtherFiles + r.servers * c.site.pagesFilesPerServer, '');
   add('site', 'CDN bucket (per-server part)', 'bytes', null, '—', (r) => r.servers * c.site.cdnBytesPerServer + c.site.cdnBytesPerChange * cumulativeChanges(rate, r.days, c), c.site.source);
@@ -180,7 +182,7 @@ function monthlyCost(rate: Rate, r: RegistryAt, c: Costs): number {
   const cdnBytes = r.servers * c.site.cdnBytesPerServer + c.site.cdnBytesPerChange * cumulativeChanges(rate, r.days, c);
   const gb = (storeBytes + cdnBytes) / 1e9;
   const changed = rate.serversPerDay + r.servers * c.render.changedShare;
-  const classA = 30 * (r.servers * c.store.keysPerTargetDay + changed * c.site.cdnFilesPerServer);
+  const classA = 30 * (r.servers * c.store.keysPerTargetDay + changed * c.site.cdnFilesPerServer + r.servers * c.site.dailyFilesPerServer);
   return Math.max(0, gb - LIMITS.r2StorageFreeGb) * LIMITS.r2StorageUsdPerGbMonth + (Math.max(0, classA - LIMITS.r2ClassAFreePerMonth) / 1e6) * LIMITS.r2ClassAPerMillionUsd;
 }
 

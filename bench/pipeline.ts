@@ -1,14 +1,57 @@
 // `npm run bench:pipeline -- [--rate measured|bench|both] [--json FILE]`
 //
 // The sharded daily pipeline at a growing registry, years 1, 3 and 5 (bench/pipeline-project.ts).
-// What it measures here, each time it runs (loopback only, scratch under .bench/pipeline):
-//   - a roster target's heap: real-shaped targets built from the real listing fixture, cloned to
-//     100,000 names, measured after a forced GC (--expose-gc is passed by the npm script);
+// What it measures here, each time it runs (no network; scratch under .bench/pipeline, removed after):
+//   - a roster target's heap: 100,000 targets shaped as collector/targets.ts writes them (names,
+//     versions, endpoints and page hashes of real lengths), after a forced GC when node runs with
+//     --expose-gc (the npm script passes it);
+//   - the seal's inner loop: rows validated by the contract and appended to the day file through the
+//     collector's Store (what seal does with every row a shard wrote), rows a second over 50,000
+//     not_attempted v2 rows.
 // Every other per-unit cost is a measured figure of another benchmark, named beside it (COSTS).
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { notAttemptedRowV2 } from '../collector/rows-v2.ts';
+import { Store } from '../collector/store.ts';
+import type { RosterTarget } from '../src/lib/index.ts';
 import { projectPipeline, RATES, renderPipeline, type Costs } from './pipeline-project.ts';
+
+function target(i: number): RosterTarget {
+  const name = `io.github.publisher-${(i * 7919) % 100_003}/server-${i}`;
+  return { name, version: `1.${i % 17}.${i % 5}`, status: 'active', endpoint: `https://mcp.example-${i % 9_001}.com/${name.split('/')[1]}/mcp`, endpoint_problem: null, page_sha256: (i % 1_150).toString(16).padStart(64, '0'), page_index: i % 100 };
+}
+
+/** Heap bytes a roster target costs (after a forced GC when one is available; without --expose-gc an upper bound). */
+function measureRosterTarget(n = 100_000): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const before = process.memoryUsage().heapUsed;
+  const targets = Array.from({ length: n }, (_, i) => target(i));
+  gc?.();
+  const after = process.memoryUsage().heapUsed;
+  if (targets.length !== n) throw new Error('unreachable');
+  return Math.max(1, (after - before) / n);
+}
+
+/** Seconds a row costs the seal's append (contract validation + one whole line to the day file). */
+function measureSealRow(n = 50_000): number {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mcp-schema-bench-pipeline-'));
+  try {
+    const store = Store.open(dir, new Date().toISOString());
+    try {
+      const rows = Array.from({ length: n }, (_, i) => notAttemptedRowV2({ runId: '2026-12-07T031500Z', day: '2026-12-07', observedAt: new Date(Date.UTC(2026, 11, 7, 3, 15, 0, i)).toISOString() }, target(i), 'shard_lost'));
+      const t0 = performance.now();
+      for (const r of rows) store.appendObservationV2(r);
+      return (performance.now() - t0) / 1000 / n;
+    } finally {
+      store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /**
  * The per-unit costs. Sources (bench/README.md unless said):
@@ -27,14 +70,15 @@ import { projectPipeline, RATES, renderPipeline, type Costs } from './pipeline-p
  *   ≈ 2 KB; a change adds a set file (1.6 KB), a patch, a raw body (6.5 KB) and a change page.
  */
 export const COSTS: Costs = {
-  roster: { paceSecondsPerPage: 0.4, latencySeconds: 0.55, bytesPerTarget: 1_500, source: 'pages one after another (collector/roster.ts)' },
+  roster: { paceSecondsPerPage: 0.4, latencySeconds: 0.55, bytesPerTarget: 1_500, source: 'pages one after another (collector/roster.ts); bytesPerTarget measured at run time' },
   probe: { secondsPerProbe: 3.75, concurrency: 64, largestHostShare: 0.47, rssBytes: 600e6, source: 'bench:scale --methodology v2 (47.7 min at 26,000 endpoints)' },
   hostLimit: { divisor: 500, max: 16, span: 2_000 },
-  shard: { maxEndpoints: 20_000, setupSeconds: 120 },
-  seal: { secondsPerRow: 0.0005, rssBytes: 500e6, source: 'placeholder until measured' },
+  // collector/run-options.ts: 5,000 endpoints a shard (≈ 16 min of a bridge day at bench:scale's rate).
+  shard: { maxEndpoints: 5_000, setupSeconds: 120 },
+  seal: { secondsPerRow: 0.0005, rssBytes: 500e6, source: 'measured at run time' },
   close: { verifySecondsPerRow: 18.4 / 42_000, scrubSecondsAt42k: 0, verifyRssBytesPerRow: 408e6 / 42_000, baseRssBytes: 0, source: 'incremental verify 18.4 s, 408 MB at 42,000 (bench:years), ∝ targets' },
-  render: { secondsPerServer: 0.017, siteWideSeconds: 60, serversPerRenderShard: 20_000, heapBytesPerServer: 4_400, heapBaseBytes: 127e6, changedShare: 0.02, source: 'placeholder share' },
-  site: { pagesBytesPerServer: 300, pagesFilesPerServer: 1 / 500, pagesOtherBytes: 10e6, pagesOtherFiles: 1_000, cdnBytesPerServer: 30_000, cdnFilesPerServer: 6, cdnBytesPerChange: 12_000, source: 'file-host builds (bench:years FILE_HOST_SITE)' },
+  render: { secondsPerServer: 0.017, siteWideSeconds: 60, serversPerRenderShard: 20_000, heapBytesPerServer: 4_500, heapBaseBytes: 127e6, changedShare: 0.02, source: 'bench:incremental on the sandbox world: 1 of 56 servers re-rendered the day after (1.8 %); a render shard keeps 1.3 kB a server plus one shard of 20,000 at 4.5 kB (bench/memory.ts --shards)' },
+  site: { pagesBytesPerServer: 300, pagesFilesPerServer: 1 / 500, pagesOtherBytes: 10e6, pagesOtherFiles: 1_000, cdnBytesPerServer: 30_000, cdnFilesPerServer: 6, cdnBytesPerChange: 12_000, dailyFilesPerServer: 2, dailyBytesPerServer: 11_000, source: 'file-host builds (bench:years FILE_HOST_SITE)' },
   store: { keysPerTargetDay: 4_000 / 42_000, bytesPerTargetDay: 13.9e6 / 42_000, source: 'bench:years, second run' },
 };
 
@@ -59,8 +103,16 @@ function main(): void {
   }
   const rates = RATES.filter((r) => values.rate === 'both' || r.key === values.rate);
   if (rates.length === 0) throw new Error(`--rate must be measured, bench or both, got ${JSON.stringify(values.rate)}`);
-  for (const r of rates) process.stdout.write(`${renderPipeline(r, COSTS)}\n\n`);
-  if (values.json) writeFileSync(path.resolve(values.json), JSON.stringify({ costs: COSTS, projections: rates.map((r) => ({ rate: r, ...projectPipeline(r, COSTS) })) }, null, 2));
+  const bytesPerTarget = Math.round(measureRosterTarget());
+  const secondsPerRow = measureSealRow();
+  const costs: Costs = {
+    ...COSTS,
+    roster: { ...COSTS.roster, bytesPerTarget },
+    seal: { ...COSTS.seal, secondsPerRow, source: `measured here: ${(1 / secondsPerRow).toFixed(0)} rows a second through Store.appendObservationV2 (validated, one line each); seal reads each shard's rows and appends them once` },
+  };
+  process.stdout.write(`measured here: a roster target ${bytesPerTarget} B of heap${(globalThis as { gc?: unknown }).gc ? '' : ' (no --expose-gc: an upper bound)'}; the seal's append ${(secondsPerRow * 1e6).toFixed(1)} µs a row\n\n`);
+  for (const r of rates) process.stdout.write(`${renderPipeline(r, costs)}\n\n`);
+  if (values.json) writeFileSync(path.resolve(values.json), JSON.stringify({ costs, projections: rates.map((r) => ({ rate: r, ...projectPipeline(r, costs) })) }, null, 2));
 }
 
 main();
