@@ -10,7 +10,9 @@ const ROOT = path.join(import.meta.dirname, '..');
 /** The docs these rules cover. OPERATIONS.md, ARCHIVE.md and CHECK.md are left out for now. */
 const DOCS = ['README.md', 'docs/DESIGN.md', 'docs/MUTATION.md', 'docs/VALIDATION.md', 'docs/CONTRIBUTING.md', 'bench/README.md', 'sandbox/README.md'];
 
-const BUDGETS: Record<string, number> = { 'README.md': 1300, 'docs/DESIGN.md': 8000, 'docs/MUTATION.md': 3000, 'bench/README.md': 5000 };
+// DESIGN grew by the daily pipeline's shards, the site's incremental pages, the bucket's failures and
+// contract families (2026-12-07): 10,000 words, each section a decision in force with its reason.
+const BUDGETS: Record<string, number> = { 'README.md': 1300, 'docs/DESIGN.md': 10000, 'docs/MUTATION.md': 3000, 'bench/README.md': 5000 };
 
 const read = (file: string): string => readFileSync(path.join(ROOT, file), 'utf8');
 const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
