@@ -296,6 +296,20 @@ describe('npm run collect -- plan | probe | seal', () => {
     }
   });
 
+  it('--per-host-span reaches the plan: a number as it is, 0 or none as the cap alone (null); anything else refused before the registry is asked', async () => {
+    const f = await counting([2, 1], (_h, j) => ok(j));
+    const spanOf = async (span: string) => {
+      const work = tmpData();
+      const r = await capture(['plan', '--registry', f.registry.url, '--data', tmpData(), '--work', work, '--now', NOW.toISOString(), '--allow-private', '--methodology', 'v1', '--optout', '/dev/null', `--per-host-span=${span}`]);
+      if (r.code !== EXIT.ok) return r.err;
+      return (JSON.parse(fs.readFileSync(join(work, 'plan.json'), 'utf8')) as { options: { per_host_span?: number | null } }).options.per_host_span;
+    };
+    expect(await spanOf('3000')).toBe(3000);
+    expect(await spanOf('0')).toBeNull();
+    expect(await spanOf('none')).toBeNull();
+    expect(await spanOf('2k')).toBe('collect: --per-host-span must be an integer ≥ 0, got "2k"\n');
+  });
+
   it('runs plan, probe and seal from the command line; refuses a missing plan, a shard out of range, and a second seal', async () => {
     const f = await counting([2, 1], (_h, j) => ok(j));
     const data = tmpData();
