@@ -1,18 +1,18 @@
-// npm run collect -- [options]. Parses options (node:util parseArgs), wires runCollector, draws the
-// progress bar on a terminal, prints the summary. CliError is caught here and only here.
-import { isStoreError, type ObjectStore } from '../src/archive/object-store.ts';
-import { openRemoteStore } from '../src/archive/store-config.ts';
-import { parseArgs } from 'node:util';
+// npm run collect -- [plan|probe|seal] [options], on the CLI kit (collector/cli-kit/index.ts): options
+// parsed strictly, values checked by the kit's validators, a CliError printed as `collect: <message>`.
+// Wires runCollector (one job) or a shard step (collector/shards/cli.ts), draws the progress bar on a
+// terminal, prints the summary. The object store failing is exit 5 with one sentence, never a stack.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
-import { CliError, EXIT } from './cli-error.ts';
-import { METHODOLOGY_CHOICES, type AnyRun, type MethodologyChoice } from '../src/lib/index.ts';
+import { isStoreError, type ObjectStore } from '../src/archive/object-store.ts';
+import { openRemoteStore } from '../src/archive/store-config.ts';
+import { CliError, command, duration, EXIT, execute, exitCodes, integer, isoTime, main as entry, oneOf, shown, url, usage, type Io, type Parsed } from './cli-kit/index.ts';
+import { METHODOLOGY_CHOICES, signerFromPem, type AnyRun, type ChainSigner } from '../src/lib/index.ts';
 import { DEFAULTS, runCollector, SCHEDULE_DEFAULTS, type CollectorOptions, type CollectorSummary, type Progress } from './run.ts';
 import { DEFAULT_MAX_ENDPOINTS_PER_SHARD } from './run-options.ts';
-import { SHARD_COMMANDS, shardMain, type ShardCommand } from './shards/cli.ts';
+import { SHARD_COMMANDS, SHARD_OPTIONS, shardRun, type ShardCommand } from './shards/cli.ts';
 import { DEFAULT_ROSTER_LIMITS, ROSTER_BOUNDS } from './roster.ts';
-import { signerFromPem, type ChainSigner } from '../src/lib/index.ts';
 import { PROBER_VERSION, SIGNING_KEY_LABEL, USER_AGENT } from './version.ts';
 
 const DEFAULT_OPTOUT = fileURLToPath(new URL('../optout.txt', import.meta.url));
@@ -61,10 +61,12 @@ options of a run (one job, or plan):
                        and demos: the published archive's bridge is ${DEFAULTS.bridgeDays} days
   --limit <n>          probe only the first n targets in roster order; the run is marked partial
   --concurrency <n>    targets probed at once over all hosts (default ${DEFAULTS.concurrency})
-  --per-host-divisor <d>, --per-host-max <m>
+  --per-host-divisor <d>, --per-host-max <m>, --per-host-span <s>
                        per host at most clamp(ceil(targets on the host / d), 1, m) probes in flight,
-                       one request at a time per endpoint (default d ${DEFAULTS.perHostDivisor}, m ${DEFAULTS.perHostMax}); a 429/503
-                       pauses the host (Retry-After, at most ${SCHEDULE_DEFAULTS.retryAfterCapMs / 1000} s) and halves its limit
+                       one request at a time per endpoint (default d ${DEFAULTS.perHostDivisor}, m ${DEFAULTS.perHostMax}); a host with
+                       more than m × s endpoints gets ⌈endpoints ÷ s⌉ slots, so its day stays bounded
+                       (default s ${DEFAULTS.perHostSpan}; 0 or none: the cap m alone); a 429/503 pauses the host
+                       (Retry-After, at most ${SCHEDULE_DEFAULTS.retryAfterCapMs / 1000} s) and halves its limit
   --unresponsive-after <k>
                        after k consecutive timeouts or connection failures on one host, lasting at least
                        one --timeout, its remaining targets are not contacted: not_attempted rows,
@@ -90,127 +92,19 @@ environment: MCP_SCHEMA_SIGNING_KEY  an Ed25519 private key (PKCS#8 PEM) that si
              AWS_SECRET_ACCESS_KEY (MCP_SCHEMA_STORE_REGION, default auto): objects and page manifests
              go to that bucket first, --data keeping a cache of them; unset: all in --data
 
-exit codes: 0 run finished (also when degraded; plan written; shard finished), 1 zero attempts (the
-            run is recorded as failed), 2 bad options, unusable --data, or a plan, shard folder or
-            shard row refused, 3 another collector holds the lock (of --data or of a shard folder
-            seal reads: that shard is still running), 4 this run already finished or sealed
-            (pick another --now), 5 the object store failed: the day's rows so far are kept; re-run
-            with the same --now to resume (npm run store -- keep saves them first on a machine that
-            goes away)
 user-agent: ${USER_AGENT}
+
+${exitCodes({
+  [EXIT.ok]: 'run finished (also when degraded; plan written; shard finished)',
+  [EXIT.failed]: 'zero attempts (the run is recorded as failed)',
+  [EXIT.usage]: 'bad options, unusable --data, or a plan, shard folder or shard row refused',
+  [EXIT.locked]: 'another collector holds the lock (of --data or of a shard folder seal reads: that shard is still running)',
+  [EXIT.finished]: 'this run already finished or sealed (pick another --now)',
+  [EXIT.store]: "the object store failed: the day's rows so far are kept; re-run with the same --now to resume (npm run store -- keep saves them first on a machine that goes away)",
+})}
 `;
 
-/** `5h`, `90m`, `600s`, `1500ms` → ms; `none` → null; undefined when absent. */
-export function duration(name: string, v: string | undefined): number | null | undefined {
-  if (v === undefined) return undefined;
-  if (v === 'none') return null;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(v);
-  const ms = m ? Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'] : NaN;
-  if (!Number.isFinite(ms) || ms <= 0) throw new CliError(`--${name} must be a duration such as 5h, 90m or 600s (or none), got ${JSON.stringify(v)}`, EXIT.usage);
-  return Math.round(ms);
-}
-
-function nonNegativeInt(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new CliError(`--${name} must be a whole number, got ${JSON.stringify(v)}`, EXIT.usage);
-  return Number(v);
-}
-
-function positiveInt(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < 1) throw new CliError(`--${name} must be a positive integer, got ${JSON.stringify(v)}`, EXIT.usage);
-  return Number(v);
-}
-
-export async function main(argv: string[]): Promise<number> {
-  if (argv[0] !== undefined && (SHARD_COMMANDS as readonly string[]).includes(argv[0])) return shardMain(argv[0] as ShardCommand, argv.slice(1), { runOptions, signerFromEnv, remoteFromEnv });
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: RUN_OPTIONS,
-    }));
-  } catch (e) {
-    throw new CliError(`${(e as Error).message}\nsee --help`, EXIT.usage, { cause: e });
-  }
-  if (values.help) {
-    process.stdout.write(HELP);
-    return EXIT.ok;
-  }
-  const { options, signer, remote } = { options: runOptions(values), signer: signerFromEnv(), remote: remoteFromEnv() };
-  const bar = !values.json && process.stderr.isTTY ? progressBar() : null;
-  let summary: CollectorSummary;
-  try {
-    summary = await runCollector({ ...options, onProgress: bar?.update, signer, remote });
-  } finally {
-    bar?.stop();
-  }
-  if (values.json) process.stdout.write(JSON.stringify(summary) + '\n');
-  else for (const r of summary.runs) process.stdout.write(oneLine(summary, r) + '\n');
-  const failed = summary.runs.find((r) => r.status === 'failed');
-  if (failed) {
-    process.stderr.write(`collector: run ${failed.run_id} (${failed.methodology_version}) failed: ${failed.message ?? 'zero attempts'}\n`);
-    return EXIT.failed;
-  }
-  return EXIT.ok;
-}
-
-/** The options a run takes (one job, or plan): parsed and checked; CliError on a bad one. */
-function runOptions(values: Record<string, string | boolean | undefined>): CollectorOptions {
-  const str = (k: string) => values[k] as string | undefined;
-  let now: Date | undefined;
-  if (str('now') !== undefined) {
-    now = new Date(str('now')!);
-    if (Number.isNaN(now.getTime())) throw new CliError(`--now is not an ISO time: ${JSON.stringify(str('now'))}`, EXIT.usage);
-  }
-  if (str('registry') !== undefined) {
-    try {
-      new URL(str('registry')!);
-    } catch {
-      throw new CliError(`--registry is not a URL: ${JSON.stringify(str('registry'))}`, EXIT.usage);
-    }
-  }
-  return {
-    registry: str('registry'),
-    rosterLimits: str('registry-rate') !== undefined ? { paceRequests: positiveInt('registry-rate', str('registry-rate')) } : undefined,
-    data: str('data'),
-    limit: positiveInt('limit', str('limit')) ?? null,
-    methodology: methodology(str('methodology')),
-    bridgeDays: positiveInt('bridge-days', str('bridge-days')),
-    concurrency: positiveInt('concurrency', str('concurrency')),
-    perHostDivisor: positiveInt('per-host-divisor', str('per-host-divisor')),
-    perHostMax: positiveInt('per-host-max', str('per-host-max')),
-    unresponsiveAfter: nonNegativeInt('unresponsive-after', str('unresponsive-after')),
-    deadlineMs: duration('deadline', str('deadline')),
-    timeoutMs: positiveInt('timeout', str('timeout')),
-    now,
-    allowPrivate: (values['allow-private'] as boolean | undefined) ?? false,
-    optout: str('optout') !== undefined ? resolve(str('optout')!) : DEFAULT_OPTOUT,
-  };
-}
-
-/** The signing key comes from the environment (a CI secret), read here and nowhere else in the collector. */
-function signerFromEnv(): ChainSigner | null {
-  if (!process.env.MCP_SCHEMA_SIGNING_KEY) return null;
-  try {
-    return signerFromPem(process.env.MCP_SCHEMA_SIGNING_KEY, SIGNING_KEY_LABEL);
-  } catch (e) {
-    throw new CliError(`MCP_SCHEMA_SIGNING_KEY is not an Ed25519 private key in PEM: ${(e as Error).message}`, EXIT.usage, { cause: e });
-  }
-}
-
-/** The object store (MCP_SCHEMA_STORE and its variables, docs/OPERATIONS.md "Object store"), read here like the key. */
-function remoteFromEnv(): ObjectStore | null {
-  try {
-    return openRemoteStore(process.env);
-  } catch (e) {
-    throw new CliError((e as Error).message, EXIT.usage, { cause: e });
-  }
-}
-
-/** The run options parseArgs knows (one job and plan share them). */
+/** The options of a run (one job, or plan). */
 export const RUN_OPTIONS = {
   registry: { type: 'string' },
   'registry-rate': { type: 'string' },
@@ -221,6 +115,7 @@ export const RUN_OPTIONS = {
   concurrency: { type: 'string' },
   'per-host-divisor': { type: 'string' },
   'per-host-max': { type: 'string' },
+  'per-host-span': { type: 'string' },
   'unresponsive-after': { type: 'string' },
   deadline: { type: 'string' },
   timeout: { type: 'string' },
@@ -228,14 +123,114 @@ export const RUN_OPTIONS = {
   'allow-private': { type: 'boolean' },
   optout: { type: 'string' },
   json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
 
-function methodology(v: string | undefined): MethodologyChoice | undefined {
-  if (v === undefined) return undefined;
-  if (!(METHODOLOGY_CHOICES as readonly string[]).includes(v)) throw new CliError(`--methodology must be one of ${METHODOLOGY_CHOICES.join(', ')}, got ${JSON.stringify(v)}`, EXIT.usage);
-  return v as MethodologyChoice;
+export const COMMAND = command({
+  name: 'collect',
+  help: HELP,
+  options: {
+    ...RUN_OPTIONS,
+    work: { type: 'string' },
+    'max-endpoints-per-shard': { type: 'string' },
+    shard: { type: 'string' },
+    'shard-dir': { type: 'string', multiple: true },
+  },
+  positionals: 1 /* plan|probe|seal */,
+});
+
+type Values = Parsed<typeof COMMAND.options>['values'];
+
+/** The options a step takes: one job the run's, plan the run's and its own, probe and seal their own. */
+function allowed(step: ShardCommand | undefined): Set<string> {
+  const own = step ? SHARD_OPTIONS[step] : [];
+  const run = step === undefined || step === 'plan' ? Object.keys(RUN_OPTIONS) : [];
+  return new Set([...run, ...own, 'help']);
 }
+
+export async function run({ values, positionals }: Parsed<typeof COMMAND.options>, io: Io): Promise<number> {
+  const [step] = positionals;
+  if (step !== undefined && !(SHARD_COMMANDS as readonly string[]).includes(step)) throw usage(`the step must be one of ${SHARD_COMMANDS.join(', ')} (or none: one job), got ${shown(step)} (see --help)`);
+  const ok = allowed(step as ShardCommand | undefined);
+  const stray = Object.keys(values).find((k) => !ok.has(k));
+  if (stray !== undefined) throw usage(`${step ?? 'a one-job run'} does not take --${stray} (see --help)`);
+  try {
+    if (step !== undefined) return await shardRun(step as ShardCommand, values, io, { runOptions, signerFromEnv: () => signerFromEnv(io.env), remoteFromEnv: () => remoteFromEnv(io.env) });
+    return await oneJob(values, io);
+  } catch (e) {
+    if (isStoreError(e)) throw new CliError(`the object store failed (${e.message}): the day's rows so far are kept; re-run with the same --now to resume`, EXIT.store, { cause: e });
+    throw e;
+  }
+}
+
+/** The collector on argv, its exit code returned (tests). */
+export function main(argv: readonly string[], io?: Io): Promise<number> {
+  return execute(COMMAND, run, argv, io);
+}
+
+async function oneJob(values: Values, io: Io): Promise<number> {
+  const options = runOptions(values);
+  const signer = signerFromEnv(io.env);
+  const remote = remoteFromEnv(io.env);
+  const bar = !values.json && process.stderr.isTTY && io.stderr === processStderr ? progressBar() : null;
+  let summary: CollectorSummary;
+  try {
+    summary = await runCollector({ ...options, onProgress: bar?.update, signer, remote });
+  } finally {
+    bar?.stop();
+  }
+  if (values.json) io.stdout(JSON.stringify(summary) + '\n');
+  else for (const r of summary.runs) io.stdout(oneLine(summary, r) + '\n');
+  const failed = summary.runs.find((r) => r.status === 'failed');
+  if (failed) throw new CliError(`run ${failed.run_id} (${failed.methodology_version}) failed: ${failed.message ?? 'zero attempts'}`, EXIT.failed);
+  return EXIT.ok;
+}
+
+/** The options a run takes (one job, or plan): checked by the kit's validators; a usage error on a bad one. */
+function runOptions(values: Record<string, unknown>): CollectorOptions {
+  const str = (k: string) => values[k] as string | undefined;
+  const rate = integer('registry-rate', str('registry-rate'), { min: 1 });
+  const span = str('per-host-span') === 'none' ? 0 : integer('per-host-span', str('per-host-span'), { min: 0 });
+  return {
+    registry: url('registry', str('registry')),
+    rosterLimits: rate !== undefined ? { paceRequests: rate } : undefined,
+    data: str('data'),
+    limit: integer('limit', str('limit'), { min: 1 }) ?? null,
+    methodology: oneOf('methodology', str('methodology'), METHODOLOGY_CHOICES),
+    bridgeDays: integer('bridge-days', str('bridge-days'), { min: 1 }),
+    concurrency: integer('concurrency', str('concurrency'), { min: 1 }),
+    perHostDivisor: integer('per-host-divisor', str('per-host-divisor'), { min: 1 }),
+    perHostMax: integer('per-host-max', str('per-host-max'), { min: 1 }),
+    // 0 or none: the cap alone (null); absent: the default span.
+    perHostSpan: span === undefined ? undefined : span === 0 ? null : span,
+    unresponsiveAfter: integer('unresponsive-after', str('unresponsive-after'), { min: 0 }),
+    deadlineMs: duration('deadline', str('deadline')),
+    timeoutMs: integer('timeout', str('timeout'), { min: 1 }),
+    now: isoTime('now', str('now')),
+    allowPrivate: (values['allow-private'] as boolean | undefined) ?? false,
+    optout: str('optout') !== undefined ? resolve(str('optout')!) : DEFAULT_OPTOUT,
+  };
+}
+
+/** The signing key comes from the environment (a CI secret), read here and nowhere else in the collector. */
+function signerFromEnv(env: NodeJS.ProcessEnv): ChainSigner | null {
+  if (!env.MCP_SCHEMA_SIGNING_KEY) return null;
+  try {
+    return signerFromPem(env.MCP_SCHEMA_SIGNING_KEY, SIGNING_KEY_LABEL);
+  } catch (e) {
+    throw new CliError(`MCP_SCHEMA_SIGNING_KEY is not an Ed25519 private key in PEM: ${(e as Error).message}`, EXIT.usage, { cause: e });
+  }
+}
+
+/** The object store (MCP_SCHEMA_STORE and its variables, docs/OPERATIONS.md "Object store"), read here like the key. */
+function remoteFromEnv(env: NodeJS.ProcessEnv): ObjectStore | null {
+  try {
+    return openRemoteStore(env);
+  } catch (e) {
+    throw new CliError((e as Error).message, EXIT.usage, { cause: e });
+  }
+}
+
+const processStderr = (t: string) => process.stderr.write(t);
 
 function oneLine(s: CollectorSummary, r: AnyRun): string {
   const classes = Object.entries(r.error_classes).filter(([c, n]) => n > 0 && c !== 'no_endpoint').map(([c, n]) => `${c} ${n}`).join(', ');
@@ -274,22 +269,5 @@ function progressBar(): { update: (p: Progress) => void; stop: () => void } {
   };
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      if (e instanceof CliError) {
-        process.stderr.write(`collector: ${e.message}\n`);
-        process.exitCode = e.exitCode;
-      } else if (isStoreError(e)) {
-        process.stderr.write(`collector: the object store failed (${e.message}): the day's rows so far are kept; re-run with the same --now to resume\n`);
-        process.exitCode = EXIT.store;
-      } else {
-        process.stderr.write(`collector: unexpected failure: ${(e as Error)?.stack ?? String(e)}\n`);
-        process.exitCode = 70;
-      }
-    },
-  );
-}
+
+entry(import.meta.url, COMMAND, (args, io) => run(args, { ...io, stderr: processStderr }));

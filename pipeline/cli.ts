@@ -6,7 +6,8 @@ import { CliError, command, EXIT, execute, exitCodes, main as entry, shown, usag
 import type { Ctx } from './exec.ts';
 import { delay, guard, recover, releaseEditions } from './github.ts';
 import { publish } from './publish.ts';
-import { build, close, collect, collectPart, commit, isRepoData, prepare, verifyFull } from './steps.ts';
+import { keep, plan, probe, restore, seal, verifyCopy, verifyPlan } from './shards.ts';
+import { build, close, collect, commit, isRepoData, prepare, verifyFull } from './steps.ts';
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url));
 
@@ -18,16 +19,20 @@ export const STEPS: Record<string, { run: Step; what: string; github?: true; col
   delay: { run: (ctx) => delay(ctx), what: 'sleep a random 0..MAX_DELAY seconds (default 900)', github: true },
   prepare: { run: prepare, what: 'with a bucket: npm run store -- pull --recent 8' },
   collect: { run: collect, what: 'npm run collect -- --json (the single-job run), its summary kept for the commit', collectArgs: true },
-  plan: { run: collectPart('plan'), what: 'npm run collect -- plan (the collection split over jobs)', collectArgs: true },
-  probe: { run: collectPart('probe'), what: 'npm run collect -- probe (give --shard k after --)', collectArgs: true },
-  seal: { run: collectPart('seal'), what: 'npm run collect -- seal --json, its summary kept for the commit', collectArgs: true },
+  plan: { run: plan, what: 'npm run collect -- plan --json: the roster and the shards; outputs matrix {"shard":[0..n-1]} and now (GITHUB_OUTPUT)', collectArgs: true },
+  probe: { run: probe, what: 'npm run collect -- probe: one shard (give --shard k after --) into <work>/shard-<k>', collectArgs: true },
+  restore: { run: restore, what: 'npm run store -- restore: a day the store stopped, kept by an earlier run, back into --data' },
+  seal: { run: seal, what: 'npm run collect -- seal --json, its summary kept for the commit; the store failing: keep, exit 5', collectArgs: true },
+  keep: { run: keep, what: 'npm run store -- keep: what a resumed run needs of the day, into KEPT_DAY_DIR' },
   close: { run: close, what: 'compact --finished, edition, store offload (with a bucket), verify --record' },
   commit: { run: commit, what: 'scripts/commit-day.sh (retry, else a bundle; a new edition kept beside it)' },
   recover: { run: recover, what: "push a kept day's bundle (verified), then delete its artifact (gh)", github: true },
   'release-editions': { run: releaseEditions, what: "a new edition's bundles as its own release, never replaced (gh)", github: true },
   build: { run: build, what: "verify, with a bucket pull the site's three months, npm run build (file host: both or neither)" },
   publish: { run: publish, what: 'publish-files (file host), each closed month once as its part, the site\'s manifest of parts' },
+  'verify-plan': { run: verifyPlan, what: 'npm run verify -- --plan-parts --json: the parts the archive\'s size needs; outputs matrix {"part":[1..n]}' },
   'verify-full': { run: (ctx, v) => verifyFull(ctx, v.part), what: 'npm run verify -- --full [--part k/n] (the weekly full verify)' },
+  'verify-copy': { run: (ctx, v) => verifyCopy(ctx, v.part), what: 'npm run verify -- --against copy [--part k/n] (with MCP_SCHEMA_STORE_COPY; else nothing)' },
   day: { run: async () => {}, what: 'prepare, collect, close, commit (data/ only), build, publish: a whole day', collectArgs: true },
 };
 
@@ -44,7 +49,10 @@ the workflows set: MCP_SCHEMA_STORE (and its endpoint and keys), MCP_SCHEMA_FILE
 MCP_SCHEMA_FILES_STORE, MCP_SCHEMA_SIGNING_KEY, RELEASE_URL (an edition's bundles), COMMIT_DAY_*
 (scripts/commit-day.sh), RUNNER_TEMP (where steps leave things for the next: the collect summary,
 editions/, files/, parts/; default the system's temp folder), GITHUB_REPOSITORY and GH_TOKEN (the
-GitHub-only steps), MAX_DELAY, RECOVER_RUN_ID and DAY_DIR, PARTS_SITE_URL and PARTS_RELEASE_URL.
+GitHub-only steps), MAX_DELAY, RECOVER_RUN_ID and DAY_DIR, PARTS_SITE_URL and PARTS_RELEASE_URL;
+the sharded day's COLLECT_WORK (the plan and shard folders), COLLECT_NOW (the run's clock),
+KEPT_DAY_DIR and RESUME_RUN_ID, and GITHUB_OUTPUT (where plan and verify-plan write their matrix);
+MCP_SCHEMA_STORE_COPY (verify-copy) and MCP_SCHEMA_PUBLISHED_FINGERPRINTS (build, with a file host).
 
 steps:
 ${Object.entries(STEPS)
@@ -52,10 +60,10 @@ ${Object.entries(STEPS)
   .join('\n')}
 
   --data <dir>     the archive (default: data/); the build reads it through MCP_SCHEMA_DATA
-  --part <k/n>     verify-full: part k of n
+  --part <k/n>     verify-full, verify-copy: part k of n
   --no-commit      day: skip the commit (it is skipped anyway when --data is not the repository's data/)
   -- <options>     collect, plan, probe, seal, day: passed to the collector (a local world's --registry,
-                   --allow-private, --now; probe's --shard k)
+                   --allow-private, --now, plan's --max-endpoints-per-shard; probe's --shard k)
   -h, --help       this text
 
 ${exitCodes({ 0: 'the step (every step of day) succeeded', 1: 'a command of the step failed (named on stderr), or the kept-day guard refused', 2: 'bad usage, or a setting the step refuses (a file host URL without its bucket)' })}`;
@@ -81,7 +89,7 @@ export async function run({ values, positionals }: Parsed<typeof COMMAND.options
   if (step === undefined || !(step in STEPS)) throw usage(`the step must be one of ${Object.keys(STEPS).join(', ')}, got ${step === undefined ? 'none' : shown(step)} (see --help)`);
   const spec = STEPS[step]!;
   if (collectArgs.length > 0 && !spec.collectArgs) throw usage(`${step} takes no collector options, got ${shown(collectArgs[0]!)}`);
-  if (values.part !== undefined && step !== 'verify-full') throw usage('--part is for verify-full');
+  if (values.part !== undefined && step !== 'verify-full' && step !== 'verify-copy') throw usage('--part is for verify-full and verify-copy');
   const ctx: Ctx = { env: io.env, cwd: io.cwd ?? REPO, data: values.data, collectArgs, step, log: (line) => io.stderr(`${line}\n`) };
   const steps = step === 'day' ? DAY.filter((s) => s !== 'commit' || (!values['no-commit'] && isRepoData(ctx))) : [step];
   if (step === 'day' && steps.length < DAY.length) ctx.log(`day: commit skipped (${values['no-commit'] ? '--no-commit' : `${values.data} is not the repository's data/`})`);

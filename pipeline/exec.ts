@@ -60,7 +60,8 @@ export async function run(ctx: Ctx, cmd: string, args: readonly string[], opts: 
     child.once('close', (c, signal) => resolve(c ?? (signal ? 128 : 1)));
   });
   if (file) await new Promise<void>((resolve) => file.end(resolve));
-  if (code !== 0 && !opts.allowFailure) throw new CliError(`${ctx.step}: ${shownCommand(cmd, args)} exited with ${code}`, EXIT.failed);
+  // The step fails with 1; the command's own code rides along (a store failure, 5, is kept by the step).
+  if (code !== 0 && !opts.allowFailure) throw Object.assign(new CliError(`${ctx.step}: ${shownCommand(cmd, args)} exited with ${code}`, EXIT.failed), { commandCode: code });
   return { code, stdout };
 }
 

@@ -1,6 +1,6 @@
 // The steps only a GitHub workflow runs: they ask GitHub (through gh, with GH_TOKEN and
 // GITHUB_REPOSITORY as the runner sets them) about kept days, artifacts and releases.
-//   guard            refuse to collect while a day kept by a failed push awaits recovery
+//   guard            refuse to collect while a day kept by a failed push (or by the store failing) awaits its run
 //   delay            the random start delay (MAX_DELAY seconds at most)
 //   recover          replay the kept day's bundle onto main (verified, then pushed), then delete its artifact
 //   release-editions a new edition's data bundles as the assets of its own release, never replaced
@@ -9,6 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CliError, EXIT } from '../collector/cli-kit/index.ts';
 import { envOf, run, type Ctx } from './exec.ts';
+import { KEPT_ARTIFACT } from './shards.ts';
 import { editionsDir, tempRoot } from './steps.ts';
 
 /** The artifact a day that could not be pushed is kept in (collect.yml uploads it, recover reads it). */
@@ -34,13 +35,20 @@ export function annotate(level: 'error' | 'notice', message: string): void {
  */
 export async function guard(ctx: Ctx): Promise<void> {
   const repo = repository(ctx);
-  const { stdout } = await run(ctx, 'gh', ['api', `repos/${repo}/actions/artifacts?name=${DAY_ARTIFACT}&per_page=100`, '--jq', '[.artifacts[] | select(.expired | not) | .workflow_run.id | tostring] | join(" ")'], { capture: true });
-  const kept = stdout.trim();
+  const keptBy = async (artifact: string) => (await run(ctx, 'gh', ['api', `repos/${repo}/actions/artifacts?name=${artifact}&per_page=100`, '--jq', '[.artifacts[] | select(.expired | not) | .workflow_run.id | tostring] | join(" ")'], { capture: true })).stdout.trim();
+  const kept = await keptBy(DAY_ARTIFACT);
   if (kept) {
     annotate('error', `a day kept by collect run ${kept} awaits recovery: run this workflow with recover_run_id set to that run first`);
     throw new CliError(`guard: a day kept by collect run ${kept} awaits recovery`, EXIT.failed);
   }
-  ctx.log('guard: no kept day awaits recovery');
+  // A day the object store stopped (seal or close exited 5) is kept too: another day first would chain
+  // past it, and its rows would never be sealed.
+  const stopped = await keptBy(KEPT_ARTIFACT);
+  if (stopped) {
+    annotate('error', `a day the object store stopped, kept by collect run ${stopped}, awaits its resume: run this workflow with resume_run_id set to that run first`);
+    throw new CliError(`guard: a day the object store stopped, kept by collect run ${stopped}, awaits its resume`, EXIT.failed);
+  }
+  ctx.log('guard: no kept day awaits recovery or resume');
 }
 
 /** delay: sleep a random whole number of seconds from 0 to MAX_DELAY (default 900). */

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CliError, EXIT } from '../collector/cli-kit/index.ts';
 import { envOf, npmRun, run, type Ctx } from './exec.ts';
+import { keep, keptDir, KEPT_ARTIFACT } from './shards.ts';
 
 /** Where the steps keep what passes from one to the next (the runner's temp folder on GitHub). */
 export function tempRoot(ctx: Ctx): string {
@@ -21,6 +22,8 @@ export const editionsDir = (ctx: Ctx) => envOf(ctx, 'EDITIONS_DIR') || path.join
 export const filesDir = (ctx: Ctx) => envOf(ctx, 'MCP_SCHEMA_FILES_DIR') || path.join(tempRoot(ctx), 'files');
 /** The monthly parts (written, or their descriptors downloaded) before the site's manifest of them. */
 export const partsDir = (ctx: Ctx) => envOf(ctx, 'PARTS_DIR') || path.join(tempRoot(ctx), 'parts');
+/** The fingerprints the file host last published (publish-files --fingerprints-out), for an incremental build. */
+export const fingerprintsFile = (ctx: Ctx) => path.resolve(ctx.cwd, envOf(ctx, 'MCP_SCHEMA_PUBLISHED_FINGERPRINTS') || '.cache/published-fingerprints.json');
 /** The site's folder (the build's MCP_SCHEMA_OUT). */
 export const siteDir = (ctx: Ctx) => path.resolve(ctx.cwd, envOf(ctx, 'MCP_SCHEMA_OUT') || 'dist');
 /** The bucket the archive's objects live in, when one is set. */
@@ -40,15 +43,6 @@ export async function collect(ctx: Ctx): Promise<void> {
   await npmRun(ctx, 'collect', ['--json', ...dataArgs(ctx), ...ctx.collectArgs], { tee: summaryFile(ctx) });
 }
 
-/** plan, probe (--shard k, after `--`), seal: the collection split over jobs (collector/cli.ts's subcommands). */
-export function collectPart(part: 'plan' | 'probe' | 'seal') {
-  return async (ctx: Ctx): Promise<void> => {
-    if (part !== 'seal') return void (await npmRun(ctx, 'collect', [part, ...dataArgs(ctx), ...ctx.collectArgs]));
-    mkdirSync(path.dirname(summaryFile(ctx)), { recursive: true });
-    await npmRun(ctx, 'collect', ['seal', '--json', ...dataArgs(ctx), ...ctx.collectArgs], { tee: summaryFile(ctx) });
-  };
-}
-
 /** close: gzip the finished day, cut the month's edition, move closed files to the bucket, verify and record. */
 export async function close(ctx: Ctx): Promise<void> {
   // --finished: today's day too once its runs are done, so git never carries a plain day file.
@@ -57,7 +51,12 @@ export async function close(ctx: Ctx): Promise<void> {
   const releaseUrl = envOf(ctx, 'RELEASE_URL');
   await npmRun(ctx, 'edition', [...dataArgs(ctx), ...(releaseUrl ? ['--release-dir', editionsDir(ctx), '--release-url', releaseUrl] : [])]);
   // Each gzipped day file and roster becomes an object named in stored.jsonl, before verify checks it there.
-  if (bucket(ctx)) await npmRun(ctx, 'store', ['offload', ...dataArgs(ctx)]);
+  // The bucket failing here leaves a finished day whose closed files are not all stored: it is kept
+  // (npm run store -- keep) for a later run to restore, like a seal the store stopped.
+  if (bucket(ctx)) await npmRun(ctx, 'store', ['offload', ...dataArgs(ctx)]).catch(async (e: unknown) => {
+    await keep(ctx);
+    throw new CliError(`close: the object store failed during offload: the day is kept in ${keptDir(ctx)} (artifact ${KEPT_ARTIFACT}); resume with resume_run_id`, EXIT.store, { cause: e });
+  });
   else ctx.log('close: no object store: the closed files stay in the folder (and in git)');
   // Incremental; --record advances the verified head only after zero problems.
   await npmRun(ctx, 'verify', ['--record', ...dataArgs(ctx)]);
@@ -103,10 +102,15 @@ export async function build(ctx: Ctx): Promise<void> {
   await npmRun(ctx, 'verify', dataArgs(ctx));
   // With a bucket, closed days are not in git: the build reads the days of the site's three months.
   if (bucket(ctx)) await npmRun(ctx, 'store', ['pull', '--from', siteMonthsFrom(new Date()), ...dataArgs(ctx)]);
+  // With a file host, server pages are rendered only for the servers that changed since the last
+  // publish: the fingerprints it recorded are read first (no file: nothing published yet, every server).
+  if (url) await npmRun(ctx, 'publish-files', ['--fingerprints-out', fingerprintsFile(ctx)]);
   await npmRun(ctx, 'build', [], {
     env: {
       ...(isRepoData(ctx) ? {} : { MCP_SCHEMA_DATA: path.resolve(ctx.cwd, ctx.data) }),
       MCP_SCHEMA_FILES_DIR: url ? filesDir(ctx) : undefined,
+      MCP_SCHEMA_SERVER_PAGES: url ? 'changed' : undefined,
+      MCP_SCHEMA_PUBLISHED_FINGERPRINTS: url ? fingerprintsFile(ctx) : undefined,
     },
   });
 }

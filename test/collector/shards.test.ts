@@ -155,14 +155,8 @@ describe('shards and hosts', () => {
     const work = tmpData();
     const planJson = async (max: number) => {
       const out: string[] = [];
-      const write = process.stdout.write.bind(process.stdout);
-      process.stdout.write = ((c: string) => (out.push(String(c)), true)) as typeof process.stdout.write;
-      try {
-        const code = await main(['plan', '--registry', f.registry.url, '--data', data, '--work', work, '--now', NOW.toISOString(), '--allow-private', '--methodology', 'v1', '--optout', '/dev/null', '--max-endpoints-per-shard', String(max), '--json']);
-        expect(code).toBe(EXIT.ok);
-      } finally {
-        process.stdout.write = write;
-      }
+      const code = await main(['plan', '--registry', f.registry.url, '--data', data, '--work', work, '--now', NOW.toISOString(), '--allow-private', '--methodology', 'v1', '--optout', '/dev/null', '--max-endpoints-per-shard', String(max), '--json'], { stdout: (t) => void out.push(t), stderr: () => {}, env: {} });
+      expect(code).toBe(EXIT.ok);
       return JSON.parse(out.join('')) as { shards: number[]; endpoints: number[] };
     };
     expect(await planJson(14)).toMatchObject({ shards: [0], endpoints: [14] });
@@ -286,14 +280,10 @@ describe('shards with a bucket', () => {
 
 describe('npm run collect -- plan | probe | seal', () => {
   const capture = async (argv: string[]) => {
-    const out: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((c: string) => (out.push(String(c)), true)) as typeof process.stdout.write;
-    try {
-      return { code: await main(argv), out: out.join('') };
-    } finally {
-      process.stdout.write = write;
-    }
+    let out = '';
+    let err = '';
+    const code = await main(argv, { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: {} });
+    return { code, out, err };
   };
 
   it('--help documents the three steps and the exit codes, for the run and for each step', async () => {
@@ -306,21 +296,35 @@ describe('npm run collect -- plan | probe | seal', () => {
     }
   });
 
+  it('--per-host-span reaches the plan: a number as it is, 0 or none as the cap alone (null); anything else refused before the registry is asked', async () => {
+    const f = await counting([2, 1], (_h, j) => ok(j));
+    const spanOf = async (span: string) => {
+      const work = tmpData();
+      const r = await capture(['plan', '--registry', f.registry.url, '--data', tmpData(), '--work', work, '--now', NOW.toISOString(), '--allow-private', '--methodology', 'v1', '--optout', '/dev/null', `--per-host-span=${span}`]);
+      if (r.code !== EXIT.ok) return r.err;
+      return (JSON.parse(fs.readFileSync(join(work, 'plan.json'), 'utf8')) as { options: { per_host_span?: number | null } }).options.per_host_span;
+    };
+    expect(await spanOf('3000')).toBe(3000);
+    expect(await spanOf('0')).toBeNull();
+    expect(await spanOf('none')).toBeNull();
+    expect(await spanOf('2k')).toBe('collect: --per-host-span must be an integer ≥ 0, got "2k"\n');
+  });
+
   it('runs plan, probe and seal from the command line; refuses a missing plan, a shard out of range, and a second seal', async () => {
     const f = await counting([2, 1], (_h, j) => ok(j));
     const data = tmpData();
     const work = tmpData();
-    await expect(main(['probe', '--work', work, '--shard', '0'])).rejects.toMatchObject({ exitCode: EXIT.usage, message: expect.stringMatching(/no plan at .*plan\.json/) });
-    await expect(main(['plan', '--work', work, '--data', data])).rejects.toMatchObject({ exitCode: EXIT.usage, message: expect.stringMatching(/--now is required/) });
+    expect(await capture(['probe', '--work', work, '--shard', '0'])).toMatchObject({ code: EXIT.usage, err: expect.stringMatching(/^collect: .*no plan at .*plan\.json/) });
+    expect(await capture(['plan', '--work', work, '--data', data])).toMatchObject({ code: EXIT.usage, err: expect.stringMatching(/^collect: --now is required/) });
     const plan = await capture(['plan', '--registry', f.registry.url, '--data', data, '--work', work, '--now', NOW.toISOString(), '--allow-private', '--methodology', 'v1', '--optout', '/dev/null', '--max-endpoints-per-shard', '2', '--json']);
     expect(JSON.parse(plan.out)).toMatchObject({ run_id: '2026-05-01T031500Z', shards: [0, 1], series: ['v1'] });
-    await expect(main(['probe', '--work', work, '--shard', '2'])).rejects.toMatchObject({ exitCode: EXIT.usage, message: expect.stringMatching(/--shard 2: the plan has 2 shards/) });
+    expect(await capture(['probe', '--work', work, '--shard', '2'])).toMatchObject({ code: EXIT.usage, err: expect.stringMatching(/--shard 2: the plan has 2 shards/) });
     for (const k of ['0', '1']) expect((await capture(['probe', '--work', work, '--shard', k])).out).toMatch(new RegExp(`shard ${k} of run 2026-05-01T031500Z: \\d targets probed`));
     expect((await capture(['probe', '--work', work, '--shard', '0'])).out).toMatch(/already finished/);
     const sealed = await capture(['seal', '--work', work, '--data', data]);
     expect(sealed.code).toBe(EXIT.ok);
     expect(sealed.out).toMatch(/3 rows merged from 2 shard folders, 2 of 2 shards finished, 0 targets shard_lost/);
     expect(rows(data, 'v1').map((r) => r.outcome)).toEqual(['ok', 'ok', 'ok']);
-    await expect(main(['seal', '--work', work, '--data', data])).rejects.toMatchObject({ exitCode: EXIT.finished });
+    expect(await capture(['seal', '--work', work, '--data', data])).toMatchObject({ code: EXIT.finished });
   });
 });

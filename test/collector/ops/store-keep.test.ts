@@ -97,7 +97,7 @@ describe('a collection the store stopped', () => {
     expect(stopped.code).toBe(5);
     const said = stopped.stderr.trim().split('\n');
     expect(said).toHaveLength(1);
-    expect(said[0]).toMatch(/^collector: the object store failed \(s3 (put|has) (objects|pages)\/[0-9a-f]{2}\/[0-9a-f]{64}(\.json)?: .*ECONNREFUSED.*\): the day's rows so far are kept; re-run with the same --now to resume$/);
+    expect(said[0]).toMatch(/^collect: the object store failed \(s3 (put|has) (objects|pages)\/[0-9a-f]{2}\/[0-9a-f]{64}(\.json)?: .*ECONNREFUSED.*\): the day's rows so far are kept; re-run with the same --now to resume$/);
     expect(stopped.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(stopped.stderr).not.toContain(first.credentials.secretAccessKey); // no credential
     const before = rowsOf(runner);
