@@ -203,7 +203,7 @@ export function sizeByKind(dir: string): Record<string, { mb: number; files: num
 }
 
 /**
- * The site split by what drives its size (issue 23's projection, bench/years-project.ts FILE_HOST_SITE):
+ * The site split by what drives its size (the years projection, bench/years-project.ts FILE_HOST_SITE):
  * what grows with servers — every file under servers/, the rows of the lookup's prefix pages (their
  * <tbody>), Pagefind's fragments and index — and what does not: a prefix page's frame (256 pages at
  * most), Pagefind's scripts, and the rest of the site. Files: servers/ grows with servers; Pagefind's

@@ -22,7 +22,7 @@
 // the same sources twice: the outputs were identical. Should a difference ever be allowed, it goes in
 // ALLOWED below with its reason.
 //
-// Across Astro majors (issue 22: 5 → 7) the compiler, Vite's bundler and its minifiers are new, so no
+// Across Astro majors (5 → 7) the compiler, Vite's bundler and its minifiers are new, so no
 // page keeps its bytes; NEW_ASTRO below says what is then reported as equivalent instead of different,
 // and why each is invisible to a reader. Everything else a reader could see still counts: a page is
 // equivalent only if it has the same elements with the same attributes in the same order and the same

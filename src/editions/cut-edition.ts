@@ -1,4 +1,4 @@
-// Monthly editions (issue 15; methodology v1, "Editions"): a frozen, citable copy of what the site
+// Monthly editions (methodology v1, "Editions"): a frozen, citable copy of what the site
 // showed as of the first full run of a month — tiles, the survival chart (SVG, PNG, CSV, zip), the
 // error-class table, citations, a README and a page — with the data as of that run, a SHA256SUMS, a
 // signature when a key is given, and the chain manifest of its run.

@@ -475,7 +475,7 @@ function strip(fold: Fold, s: TargetState, changes: ChangeView[]): StripSegment[
     const errorClass = sep >= 0 ? c.slice(sep + 1) : null;
     if (code === OK && tools >= 0 && changeDays.has(`${firstDay}|${fold.hashes[tools]}`)) {
       out.push({ kind: 'changed', errorClass, http, count: 1, firstDay, lastDay: firstDay });
-      // The rest of the run starts at its second observation, not on the change day (issue 16: hover
+      // The rest of the run starts at its second observation, not on the change day (hover
       // dates were a day early): the segment's second row's day, kept with the segment.
       if (count > 1) out.push({ kind, errorClass, http, count: count - 1, firstDay: fold.dayIds[second] ?? firstDay, lastDay });
     } else out.push({ kind, errorClass, http, count, firstDay, lastDay });

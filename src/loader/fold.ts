@@ -24,7 +24,7 @@ export interface RowRef {
  * they fall on. Only its first and last rows are kept (with the run's row count): detectDrift,
  * contractIntervals and stitchSeries read a contract's first and last observation and the rows where
  * something changed, never the rows in between, so a server that answers the same for five years is
- * one run, not 1,825 rows (issue 23: the loaded archive grew 22 B a target-day).
+ * one run, not 1,825 rows (the loaded archive grew 22 B a target-day).
  */
 export interface OkRun {
   tools: number;

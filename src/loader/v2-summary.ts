@@ -1,4 +1,4 @@
-// The methodology v2 series as the site shows it (issue 13, "On the site"): small per-run summaries of
+// The methodology v2 series as the site shows it: small per-run summaries of
 // data/observations-v2/, read through src/archive only, every figure computed by src/lib:
 //   - per v2 day (cached by the day's content key, like the loader's digests): each run's era counts
 //     (src/lib eraAdoption);

@@ -136,7 +136,7 @@ export interface SetView {
 /**
  * A run of consecutive observations with the same outcome (and, for ok, the same contract). `kind` is
  * `changed` for a change's first observation, `error` for any error class, else the row's outcome —
- * so an outcome the collector learns later (issue 12's `not_attempted`) reaches the strip unchanged.
+ * so an outcome the collector learns later (such as `not_attempted`, a target the schedule skipped) reaches the strip unchanged.
  */
 export interface StripSegment {
   kind: 'ok' | 'changed' | 'error' | Exclude<Observation['outcome'], 'ok' | 'error'>;
@@ -313,7 +313,7 @@ export interface Archive {
   intervals: Interval[];
   km: KMRow[];
   halfLife: HalfLifeView | null;
-  /** Server level (issue 16): each target's time until it first changed its contract (src/lib firstChangeIntervals). */
+  /** Server level: each target's time until it first changed its contract (src/lib firstChangeIntervals). */
   serverIntervals: FirstChangeInterval[];
   serverKm: KMRow[];
   serverHalfLife: HalfLifeView | null;

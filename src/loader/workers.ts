@@ -76,7 +76,7 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
     })().catch((e) => parentPort.postMessage({ error: String((e && e.stack) || e) }));`;
   // Each slot runs its days in chunks of WORKER_DAYS, a fresh worker per chunk: a worker's heap grows
   // with the days it has parsed (V8 collects lazily), so a first build of years of days would need
-  // workers × years of heap (issue 23: 3.7 GB at 360 days of 5,000 targets, growing with the days);
+  // workers × years of heap (3.7 GB at 360 days of 5,000 targets, growing with the days);
   // chunked, a slot holds at most one chunk's. The other jobs (a roster member each) likewise, after the days.
   const runOne = (days: DayJob[], mine: WorkerCall[]) =>
     new Promise<void>((resolve, reject) => {

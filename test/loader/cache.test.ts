@@ -74,7 +74,7 @@ describe('the build cache', () => {
     expect(comparable(again)).toEqual(comparable(today));
   }, 300_000);
 
-  it('digests in chunks of days, a fresh worker per chunk, the same as in one thread (issue 23: a worker\'s heap bounded by its chunk)', async () => {
+  it('digests in chunks of days, a fresh worker per chunk, the same as in one thread (a worker\'s heap bounded by its chunk)', async () => {
     const dir = copyOf(fixture);
     const cache = tmp('mcp-schema-cache-');
     // Three days a worker: with two slots, the fixture's days are several chunks each.

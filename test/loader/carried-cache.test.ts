@@ -1,4 +1,4 @@
-// The build cache carried between deploys (issue 23; .github/workflows/deploy.yml restores yesterday's
+// The build cache carried between deploys (.github/workflows/deploy.yml restores yesterday's
 // cache with actions/cache). A restored cache is trusted only through the loader's own checks
 // (src/loader/cache.ts): an entry is found by its key (a fingerprint of what it was computed from: the
 // day files' contents, the contract's and src/lib's sources), and read only when its bytes are the ones
