@@ -10,8 +10,8 @@
 // The archives, made once by this tree's collector (so both builds read the same bytes):
 //   fixture      the site tests' fixture: the real collector against the local world, 12 days × 50
 //                targets plus the hostile servers (test/helpers/archive.ts SITE_FIXTURE);
-//   fixture-1t   the same archive built with MCP_SCHEMA_WORKERS=0 (digests read in the main thread,
-//                bundle members written by the bundle writer instead of the digest workers);
+//   fixture-1t   the same archive built with MCP_SCHEMA_WORKERS=0 (day summaries read in the main thread,
+//                bundle members written by the bundle writer instead of the day-summary workers);
 //   ops          the same archive compacted (.jsonl.gz days), restated under v1 and v1-contract, with a
 //                torn line, an invalid row beside a gz day and an invalid roster, and the big bundles
 //                sent to a release folder (MCP_SCHEMA_RELEASE_DIR);

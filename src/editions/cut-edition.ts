@@ -46,7 +46,7 @@ export interface CutOptions {
   /** Permanent URLs (the site's) and whether the archive is simulated. */
   pub: Pick<Publication, 'permalink' | 'simulated' | 'conceptDoi'>;
   signer: ChainSigner | null;
-  /** The loader's build cache (shared with the site's), and the source root its digest workers import from. */
+  /** The loader's build cache (shared with the site's), and the source root its day-summary workers import from. */
   cache: { dir: string; sourceRoot: string } | null;
   /** Where the bundles go to be uploaded as release assets, and their public base URL (with `{edition}`); null: into the edition. */
   release: { dir: string; url: string } | null;

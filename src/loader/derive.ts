@@ -14,7 +14,7 @@ import {
 import { slugFor } from '../lib/slug.ts';
 import { cachedBodyFacts, type BodyFacts } from './bodies.ts';
 import { cachedChanges, ToolsCache } from './changes.ts';
-import { ATTEMPT, CODES, OK } from './digest.ts';
+import { ATTEMPT, CODES, OK } from './day-summary.ts';
 import { bridgeV1Rows, eraOf, leanRows, runIso, SEG, type Fold, type RowRef, type TargetState } from './fold.ts';
 import { cachedRowsAt } from './rows.ts';
 import { addRosterFlow, emptyRosterFlow, timelines, type RosterFlow } from './timelines.ts';
