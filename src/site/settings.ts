@@ -26,7 +26,7 @@
 //                           means nothing was published yet (every server renders)
 //   MCP_SCHEMA_TIMINGS      a file the build appends its stage timings to (bench/build.ts)
 //   MCP_SCHEMA_SEARCH       "after": the Astro build leaves the search index to src/site/search-step.ts, run once
-//                           Astro has exited (npm run build does), so the build's peak memory is the larger of
+//                           Astro has exited (npm run build, src/site/build.ts, sets it), so the build's peak memory is the larger of
 //                           the two processes, not their sum (default: indexed inside the Astro build)
 //   MCP_SCHEMA_OUT          the site folder (default ./dist; astro.config.mjs reads it too)
 //   MCP_SCHEMA_PUBLIC_KEY   the public key the chain is signed with, shown on /data/ (default: keys/mcp-schema-ed25519.pub; the demo's DEMO key)
