@@ -1,4 +1,4 @@
-// Mutation testing of the archive's own files (issue 27): `npm run test:mutation:archive`. The hash
+// Mutation testing of the archive's own files: `npm run test:mutation:archive`. The hash
 // chain on disk (src/archive/chain.ts), the day files every reader goes through (day-files.ts) and the
 // atomic writes (atomic.ts). Same settings as the collector's config (stryker.collector.config.mjs):
 // one test process, 5 s over the dry run. Results: docs/MUTATION.md.

@@ -1,4 +1,4 @@
-// Mutation testing of the collector modules issue 18 names: `npm run test:mutation:collector`.
+// Mutation testing of the collector modules: `npm run test:mutation:collector`.
 // A config of its own so `npm run test:mutation` (src/lib) stays as fast as it was; same settings
 // (stryker.config.mjs), other files, other tests, other reports. Results: docs/MUTATION.md.
 //
@@ -17,7 +17,7 @@ export const COLLECTOR_MUTATE = [
   'collector/http.ts',
   'collector/schedule.ts',
   'collector/store.ts',
-  // issue 27
+  // the courtesy gate and the probe, driven directly
   'collector/host-gate.ts',
   'collector/host-signal.ts',
   'collector/address-policy.ts',
@@ -37,20 +37,20 @@ export const COLLECTOR_TEST_FILES = [
   // http.ts: the redirect and address-policy tests drive it against loopback servers
   'test/collector/redirect-headers.test.ts',
   'test/collector/address-policy.test.ts',
-  // issue 27: the request-level gate, the host signal, the v2 probe
+  // the request-level gate, the host signal, the v2 probe
   'test/collector/host-gate.test.ts',
   'test/collector/host-signal.test.ts',
   'test/collector/address-lookup.test.ts',
   'test/collector/probe-v2.test.ts',
   'test/collector/probe-v2-decisions.test.ts',
-  // issue 27: pages.ts, tool-set-hash.ts, sse.ts, canary.ts, auth.ts driven directly through a Wire to loopback servers
+  // pages.ts, tool-set-hash.ts, sse.ts, canary.ts, auth.ts driven directly through a Wire to loopback servers
   'test/collector/probe-v2-pages.test.ts',
   'test/collector/probe-v2-sse.test.ts',
   'test/collector/probe-v2-canary.test.ts',
   'test/collector/probe-v2-auth.test.ts',
-  // issue 27: wire.ts driven directly (budget, classes, throttling, no-answer cases, get and DELETE)
+  // wire.ts driven directly (budget, classes, throttling, no-answer cases, get and DELETE)
   'test/collector/probe-v2-wire.test.ts',
-  // issue 27: index.ts's own keeping — handshake facts and their bounds, final URL, notes, budget, session
+  // index.ts's own keeping — handshake facts and their bounds, final URL, notes, budget, session
   'test/collector/probe-v2-handshake.test.ts',
 ];
 

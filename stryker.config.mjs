@@ -1,4 +1,4 @@
-// Mutation testing (issue 18): `npm run test:mutation`. Not part of `npm test`: it runs the tests once per
+// Mutation testing: `npm run test:mutation`. Not part of `npm test`: it runs the tests once per
 // mutant. Results, survivors and how each was dealt with: docs/MUTATION.md.
 //
 // Stryker 10.1 with its vitest runner of the same version (they are released together; 10.x needs
@@ -16,7 +16,7 @@ export const MUTATE = [
   'src/lib/**/*.ts',
   '!src/lib/index.ts', // re-exports only
   '!src/lib/contract/index.ts', // re-exports only
-  // collector (issue 18, after the collector/ refactor):
+  // collector (after the collector/ refactor):
   // 'collector/http.ts',
   // 'collector/errors.ts',
   // 'collector/store.ts',

@@ -1,7 +1,7 @@
 // `npm run bench:build -- --archive .bench/a-25k-365 [--repeat 3] [--cold] [--keep] [--out DIR]`
 //
 // Runs the real site build as `npm run build` does (`astro build`, then src/site/search-step.ts) against an archive and reports: wall time, peak RSS of
-// the whole process tree (npx → node → workers, polled from /proc every 100 ms), time per stage (the
+// the whole process tree (node → workers, polled from /proc every 100 ms), time per stage (the
 // loader and the post-build outputs append marks to $MCP_SCHEMA_TIMINGS, see src/site/timings.ts),
 // and the published site's size and file count, with the largest folders. `--cold` empties the build
 // cache first (the first build of an archive); without it the cache of the previous run is used
@@ -19,6 +19,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildSteps } from '../src/site/build.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -64,13 +65,11 @@ export async function benchBuild(archive: string, out: string, env: Record<strin
   rmSync(out, { recursive: true, force: true });
   const t0 = Date.now();
   const cpu0 = childCpu();
-  // As npm run build: the Astro build (the search left to the next step, MCP_SCHEMA_SEARCH=after), then
-  // src/site/search-step.ts in a process of its own, so the peak is the larger of the two, not their sum.
-  // --trace-gc is a V8 flag Node refuses in NODE_OPTIONS: run Astro's CLI under this Node with it instead.
-  const steps: [string, string[]][] = [
-    opts.traceGc ? [process.execPath, ['--trace-gc', path.join(ROOT, 'node_modules', 'astro', 'bin', 'astro.mjs'), 'build']] : ['npx', ['astro', 'build']],
-    ['npx', ['tsx', path.join(ROOT, 'src', 'site', 'search-step.ts')]],
-  ];
+  // The steps of npm run build (src/site/build.ts buildSteps): the Astro build (the search left to the next
+  // step), then src/site/search-step.ts in a process of its own, so the peak is the larger of the two, not
+  // their sum. Run here one by one so each step's peak is measured on its own.
+  // --trace-gc is a V8 flag Node refuses in NODE_OPTIONS: the Astro step's Node gets it as an argument.
+  const steps = buildSteps(opts.traceGc ? { astroNodeArgs: ['--trace-gc'] } : {});
   let log = '';
   let peak = 0;
   // Peak RSS per stage: a sample belongs to the stage after the last one that has ended.
@@ -79,11 +78,10 @@ export async function benchBuild(archive: string, out: string, env: Record<strin
   const ORDER = ['startup', 'load', 'fold', 'rows', 'derive', 'render', 'server-files', 'bundles-jsonl', 'parquet', 'bundles', 'chart-zip', 'objects', 'search'];
   // Peak RSS of each step's process tree: the Astro build (the loaded archive) and the search step (Pagefind).
   const stepPeak: Record<string, number> = {};
-  for (const [step, [cmd, argv]] of steps.entries()) {
-    const name = step === 0 ? 'astro' : 'search';
-    const child = spawn(cmd, argv, {
+  for (const { name, command, args, env: stepEnv } of steps) {
+    const child = spawn(command, args, {
       cwd: ROOT,
-      env: { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_OUT: out, MCP_SCHEMA_TIMINGS: timings, MCP_SCHEMA_SEARCH: 'after', ASTRO_TELEMETRY_DISABLED: '1', ...env },
+      env: { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_OUT: out, MCP_SCHEMA_TIMINGS: timings, ASTRO_TELEMETRY_DISABLED: '1', ...env, ...stepEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (b: Buffer) => (log += b.toString()));
@@ -105,7 +103,7 @@ export async function benchBuild(archive: string, out: string, env: Record<strin
     clearInterval(poll);
     if (code !== 0) {
       console.error(log.slice(-4000));
-      throw new Error(`${argv.at(-1)} exited ${code}`);
+      throw new Error(`the ${name} step (${args.at(-1)}) exited ${code}`);
     }
   }
   const wall = (Date.now() - t0) / 1000;
@@ -203,7 +201,7 @@ export function sizeByKind(dir: string): Record<string, { mb: number; files: num
 }
 
 /**
- * The site split by what drives its size (issue 23's projection, bench/years-project.ts FILE_HOST_SITE):
+ * The site split by what drives its size (the years projection, bench/years-project.ts FILE_HOST_SITE):
  * what grows with servers — every file under servers/, the rows of the lookup's prefix pages (their
  * <tbody>), Pagefind's fragments and index — and what does not: a prefix page's frame (256 pages at
  * most), Pagefind's scripts, and the rest of the site. Files: servers/ grows with servers; Pagefind's
@@ -324,7 +322,7 @@ async function main(): Promise<void> {
   const cache = path.resolve(values.cache ?? path.join(ROOT, '.cache', 'bench-build'));
   const cmd = `npm run bench:build -- --archive ${path.relative(process.cwd(), archive) || archive}${repeat > 1 ? ` --repeat ${repeat}` : ''}${cold ? ' --cold' : ''}${has('kinds') ? ' --kinds' : ''}${has('files') ? ' --files' : ''}${has('trace-gc') ? ' --trace-gc' : ''}`;
   console.error(`$ ${cmd}`);
-  console.error(`  = MCP_SCHEMA_DATA=${archive} MCP_SCHEMA_OUT=${out} MCP_SCHEMA_CACHE=${cache} MCP_SCHEMA_SEARCH=after npx astro build && npx tsx src/site/search-step.ts`);
+  console.error(`  = MCP_SCHEMA_DATA=${archive} MCP_SCHEMA_OUT=${out} MCP_SCHEMA_CACHE=${cache} npm run build (src/site/build.ts: astro build, then src/site/search-step.ts, measured step by step)`);
   console.error(`  machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   const release = `${out}-release`;
   const files = has('files') ? `${out}-files` : null;

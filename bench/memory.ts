@@ -36,7 +36,7 @@ let livePeak = 0;
 const live = values.live
   ? {
       mark(stage: string) {
-        // Twice: what one full GC leaves of a pass's digests (weakly held) is garbage, not live state.
+        // Twice: what one full GC leaves of a pass's day summaries (weakly held) is garbage, not live state.
         gc!();
         gc!();
         const used = process.memoryUsage().heapUsed - before.heapUsed;

@@ -1,4 +1,4 @@
-// npm run bench:survival — Kaplan–Meier + half-life on 1,000,000 contract intervals (issue 6 goal: < 1 s).
+// npm run bench:survival — Kaplan–Meier + half-life on 1,000,000 contract intervals (goal: < 1 s).
 // Durations are whole days, as the methodology's intervals are, so ties are heavy (≤ 366 distinct times),
 // which is the realistic case; a second pass uses fractional durations (1M distinct times) as the worst case.
 import { performance } from 'node:perf_hooks';

@@ -91,9 +91,9 @@ export const FILE_HOST_SITE = [
 /** The file host beside it (the same builds): its size per server, and what a day's publish-files uploads (bench:build --daily --files, 20,000 × 30). */
 export const FILE_HOST_STORE = { per_server_kb: [305.3 / 20, 92.4 / 5, 113.3 / 5, 32.9], days: [30, 60, 360, 1_824], daily_upload: { targets: 20_000, files: 35_033, mb: 241.3 }, source: 'bench:build --files of bench:archive 20,000 × 30, 5,000 × 60 and × 360, 1,000 × 1,824 (bench/README.md, fourth run), not this run' } as const;
 /**
- * Peak RSS of the build's process tree (bench:build: the Astro build, its digest workers, then the
+ * Peak RSS of the build's process tree (bench:build: the Astro build, its day-summary workers, then the
  * search step), warm (the carried cache: what the daily deploy runs) and cold (--cold: every day's
- * digest computed in 30-day worker chunks), fitted as c + a·targets + b·targets·days by least squares
+ * summary computed in 30-day worker chunks), fitted as c + a·targets + b·targets·days by least squares
  * (fitBuilds), each point's residual printed. Both on the fifth run's code (the fold as runs, the search a step of its
  * own; bench/README.md, fifth run).
  */

@@ -1,4 +1,4 @@
-// The registry listing at its real size for `npm run bench:years` (issue 23): ≈ 115,000 name+version
+// The registry listing at its real size for `npm run bench:years`: ≈ 115,000 name+version
 // rows of ≈ 1 KB, ≈ 42,000 names, ≈ 26,000 of them with a streamable-http endpoint, ordered by name then
 // version as the registry orders them (sandbox/registry-server.ts compareEntries), and changing every
 // day at the real rate.

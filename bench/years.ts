@@ -1,6 +1,6 @@
 // `npm run bench:years -- [--days 3] [--out .bench/years] [--json FILE] [--no-build] [--aggressive]`
 //
-// Issue 23, "Measure": can the archive run for years at the real registry's size? It measures a few
+// Can the archive run for years at the real registry's size? It measures a few
 // consecutive real-sized days (≈ 115,000 listing rows of ≈ 1 KB in ≈ 1,150 pages, ≈ 42,000 targets,
 // ≈ 26,000 endpoints; bench/years-registry.ts) in each of two designs, written side by side by the
 // project's own writers, then projects to years 1, 3 and 5 and prints a table beside GitHub's limits
@@ -356,7 +356,7 @@ async function measureDays(a: Args, log: (s: string) => void) {
         if (d === 0) return void (compaction.today = 'nothing closed yet');
         const prev = new Date(dayStart - DAY_MS).toISOString().slice(0, 10);
         gzipInPlace(path.join(dirs.today, dayFile(prev)));
-        compaction.today = `closed ${prev} (gzip -9 as compact.ts does; rosters stay plain, as before issue 23)`;
+        compaction.today = `closed ${prev} (gzip -9 as compact.ts does; rosters stay plain, as before rosters were compressed)`;
       });
       timed(seconds, 'new:compact', () => {
         const s = compactArchive(dirs.new, { finished: true });

@@ -1,4 +1,4 @@
-// An MCP server over a published mcp-schema archive (issue 24; `npm run mcp`, stdio, the official SDK).
+// An MCP server over a published mcp-schema archive (`npm run mcp`, stdio, the official SDK).
 // It reads only the archive's static files (collector/check/archive.ts: a base URL or a local folder):
 // descriptors, tools files, set files, per-server feeds and the tool-name index. No database, and no
 // second implementation of anything in src/lib: check_server is the check (collector/check/check.ts).

@@ -1,4 +1,4 @@
-// Raw node:http MCP hosts that count what the collector does to them (issues 12 and 18): requests
+// Raw node:http MCP hosts that count what the collector does to them: requests
 // and connections per host, requests in flight per host and per endpoint (path) with their peaks,
 // and, when asked, a log of every request (method, path, the headers a courtesy rule is about).
 // Each host is one listener (address:port); endpoints are paths on it, each with a responder.

@@ -8,10 +8,11 @@
 //      <archive>/keys/DEMO-ed25519.pub: the key id and the file say DEMO) and cut the monthly editions
 //      as the daily workflow would (npm run edition), simulated;
 //   3. build the real site from that archive with the "simulated data" banner
-//      (MCP_SCHEMA_DATA=<archive> MCP_SCHEMA_SIMULATED=1 astro build --outDir <out>/site);
+//      (MCP_SCHEMA_DATA=<archive> MCP_SCHEMA_OUT=<out>/site MCP_SCHEMA_SIMULATED=1, as npm run build:
+//      src/site/build.ts, the Astro build and then the search step);
 //   4. serve <out>/site on 127.0.0.1 and print the URL (until Ctrl-C).
 // Nothing is written outside <out> (default .demo/, git-ignored); never data/.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,7 @@ import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError, command, EXIT, exitCodes, integer, isEntry, execute, type Parsed } from '../collector/cli-kit/index.ts';
 import { startWorld, type RunningWorld } from './fleet.ts';
+import { runBuild } from '../src/site/build.ts';
 import { DEFAULT_SITE_URL } from '../src/site/settings.ts';
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -361,24 +363,18 @@ function readdirSafe(d: string): string[] {
 }
 
 async function buildSite(archive: string, outDir: string, siteUrl: string | null, cleanup: Cleanup, publicKey: string, bridgeDays: number | null): Promise<{ ok: boolean; code: number | null; tail: string }> {
-  // The CLI its package.json names (Astro 7 moved it from astro.js to bin/astro.mjs).
-  const astroDir = join(REPO, 'node_modules', 'astro');
-  const astro = join(astroDir, (JSON.parse(readFileSync(join(astroDir, 'package.json'), 'utf8')) as { bin: { astro: string } }).bin.astro);
-  const env: NodeJS.ProcessEnv = { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_SIMULATED: '1', MCP_SCHEMA_PUBLIC_KEY: publicKey, ASTRO_TELEMETRY_DISABLED: '1' };
+  // As npm run build builds (src/site/build.ts): the Astro build, then the search step, so the demo's site ends as the deployed one does.
+  const env: NodeJS.ProcessEnv = { ...process.env, MCP_SCHEMA_DATA: archive, MCP_SCHEMA_OUT: outDir, MCP_SCHEMA_SIMULATED: '1', MCP_SCHEMA_PUBLIC_KEY: publicKey, ASTRO_TELEMETRY_DISABLED: '1' };
   // The site's headline waits for the bridge the collector was given (--bridge-days), else the published 14 days.
   if (bridgeDays !== null) env.MCP_SCHEMA_BRIDGE_DAYS = String(bridgeDays);
   if (siteUrl) env.MCP_SCHEMA_SITE_URL = siteUrl;
-  const child = spawn(process.execPath, [astro, 'build', '--outDir', outDir], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  cleanup.child = child;
   let tail = '';
-  const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString('utf8')).slice(-4000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-  cleanup.child = null;
-  return { ok: code === 0, code, tail: tail.split('\n').slice(-25).join('\n') };
+  const r = await runBuild(env, {
+    stdio: 'pipe',
+    onOutput: (chunk) => (tail = (tail + chunk.toString('utf8')).slice(-4000)),
+    onChild: (child) => (cleanup.child = child),
+  });
+  return { ok: r.ok, code: r.code, tail: tail.split('\n').slice(-25).join('\n') };
 }
 
 const TYPES: Record<string, string> = {

@@ -5,7 +5,7 @@
 //
 // Score = (killed + timeout) / (killed + timeout + survived + no coverage), Stryker's "mutation score".
 // "Without the equivalents" leaves out of that denominator every surviving or uncovered mutant that
-// docs/mutation-equivalents.json lists (issue 27's rule): each entry names a file, a line and column, where the mutated code ends (end, line:column), the mutator
+// docs/mutation-equivalents.json lists: each entry names a file, a line and column, where the mutated code ends (end, line:column), the mutator
 // and the replacement Stryker printed, and the group whose reason docs/MUTATION.md gives. An entry that matches
 // no surviving mutant is reported (stale: the code or the tests moved), and so is a listed mutant that was
 // killed after all. --survivors prints every surviving or uncovered mutant not listed as equivalent. --groups prints

@@ -10,8 +10,8 @@
 // The archives, made once by this tree's collector (so both builds read the same bytes):
 //   fixture      the site tests' fixture: the real collector against the local world, 12 days × 50
 //                targets plus the hostile servers (test/helpers/archive.ts SITE_FIXTURE);
-//   fixture-1t   the same archive built with MCP_SCHEMA_WORKERS=0 (digests read in the main thread,
-//                bundle members written by the bundle writer instead of the digest workers);
+//   fixture-1t   the same archive built with MCP_SCHEMA_WORKERS=0 (day summaries read in the main thread,
+//                bundle members written by the bundle writer instead of the day-summary workers);
 //   ops          the same archive compacted (.jsonl.gz days), restated under v1 and v1-contract, with a
 //                torn line, an invalid row beside a gz day and an invalid roster, and the big bundles
 //                sent to a release folder (MCP_SCHEMA_RELEASE_DIR);
@@ -22,7 +22,7 @@
 // the same sources twice: the outputs were identical. Should a difference ever be allowed, it goes in
 // ALLOWED below with its reason.
 //
-// Across Astro majors (issue 22: 5 → 7) the compiler, Vite's bundler and its minifiers are new, so no
+// Across Astro majors (5 → 7) the compiler, Vite's bundler and its minifiers are new, so no
 // page keeps its bytes; NEW_ASTRO below says what is then reported as equivalent instead of different,
 // and why each is invisible to a reader. Everything else a reader could see still counts: a page is
 // equivalent only if it has the same elements with the same attributes in the same order and the same

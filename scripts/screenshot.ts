@@ -1,5 +1,5 @@
 // The README's screenshot of the dashboard, made from the demo's site so it shows what the product
-// draws today (issue 26): `npm run demo -- --no-serve && npm run screenshot`. Serves the built site
+// draws today: `npm run demo -- --no-serve && npm run screenshot`. Serves the built site
 // on 127.0.0.1 (an ephemeral port), opens / in Debian's Chromium (CHROMIUM_PATH names another) at
 // 1280×640, and writes the first screen, as a reader sees it, to docs/dashboard.png.
 //   npm run screenshot [-- --site <built site, default .demo/site>] [--out <png, default docs/dashboard.png>]

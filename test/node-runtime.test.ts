@@ -1,4 +1,4 @@
-// The product runs on a supported Node LTS (issue 22): .nvmrc names it, the workflows and .ci/run install
+// The product runs on a supported Node LTS: .nvmrc names it, the workflows and .ci/run install
 // it, package.json's engines admit it, and a wrong Node is told in one sentence which Node to install.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';

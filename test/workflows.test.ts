@@ -371,7 +371,7 @@ describe('deploy.yml: the carried build cache, the build and the once-only month
     const command = /format=\$\((.+)\)\n/.exec(run)![1]!;
     const { CACHE_FORMAT } = await import('../src/loader/cache.ts');
     expect(execSync(command, { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' }).trim()).toBe(CACHE_FORMAT);
-    expect(CACHE_FORMAT).toContain((await import('../src/loader/digest.ts')).DIGEST_VERSION);
+    expect(CACHE_FORMAT).toContain((await import('../src/loader/day-summary.ts')).DAY_SUMMARY_VERSION);
   }, 60_000);
 
   it('keeps one bounded cache: over 4 GiB it is not saved, and older entries are deleted only once the new one is saved (or dropped)', () => {

@@ -1,4 +1,4 @@
-// A published mcp-schema archive, read from its static files only (issue 24): a base URL (the public
+// A published mcp-schema archive, read from its static files only: a base URL (the public
 // site, or any copy of it) or a local folder holding a built site (dist/). The check and the MCP
 // server read descriptors, tools files, set files, feeds and index shards through this one reader;
 // nothing here knows the archive's data/ layout, and nothing is a second implementation of the site.

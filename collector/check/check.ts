@@ -1,4 +1,4 @@
-// The check (issue 24): probe one remote MCP server once with methodology v2's probe (the collector's
+// The check: probe one remote MCP server once with methodology v2's probe (the collector's
 // own: the same request budget, caps, redirects, address policy and User-Agent), and compare what it
 // serves now with the contract a published archive recorded for it — the latest one, or a pinned set
 // hash. Every hash and every verdict comes from src/lib (contractSha256, servedListingToolHashes,
@@ -255,7 +255,7 @@ export async function nameOf(archive: PublishedArchive, target: string): Promise
 async function nameAtEndpoint(archive: PublishedArchive, url: string): Promise<string> {
   const shard = nameIndexShard(url);
   const s = await archive.json(endpointIndexPath(shard));
-  if (s === null) throw new Stop('archive-unavailable', 'The archive has no endpoint index (/api/endpoints/): it was built before issue 24; name the server by its registry name instead.');
+  if (s === null) throw new Stop('archive-unavailable', 'The archive has no endpoint index (/api/endpoints/): it was built before the static API had endpoint indexes; name the server by its registry name instead.');
   const parsed = EndpointIndexShard.safeParse(s.value);
   if (!parsed.success) throw new Stop('archive-unavailable', `The archive's endpoint index shard ${shard} does not have the published shape.`);
   const names = parsed.data.endpoints.find((e) => e.endpoint === url)?.servers.map((x) => x.name) ?? [];

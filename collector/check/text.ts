@@ -1,4 +1,4 @@
-// Registry and server text, shown as data (issue 24): what a terminal, a CI log or an MCP client gets
+// Registry and server text, shown as data: what a terminal, a CI log or an MCP client gets
 // from the check and the MCP server. Every such string is cut (src/lib clip), quoted, and every
 // character a reader cannot see or a terminal would act on is written as a visible escape: the
 // hidden class of src/lib hidden-characters.ts (C0/C1 controls, ESC, bidi controls, zero-width and tag

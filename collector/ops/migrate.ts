@@ -1,4 +1,4 @@
-// `npm run migrate`: moves an archive written before issue 23 to the layout that lasts, in place and
+// `npm run migrate`: moves an archive whose listing pages are stored whole to the layout that lasts, in place and
 // without losing a byte (DESIGN "Where the record lives"):
 //   1. every raw listing page stored whole (objects/<aa>/<sha256>) is packed as its entries and a page
 //      manifest (pages/<aa>/<sha256>.json), and the whole copy is removed only after the packed page

@@ -1,4 +1,4 @@
-// Upload the file host's folder (issue 23; src/lib/file-host.ts says what is in it, the site build
+// Upload the file host's folder (src/lib/file-host.ts says what is in it, the site build
 // writes it with MCP_SCHEMA_FILES_DIR) to its public bucket, under the same relative paths.
 //
 // Unlike the archive's store (content-addressed keys, written once), these are the site's files: a

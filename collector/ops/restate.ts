@@ -34,7 +34,7 @@ import { CliError, EXIT } from '../cli-error.ts';
 import { Store } from '../store.ts';
 
 export async function restate(dataDir: string, seriesId: string): Promise<RestateManifest> {
-  // Restatements re-derive v1 rows; the v2 series has rows of its own (restating it is issue 13, phase 2).
+  // Restatements re-derive v1 rows; the v2 series has rows of its own (restating them is not built yet).
   if (!(V1_SERIES as readonly string[]).includes(seriesId)) {
     throw new CliError(`unknown methodology series ${JSON.stringify(seriesId.slice(0, 40))}; known: ${V1_SERIES.join(', ')}`, EXIT.usage);
   }

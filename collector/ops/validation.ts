@@ -1,4 +1,4 @@
-// The validation gate (issue 25 item 1; the study's §5; docs/VALIDATION.md), the operator's side:
+// The validation gate (the study's §5; docs/VALIDATION.md), the operator's side:
 //   draw  — from the latest full v2 run's study frame (src/lib studyFrame: the population the figures
 //           count), a stratified sample of probed endpoints (src/lib drawStratified)
 //           and a worksheet per endpoint: what the archive recorded (status, era, the stored raw answers)

@@ -1,4 +1,4 @@
-// A remote store with the archive folder as its cache (issue 23): the remote (an S3ObjectStore) is
+// A remote store with the archive folder as its cache: the remote (an S3ObjectStore) is
 // where a key lives for good, `<data>/` only keeps copies close by.
 //
 //   - put: remote first, then local, so a key is never only local (a crash between the two leaves it

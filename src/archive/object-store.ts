@@ -1,4 +1,4 @@
-// Where an archive's bulk lives (issue 23, DESIGN "Where the record lives"): the content-addressed
+// Where an archive's bulk lives (DESIGN "Where the record lives"): the content-addressed
 // objects (objects/<aa>/<sha256>) and the page manifests that reassemble raw listing pages
 // (pages/<aa>/<sha256>.json). Keys are archive-relative paths, the same on every backend, so an object
 // has one name whether it sits in data/, in an S3-compatible bucket, or in a monthly pack.

@@ -2,7 +2,7 @@
 // name taken from a row cannot leave objects/, and the bytes must hash to the name — a mismatch is
 // corruption, and corrupt bytes are never shown or re-derived from.
 //
-// A raw listing page may be packed (issue 23): no objects/<sha256> of its own, but a manifest
+// A raw listing page may be packed: no objects/<sha256> of its own, but a manifest
 // pages/<aa>/<sha256>.json whose entries are objects (src/lib/page-parts.ts). Every reader here joins
 // it transparently and checks the join against the page's name, so a reader asking for a page's
 // SHA-256 gets the page's exact bytes either way, or null.

@@ -3,7 +3,7 @@
 // bundles, verify and the collector's store.
 //
 // A roster is written once as rosters/<day>.json; `npm run compact` later gzips it in place
-// (rosters/<day>.json.gz, issue 23: ≈ 10 MB of JSON a day at 42,000 targets). Its name stays
+// (rosters/<day>.json.gz: ≈ 10 MB of JSON a day at 42,000 targets). Its name stays
 // `<day>.json` everywhere — run rows, the chain, the site — and its bytes are the same: every reader
 // here reads through the gzip, so a roster's SHA-256 (which the chain pins) does not change with it.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

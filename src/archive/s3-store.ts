@@ -1,4 +1,4 @@
-// An S3-compatible bucket as an ObjectStore (issue 23; object-store.ts says what a store is): Cloudflare
+// An S3-compatible bucket as an ObjectStore (object-store.ts says what a store is): Cloudflare
 // R2, AWS S3, or anything that speaks the same API, through @aws-sdk/client-s3. Keys sit under a
 // prefix inside the bucket (`mcp-schema/objects/ab/ab…`), so one bucket can hold other things too.
 //

@@ -1,4 +1,4 @@
-// Which object store an archive uses (issue 23), from the environment the caller passes in (src/
+// Which object store an archive uses, from the environment the caller passes in (src/
 // reads no environment itself: test/layout.test.ts; the CLIs pass their process's).
 //
 //   nothing set                          FsObjectStore(<data>): the embedded default, as before

@@ -1,4 +1,4 @@
-// Closed day files and rosters kept in the object store instead of git (issue 23, "Where the record
+// Closed day files and rosters kept in the object store instead of git (DESIGN "Where the record
 // lives"): stored.jsonl, one line per file, says which object holds a file's bytes.
 //
 //   stored.jsonl   {"path":"observations/2026-12-01.jsonl.gz","sha256":"<64 hex>","bytes":3712345}

@@ -1,4 +1,4 @@
-// Monthly editions (issue 15; methodology v1, "Editions"): a frozen, citable copy of what the site
+// Monthly editions (methodology v1, "Editions"): a frozen, citable copy of what the site
 // showed as of the first full run of a month — tiles, the survival chart (SVG, PNG, CSV, zip), the
 // error-class table, citations, a README and a page — with the data as of that run, a SHA256SUMS, a
 // signature when a key is given, and the chain manifest of its run.
@@ -46,7 +46,7 @@ export interface CutOptions {
   /** Permanent URLs (the site's) and whether the archive is simulated. */
   pub: Pick<Publication, 'permalink' | 'simulated' | 'conceptDoi'>;
   signer: ChainSigner | null;
-  /** The loader's build cache (shared with the site's), and the source root its digest workers import from. */
+  /** The loader's build cache (shared with the site's), and the source root its day-summary workers import from. */
   cache: { dir: string; sourceRoot: string } | null;
   /** Where the bundles go to be uploaded as release assets, and their public base URL (with `{edition}`); null: into the edition. */
   release: { dir: string; url: string } | null;

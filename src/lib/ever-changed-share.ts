@@ -1,6 +1,5 @@
 // everChangedShare: the share of servers that have changed their contract at least once, by days
-// observed, beside the straight line a constant rate would give (methodology v1, "Population figures";
-// issue 16). The drift census that inspired this project saw 21 servers move in the first 36 hours and
+// observed, beside the straight line a constant rate would give (methodology v1, "Population figures"). The drift census that inspired this project saw 21 servers move in the first 36 hours and
 // only 3 more in the next 36: a rate read off the first window and projected forward overstates change.
 //
 // The published share is 1 − S(d) of the server-level Kaplan–Meier curve (firstChangeIntervals →

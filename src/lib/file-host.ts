@@ -1,5 +1,5 @@
-// Which of the site's paths a file host serves, when one is configured (issue 23, "The site stays under
-// 1 GB"; DESIGN "The file host"). At the real registry's size the machine-readable files per server
+// Which of the site's paths a file host serves, when one is configured (the site stays under
+// 1 GB; DESIGN "The file host"). At the real registry's size the machine-readable files per server
 // (descriptor, tools file, badge, feeds, JSON Patches), the set files, the name indexes, the raw bodies
 // and the data bundles are most of the site's bytes and nearly all of its files; GitHub Pages holds
 // 1 GB. With a file host (a public bucket) those paths are served there, under the same paths below

@@ -1,5 +1,5 @@
 // firstChangeIntervals: the server-level lifetime, time until a server first changes its contract
-// (methodology v1, "Statistics, exactly" → lifetimes; issue 16). The contract-level half-life counts
+// (methodology v1, "Statistics, exactly" → lifetimes). The contract-level half-life counts
 // contracts, so a few servers that change often dominate it; this curve counts each server once.
 //
 // It is the first of the server's contract lifetimes (contractIntervals), nothing else: from the first

@@ -1,5 +1,5 @@
-// The half-life in words for the public (methodology v1, "Half-life"; issue 16, "The headline can
-// mislead"). Pure formatting of what halfLife and volatility already computed, kept here so each branch
+// The half-life in words for the public (methodology v1, "Half-life"; a bare headline
+// can mislead). Pure formatting of what halfLife and volatility already computed, kept here so each branch
 // is tested with literal strings; only the site uses it, so the lead may move it under src/.
 //
 // Before the curve crosses 50% the median is not unknown: S(t) > 0.5 at every row, and the curve is

@@ -45,7 +45,7 @@ export const SERIES: Readonly<Record<MethodologySeriesId, MethodologySeries>> = 
     id: 'v2',
     title: 'v2 (dual-era probe)',
     summary: 'Any change to the canonical tools array of every page counts, descriptions included; modern (2026-07-28) servers are observed too.',
-    // The changelog entry is written when v2 ships (issue 13, phase 2).
+    // The changelog entry is written when v2 ships.
     note: 'methodology-v2',
     hash: toolsSha256,
   },

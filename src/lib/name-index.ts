@@ -1,4 +1,4 @@
-// The static API's name indexes (issue 24): which servers serve a tool of a given name, and which
+// The static API's name indexes: which servers serve a tool of a given name, and which
 // servers the archive probes at a given endpoint URL. A reader who knows only a name or a URL must not
 // download every descriptor, so each index is cut into NAME_INDEX_SHARDS files by the first hex digits
 // of the SHA-256 of the key (its UTF-8 bytes): the reader hashes the key, fetches one shard and looks

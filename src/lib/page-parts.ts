@@ -1,4 +1,4 @@
-// A raw registry listing page stored without repeating what did not change (issue 23, DESIGN "Where
+// A raw registry listing page stored without repeating what did not change (DESIGN "Where
 // the record lives"). The listing is ordered by name, then version: a new server or version shifts
 // every later page, so nearly every page is new every day while nearly every entry on it is not. A
 // page is therefore kept as its entries' exact bytes, each an object named by its SHA-256, plus a page

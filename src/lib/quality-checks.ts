@@ -1,4 +1,4 @@
-// qualityChecks: the descriptor's quality block (issue 25, item 6; the descriptor seed's `quality`
+// qualityChecks: the descriptor's quality block (the descriptor seed's `quality`
 // checks), derived only from what the archive observed of one server: its row in the latest full
 // methodology v2 run, its latest successful tool list, its probes of the last 30 days, its contract
 // changes, and its registry entry against the schema the entry names. Each check is `pass`, `fail` or

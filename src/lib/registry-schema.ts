@@ -1,4 +1,4 @@
-// A registry entry against the server.json schema it names (issue 25, item 3). Every entry of the
+// A registry entry against the server.json schema it names. Every entry of the
 // official registry names its schema in `$schema`; the archive keeps entries verbatim, as it must,
 // and says here whether each one holds to the schema it names. The schemas are data (the official
 // files, fixtures/registry/spec/): whoever reads them passes them in, and each is compiled once

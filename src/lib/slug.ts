@@ -19,7 +19,7 @@
 //   lone surrogates  `~uxxxx` (they have no UTF-8 form, and mapping them all to U+FFFD would collide).
 // A name that would still give a slug with neither `_` nor `~` (no `/`, only a-z 0-9 - .) has its
 // first character escaped too: `index.html` → `~69ndex.html`, `data` → `~64ata`. Registry-valid
-// names all hold `/`, so their slugs are unchanged by this rule (issue 10).
+// names all hold `/`, so their slugs are unchanged by this rule.
 // Only lowercase letters survive unescaped, so two slugs never differ only in case.
 // Slugs longer than MAX_SLUG_LENGTH (file names are capped at 255 bytes on most file systems) keep
 // their first 160 characters and end in `~~` plus 16 hex of SHA-256 of the name: unique unless

@@ -1,5 +1,5 @@
 // studyFrame: the pre-registered study's population (its §2), rebuilt from the rows of one methodology
-// v2 run (issue 25, item 5). The study's unit is one remote endpoint of a server whose registry
+// v2 run. The study's unit is one remote endpoint of a server whose registry
 // metadata says `status: "active"` and `isLatest: true`, de-duplicated by normalised URL, with its
 // exclusions counted and reported. The collector writes a row for every registry name (its latest
 // entry: isLatest by construction, targets.ts), whatever its status; this module sorts those rows

@@ -1,5 +1,5 @@
 // toolDiff: one tool's change as a unified, folded line diff of its pretty-printed JSON (methodology
-// v1, "Drift and diffs"; issue 16, "A diff people can read"). Plain data: rendering it (colour, +/−,
+// v1, "Drift and diffs"), for people to read. Plain data: rendering it (colour, +/−,
 // folding, findings in the margin) is the site's job.
 //
 // The whole tool is printed by pointerTaggedJson (keys sorted, so the same tool always prints the same lines;

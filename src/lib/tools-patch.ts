@@ -1,5 +1,5 @@
 // toolsPatch: a change as an RFC 6902 JSON Patch, for download beside its diff (methodology v1, "Drift
-// and diffs"; issue 16). Servers reorder their tools arrays freely (tools_sha256 ignores the order), so
+// and diffs"). Servers reorder their tools arrays freely (tools_sha256 ignores the order), so
 // a patch over the array would be a list of index shuffles. It is computed over the name-keyed form
 // instead, `{ "<tool name>": tool }`: pointers read `/<escaped name>/inputSchema/…`, which is a
 // finding's `path` under `/<escaped name>`.

@@ -1,7 +1,7 @@
 // volatility: how change is spread over targets in a window (methodology v1, "Population figures").
 // Volatile = changed at least REPEAT_MOVER_CHANGES (2) times in the window; its share of all changes says
 // whether drift is a population habit or the work of a few repeat movers. The half-life counts
-// contracts, not servers, so these are the figures that say who it rests on (issue 16: in a 60-day demo
+// contracts, not servers, so these are the figures that say who it rests on (in a 60-day demo
 // one server made 20 of 45 changes and only 11 of 89 answering servers ever changed).
 import { REPEAT_MOVER_CHANGES, type Change, type ContractVersion, type Drift } from './detect-drift.ts';
 import { byCodeUnits } from './tool-map.ts';

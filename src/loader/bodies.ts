@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readObject } from '../archive/objects.ts';
 import { MAX_MESSAGE } from '../archive/problems.ts';
 import { answerTextFromBody, classifyBody, servedListingSetHash, servedSetHash, type Finding } from '../lib/index.ts';
-import type { DigestCache } from './cache.ts';
+import type { BuildCache } from './cache.ts';
 
 /** Bump when this derivation (not src/lib, which is fingerprinted) changes. */
 export const BODIES_VERSION = 'bodies-2';
@@ -30,7 +30,7 @@ export interface BodyFacts {
  * cached (the object may come back).
  */
 export async function cachedBodyFacts(
-  cache: DigestCache,
+  cache: BuildCache,
   lib: string,
   bodies: readonly string[],
   contentTypes: ReadonlyMap<string, string | null>,

@@ -1,17 +1,17 @@
-// The loader's build cache: what one pass over a day file yields (a compact, columnar digest of its
-// valid rows, digest.ts) and per-target derived changes (changes.ts), kept between builds so a daily
+// The loader's build cache: what one pass over a day file yields (a compact, columnar summary of its
+// valid rows, day-summary.ts) and per-target derived changes (changes.ts), kept between builds so a daily
 // rebuild reads and validates one new day, not a year.
 //
 // Layout (the folder the caller names: the site's is `.cache/mcp-schema/` or $MCP_SCHEMA_CACHE,
 // src/site/settings.ts; git-ignored, safe to delete):
 //   stat-index.json            "<abs path>|<size>|<mtimeMs>" → sha256 of the file's bytes, so an
 //                              unchanged file is not hashed again; any write changes size or mtime
-//   days/<key>.v8              a day's digest (sealed: see below), key = sha256(DIGEST_VERSION, contract fingerprint, the
+//   days/<key>.v8              a day's summary (sealed: see below), key = sha256(DAY_SUMMARY_VERSION, contract fingerprint, the
 //                              series, every file of the day with its sha256): content-addressed, so an
 //                              appended, rewritten or replaced day file gets a new key
 //   changes/<key>.v8           one target's derived changes (diffs, findings), key = sha256 of
 //                              DERIVE_VERSION, the src/lib fingerprint and its version bodies
-//   days/<key>-<k>of<S>.v8     shard k of S of that digest: its targets' rows only (splitDigest), so a
+//   days/<key>-<k>of<S>.v8     shard k of S of that summary: its targets' rows only (splitDaySummary), so a
 //                              build in S shards (shards.ts) reads each day whole once, then one part a shard
 //   changes/<key>.rows.v8      the full rows a build read back from a day (rows.ts); .rows.<k>of<S>: one shard's
 //   members/                   the bundle members (src/outputs/members.ts), kept here by their writer
@@ -22,7 +22,7 @@
 // entry is trusted only as what this code wrote under its key: every days/ and changes/ entry is
 // CACHE_ENTRY_MAGIC, then SHA-256 of (key, payload), then the v8 payload. An entry cut short, with a
 // changed byte, or copied under another key fails the check: it is refused (counted in `rejected`) and
-// computed again. A digest worker (workers.ts) writes its days unsealed; this build seals them when it
+// computed again. A day-summary worker (workers.ts) writes its days unsealed; this build seals them when it
 // first reads them (`fresh`), and an unsealed entry from anywhere else is refused.
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -33,7 +33,7 @@ import type { DayFiles } from '../archive/day-files.ts';
 import { storeFor } from '../archive/objects.ts';
 import { isLocal, materialize, readStoredIndex, type StoredIndex } from '../archive/stored-files.ts';
 import type { RunSeries } from '../lib/index.ts';
-import { buildDigest, DIGEST_VERSION, splitDigest, type DayDigest } from './digest.ts';
+import { buildDaySummary, DAY_SUMMARY_VERSION, splitDaySummary, type DaySummary } from './day-summary.ts';
 
 /** Where the cache lives and where the sources its keys depend on are. */
 export interface CacheOptions {
@@ -42,7 +42,7 @@ export interface CacheOptions {
   sourceRoot: string;
 }
 
-export interface DigestSource {
+export interface DaySource {
   day: DayFiles;
   /** The series of the day's folder (observations/ v1, observations-v2/ v2). */
   series: RunSeries;
@@ -52,7 +52,7 @@ export interface DigestSource {
   shas: string[];
 }
 
-export class DigestCache {
+export class BuildCache {
   /** null: no cache (every day is read and validated, nothing is written). */
   readonly dir: string | null;
   private readonly stats: StatIndex;
@@ -62,7 +62,7 @@ export class DigestCache {
   misses = 0;
   /** Entries found under their key whose bytes were not what this cache wrote there (refused, then recomputed). */
   rejected = 0;
-  /** Keys whose digests this build wrote (in workers): counted as misses when read. */
+  /** Keys whose day summaries this build wrote (in workers): counted as misses when read. */
   readonly fresh = new Set<string>();
 
   constructor(opts: CacheOptions | null) {
@@ -91,31 +91,31 @@ export class DigestCache {
     for (const f of day.files) await materialize(archive, f, this.storedIndex(archive), storeFor(archive));
   }
 
-  /** Where a day's digest is kept. */
-  digestFile(key: string): string | null {
+  /** Where a day's summary is kept. */
+  summaryFile(key: string): string | null {
     return this.dir && path.join(this.dir, 'days', `${key}.v8`);
   }
 
   /**
    * A day's cache key. A file only in the object store (stored.jsonl names it, the folder lacks it) is
    * keyed by the index's SHA-256 of its bytes, the same hash its local copy would give: a build with
-   * the day's digest cached never fetches it.
+   * the day's summary cached never fetches it.
    */
-  async source(archive: string, day: DayFiles, series: RunSeries = 'v1'): Promise<DigestSource> {
+  async source(archive: string, day: DayFiles, series: RunSeries = 'v1'): Promise<DaySource> {
     const shas: string[] = [];
     for (const f of day.files) shas.push(isLocal(archive, f) ? await this.stats.sha256(path.join(archive, f)) : storedSha(this.storedIndex(archive), f));
-    const h = createHash('sha256').update(DIGEST_VERSION).update('\0').update(this.contract).update('\0').update(series).update('\0').update(day.day);
+    const h = createHash('sha256').update(DAY_SUMMARY_VERSION).update('\0').update(this.contract).update('\0').update(series).update('\0').update(day.day);
     day.files.forEach((f, i) => h.update('\0').update(path.basename(f)).update(':').update(shas[i]!));
     return { day, series, key: h.digest('hex'), shas };
   }
 
-  /** The digest of a day, from the cache or by reading and validating its files. */
-  async digest(archive: string, src: DigestSource): Promise<DayDigest> {
-    const file = this.digestFile(src.key);
+  /** The summary of a day, from the cache or by reading and validating its files. */
+  async daySummary(archive: string, src: DaySource): Promise<DaySummary> {
+    const file = this.summaryFile(src.key);
     if (file && existsSync(file)) {
       const fresh = this.fresh.has(src.key);
-      const d = this.readEntry<DayDigest>(src.key, file, fresh);
-      if (d && d.v === DIGEST_VERSION && d.day === src.day.day && d.series === src.series) {
+      const d = this.readEntry<DaySummary>(src.key, file, fresh);
+      if (d && d.v === DAY_SUMMARY_VERSION && d.day === src.day.day && d.series === src.series) {
         if (fresh) this.misses++;
         else this.hits++;
         return d;
@@ -124,33 +124,33 @@ export class DigestCache {
     }
     this.misses++;
     await this.bring(archive, src.day);
-    const d = await buildDigest(archive, src.day, [], src.series);
+    const d = await buildDaySummary(archive, src.day, [], src.series);
     if (file) writeAtomic(file, sealEntry(src.key, serialize(d)));
     return d;
   }
 
   /**
-   * Shard k of S of a day's digest (its targets' rows: shards.ts shardOf), read from the cache, or cut
-   * from the whole digest on a miss, which writes every part of the day at once. Without a cache the
-   * whole digest is returned (the fold keeps only the shard's targets either way). Part reads count as
+   * Shard k of S of a day's summary (its targets' rows: shards.ts shardOf), read from the cache, or cut
+   * from the whole summary on a miss, which writes every part of the day at once. Without a cache the
+   * whole summary is returned (the fold keeps only the shard's targets either way). Part reads count as
    * neither hits nor misses: the days' own counts stay one per day.
    */
-  async digestPart(archive: string, src: DigestSource, k: number, shards: number): Promise<DayDigest> {
-    if (!this.dir) return this.digest(archive, src);
+  async daySummaryPart(archive: string, src: DaySource, k: number, shards: number): Promise<DaySummary> {
+    if (!this.dir) return this.daySummary(archive, src);
     const partKey = (j: number) => `${src.key}-${j}of${shards}`;
-    const file = this.digestFile(partKey(k))!;
+    const file = this.summaryFile(partKey(k))!;
     if (existsSync(file)) {
-      const d = this.readEntry<DayDigest>(partKey(k), file);
-      if (d && d.v === DIGEST_VERSION && d.day === src.day.day && d.series === src.series) return d;
+      const d = this.readEntry<DaySummary>(partKey(k), file);
+      if (d && d.v === DAY_SUMMARY_VERSION && d.day === src.day.day && d.series === src.series) return d;
     }
-    const parts = splitDigest(await this.digest(archive, src), shards);
-    parts.forEach((part, j) => writeAtomic(this.digestFile(partKey(j))!, sealEntry(partKey(j), serialize(part))));
+    const parts = splitDaySummary(await this.daySummary(archive, src), shards);
+    parts.forEach((part, j) => writeAtomic(this.summaryFile(partKey(j))!, sealEntry(partKey(j), serialize(part))));
     return parts[k]!;
   }
 
   /**
    * A sealed entry's value; null when it is absent, or present but not what this cache wrote under
-   * `key` (counted in `rejected`). `unsealed`: the file may be a digest worker's, written this build
+   * `key` (counted in `rejected`). `unsealed`: the file may be a day-summary worker's, written this build
    * without a seal — read as it is and sealed in place.
    */
   private readEntry<T>(key: string, file: string, unsealed = false): T | null {
@@ -200,8 +200,8 @@ function storedSha(index: StoredIndex, rel: string): string {
   return line.sha256;
 }
 
-/** The cache's format as a CI cache key names it (deploy.yml): the entry format and the digest version. */
-export const CACHE_FORMAT = `entry-1.${DIGEST_VERSION}`;
+/** The cache's format as a CI cache key names it (deploy.yml): the entry format and the summary version. */
+export const CACHE_FORMAT = `entry-1.${DAY_SUMMARY_VERSION}`;
 
 function entrySeal(key: string, payload: Uint8Array): Buffer {
   return createHash('sha256').update(CACHE_ENTRY_MAGIC).update(key).update('\0').update(payload).digest();
@@ -241,7 +241,7 @@ export function libFingerprint(sourceRoot: string): string {
   return print;
 }
 
-/** The digest depends on the row contract (what validates): its sources, when readable. */
+/** The summary depends on the row contract (what validates): its sources, when readable. */
 function contractFingerprint(sourceRoot: string): string {
   const h = createHash('sha256');
   for (const f of ['src/lib/contract/observation.ts', 'src/lib/contract/observation-v2.ts', 'src/lib/methodology-series.ts', 'src/lib/canonical.ts']) {

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readObject } from '../archive/objects.ts';
 import { MAX_MESSAGE } from '../archive/problems.ts';
 import { answerFromBody, classifyChange, parseToolsList, summariseDiff, TOOLS_LIST_REQUEST_ID, trackTombstones, type DiffSummary, type Drift, type Tool } from '../lib/index.ts';
-import type { DigestCache } from './cache.ts';
+import type { BuildCache } from './cache.ts';
 import type { ChangeView, CompatibilityLevel, FindingView, SecurityLevel } from './views.ts';
 
 /** v2 contracts read over several tools/list pages, by tools_sha256 (fold.ts contractPages). */
@@ -23,7 +23,7 @@ type ChangeDerived = Pick<ChangeView, 'compatibility' | 'security' | 'findings' 
  * hit a missing or unreadable body are not cached (the object may come back).
  */
 export async function cachedChanges(
-  cache: DigestCache,
+  cache: BuildCache,
   lib: string,
   drift: Drift,
   slug: string,

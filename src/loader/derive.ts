@@ -14,7 +14,7 @@ import {
 import { slugFor } from '../lib/slug.ts';
 import { cachedBodyFacts, type BodyFacts } from './bodies.ts';
 import { cachedChanges, ToolsCache } from './changes.ts';
-import { ATTEMPT, CODES, OK } from './digest.ts';
+import { ATTEMPT, CODES, OK } from './day-summary.ts';
 import { bridgeV1Rows, eraOf, leanRows, runIso, SEG, type Fold, type RowRef, type TargetState } from './fold.ts';
 import { cachedRowsAt } from './rows.ts';
 import { addRosterFlow, emptyRosterFlow, timelines, type RosterFlow } from './timelines.ts';
@@ -475,7 +475,7 @@ function strip(fold: Fold, s: TargetState, changes: ChangeView[]): StripSegment[
     const errorClass = sep >= 0 ? c.slice(sep + 1) : null;
     if (code === OK && tools >= 0 && changeDays.has(`${firstDay}|${fold.hashes[tools]}`)) {
       out.push({ kind: 'changed', errorClass, http, count: 1, firstDay, lastDay: firstDay });
-      // The rest of the run starts at its second observation, not on the change day (issue 16: hover
+      // The rest of the run starts at its second observation, not on the change day (hover
       // dates were a day early): the segment's second row's day, kept with the segment.
       if (count > 1) out.push({ kind, errorClass, http, count: count - 1, firstDay: fold.dayIds[second] ?? firstDay, lastDay });
     } else out.push({ kind, errorClass, http, count, firstDay, lastDay });

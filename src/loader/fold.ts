@@ -1,4 +1,4 @@
-// Pass 2 of the loader: the days' digests folded, in time order, into a compact state per target —
+// Pass 2 of the loader: the days' summaries folded, in time order, into a compact state per target —
 // its status strip as runs of equal outcome, its ok rows as runs of rows that agree on everything
 // drift reads (OkRun: the first and last row of each, and how many), its retired rows, where its latest rows sit (day, line), and its probes of the last month
 // (instant, ok, latency: at most RECENT_MAX of them, for the descriptor's health block) — never
@@ -10,7 +10,7 @@
 // v1 ok rows from the seam on are kept aside per target (foldBridgeV1: the bridge's few days), only to
 // decide each target's series seam.
 import type { DriftRow } from '../lib/index.ts';
-import { ATTEMPT, intern, OK, RETIRED, type DayDigest } from './digest.ts';
+import { ATTEMPT, intern, OK, RETIRED, type DaySummary } from './day-summary.ts';
 
 /** Where a full row lives: index into RawArchive.dayFiles, and its line number across that day's files. */
 export interface RowRef {
@@ -24,7 +24,7 @@ export interface RowRef {
  * they fall on. Only its first and last rows are kept (with the run's row count): detectDrift,
  * contractIntervals and stitchSeries read a contract's first and last observation and the rows where
  * something changed, never the rows in between, so a server that answers the same for five years is
- * one run, not 1,825 rows (issue 23: the loaded archive grew 22 B a target-day).
+ * one run, not 1,825 rows (the loaded archive grew 22 B a target-day).
  */
 export interface OkRun {
   tools: number;
@@ -159,8 +159,8 @@ export function adoptExact(fold: Fold, exact: Fold): void {
   for (const [name, s] of exact.targets) fold.targets.set(name, s);
 }
 
-/** Fold one day's digest (rows in time order) into the per-target state. */
-export function foldDay(fold: Fold, t: FoldTables, g: DayDigest, d: number): void {
+/** Fold one day's summary (rows in time order) into the per-target state. */
+export function foldDay(fold: Fold, t: FoldTables, g: DaySummary, d: number): void {
   const hashId = lazyIds(g.hashes, (h) => intern(t.hash, fold.hashes, h));
   const runId = g.runs.map((r) => intern(t.run, fold.runIds, r));
   const fileDay = intern(t.day, fold.dayIds, g.day);
@@ -249,7 +249,7 @@ function lazyIds(values: readonly string[], intern: (value: string) => number): 
 }
 
 /** Fold a v1 day from the seam on (stitched headline): only its ok rows, kept aside per target to decide the seam. */
-export function foldBridgeV1(fold: Fold, t: FoldTables, g: DayDigest): void {
+export function foldBridgeV1(fold: Fold, t: FoldTables, g: DaySummary): void {
   const hashId = lazyIds(g.hashes, (h) => intern(t.hash, fold.hashes, h));
   const runId = g.runs.map((r) => intern(t.run, fold.runIds, r));
   const fileDay = intern(t.day, fold.dayIds, g.day);

@@ -1,10 +1,10 @@
 // The site's loader (methodology v1, "Rows", "Runs", "Roster"): loadArchive() reads an archive
 // through src/archive/ and gives one derived, cached state per build; pages call it (through
 // src/site/site-archive.ts), components get props. Memory stays bounded by targets, not by rows:
-//   1. every day file is read once and reduced to a columnar digest (digest.ts), cached between
+//   1. every day file is read once and reduced to a columnar summary (day-summary.ts), cached between
 //      builds by the content hash of the day's files (cache.ts) — a daily rebuild validates one new
-//      day, not a year; a first build digests days in worker threads (workers.ts);
-//   2. the digests are folded, in time order, into a compact state per target (fold.ts): its ok rows as
+//      day, not a year; a first build summarises days in worker threads (workers.ts);
+//   2. the day summaries are folded, in time order, into a compact state per target (fold.ts): its ok rows as
 //      runs of rows that agree on what drift reads, so a target costs what it changed, not its days;
 //   3. each target and then the population are derived through src/lib (derive.ts, changes.ts);
 //   4. the few full rows pages show are read back from their day files by line number (rows.ts).
@@ -26,12 +26,12 @@ import { readRuns, runsOf } from '../archive/runs.ts';
 import { readValidations } from '../archive/validations.ts';
 import type { Problem } from '../archive/problems.ts';
 import { BRIDGE_DAYS, bridgeDays, SERIES, type AnyRun, type RunSeries } from '../lib/index.ts';
-import { DigestCache, type CacheOptions, type DigestSource } from './cache.ts';
+import { BuildCache, type CacheOptions, type DaySource } from './cache.ts';
 import { deriveArchive } from './derive.ts';
-import type { DayDigest } from './digest.ts';
+import type { DaySummary } from './day-summary.ts';
 import { adoptExact, emptyFold, exactFold, foldBridgeV1, foldDay, type Fold } from './fold.ts';
 import { shardCount, shardMember, targetsOf } from './shards.ts';
-import { prebuildDigests, type Prebuild } from './workers.ts';
+import { prebuildDaySummaries, type Prebuild } from './workers.ts';
 import { readV2Summary } from './v2-summary.ts';
 import { NO_TIMINGS, type Archive, type DayInfo, type HeadlineView, type RawArchive, type RestatementView, type Timings } from './views.ts';
 
@@ -39,9 +39,9 @@ export { deriveArchive };
 export type * from './views.ts';
 
 export interface ReadOptions {
-  /** The build cache (digests, derived changes, rows read back); absent or null: none, every day is read. */
+  /** The build cache (day summaries, derived changes, rows read back); absent or null: none, every day is read. */
   cache?: CacheOptions | null;
-  /** Digest workers for a first build, and what they do beside the digests (with a cache only). */
+  /** Day-summary workers for a first build, and what they do beside the day summaries (with a cache only). */
   prebuild?: Omit<Prebuild, 'sourceRoot'>;
   timings?: Timings;
   /** The bridge's length in days (default BRIDGE_DAYS, the published archive's); only local worlds and demos set another. */
@@ -70,28 +70,28 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   const timings = opts.timings ?? NO_TIMINGS;
   timings.markSince('startup');
   const problems: Problem[] = [];
-  const cache = new DigestCache(opts.cache ?? null);
+  const cache = new BuildCache(opts.cache ?? null);
   const t0 = performance.now();
   const read = readRuns(dir);
   problems.push(...read.problems);
   const headline = headlineOf(read.runs, opts.bridgeDays);
-  // Days in the folder and days kept only in the object store (stored.jsonl): a cached digest needs no file.
+  // Days in the folder and days kept only in the object store (stored.jsonl): a cached summary needs no file.
   const stored = cache.storedIndex(dir);
   problems.push(...stored.problems);
   const days = listDaysWithStored(dir, SERIES_FOLDER.v1, stored);
   // The stitched headline reads the v2 days from the seam on; before the bridge completes, none.
   const v2Days = headline.seamDay === null ? [] : listDaysWithStored(dir, SERIES_FOLDER.v2, stored).filter((d) => d.day >= headline.seamDay!);
-  const sources: DigestSource[] = [];
+  const sources: DaySource[] = [];
   for (const day of days) sources.push(await cache.source(dir, day));
-  const v2Sources: DigestSource[] = [];
+  const v2Sources: DaySource[] = [];
   for (const day of v2Days) v2Sources.push(await cache.source(dir, day, 'v2'));
-  let digestWorkers = 0;
+  let summaryWorkers = 0;
   if (opts.cache && opts.prebuild) {
     try {
-      digestWorkers = await prebuildDigests(cache, dir, [...sources, ...v2Sources], { ...opts.prebuild, sourceRoot: opts.cache.sourceRoot });
+      summaryWorkers = await prebuildDaySummaries(cache, dir, [...sources, ...v2Sources], { ...opts.prebuild, sourceRoot: opts.cache.sourceRoot });
     } catch (error) {
       // Workers are an optimisation: without them every day is read in this thread below.
-      process.stderr.write(`[archive] digest workers unavailable (${String(error).slice(0, 200)}); reading in one thread\n`);
+      process.stderr.write(`[archive] day-summary workers unavailable (${String(error).slice(0, 200)}); reading in one thread\n`);
     }
   }
   // v2 days that also have v1 rows (the bridge): their ok rows are kept whole for the stitch (fold.ts wholeDays).
@@ -99,7 +99,7 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   const wholeDays = new Set(v2Days.map((d) => d.day).filter((d) => v1DaySet.has(d)));
   // One pass over the days in order: a v1 day before the seam folds into the headline; from the seam
   // on, the day's v2 file folds into it and the v1 file is kept aside for the seam (foldBridgeV1).
-  const order: { src: DigestSource; series: RunSeries }[] = [...sources.map((src) => ({ src, series: 'v1' as const })), ...v2Sources.map((src) => ({ src, series: 'v2' as const }))]
+  const order: { src: DaySource; series: RunSeries }[] = [...sources.map((src) => ({ src, series: 'v1' as const })), ...v2Sources.map((src) => ({ src, series: 'v2' as const }))]
     .sort((a, b) => (a.src.day.day < b.src.day.day ? -1 : a.src.day.day > b.src.day.day ? 1 : a.series === 'v2' ? -1 : 1));
   // Per day of `order`, its index in foldDays (RowRef.d), or -1 for a v1 day kept aside for the seam.
   const foldIndex = order.map(({ src, series }): number => (headline.seamDay === null || series === 'v2' || src.day.day < headline.seamDay ? 0 : -1));
@@ -110,15 +110,15 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   // The days the headline folds (RowRef.d indexes this list): v1's, or the stitched timeline.
   const foldDays: DayInfo[] = [];
   let rowCount = 0;
-  const info = (src: DigestSource, n: number, bad: number): DayInfo => ({ day: src.day.day, ...(src.series === 'v2' ? { series: 'v2' as const } : {}), files: src.day.files, rows: n, problems: bad, key: src.key });
+  const info = (src: DaySource, n: number, bad: number): DayInfo => ({ day: src.day.day, ...(src.series === 'v2' ? { series: 'v2' as const } : {}), files: src.day.files, rows: n, problems: bad, key: src.key });
   // The first shard's pass (the only one with one shard) also counts the days' rows and problems.
-  const { fold, foldMs } = await foldShard(plan, 0, (k, digest) => {
+  const { fold, foldMs } = await foldShard(plan, 0, (k, summary) => {
     const { src, series } = order[k]!;
-    if (foldIndex[k]! >= 0) foldDays.push(info(src, digest.n, digest.problems.length));
-    problems.push(...digest.problems);
+    if (foldIndex[k]! >= 0) foldDays.push(info(src, summary.n, summary.problems.length));
+    problems.push(...summary.problems);
     if (series === 'v1') {
-      rowCount += digest.n;
-      dayFiles.push(info(src, digest.n, digest.problems.length));
+      rowCount += summary.n;
+      dayFiles.push(info(src, summary.n, summary.problems.length));
     }
   });
   cache.save();
@@ -147,7 +147,7 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   const editions = eds.editions.map((e) => e.edition);
   const chainView = { manifests: chain.manifests.length, head: chain.manifests.at(-1)?.manifest ?? null };
   return {
-    dir, days: dayFiles.map((d) => d.day), dayFiles, foldDays, headline, headlineRuns, runs, fold, rowCount, rosterFiles, problems, restatements, editions, chain: chainView, cache, cacheStats: { hits: cache.hits, misses: cache.misses, digestWorkers }, timings,
+    dir, days: dayFiles.map((d) => d.day), dayFiles, foldDays, headline, headlineRuns, runs, fold, rowCount, rosterFiles, problems, restatements, editions, chain: chainView, cache, cacheStats: { hits: cache.hits, misses: cache.misses, summaryWorkers }, timings,
     shards: { count: shardTotal, fold: async (k) => (await foldShard(plan, k)).fold },
   };
 }
@@ -155,8 +155,8 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
 /** What a shard's fold reads: the days in order, which of them the headline folds, and how. */
 interface FoldPlan {
   dir: string;
-  cache: DigestCache;
-  order: readonly { src: DigestSource; series: RunSeries }[];
+  cache: BuildCache;
+  order: readonly { src: DaySource; series: RunSeries }[];
   /** Per day of `order`: its index in foldDays (RowRef.d), or -1 for a v1 day of the bridge kept aside for the seam. */
   foldIndex: readonly number[];
   seamDay: string | null;
@@ -168,20 +168,20 @@ interface FoldPlan {
 /**
  * Shard `k`'s fold: every day in order, only that shard's targets kept (shards.ts; with one shard,
  * every target). Targets whose rows were not in time order are folded again with every ok row kept
- * (fold.ts disordered). `seen` gets each day's digest of the first pass (its counts and problems).
+ * (fold.ts disordered). `seen` gets each day's summary of the first pass (its counts and problems).
  */
-async function foldShard(plan: FoldPlan, k: number, seen?: (index: number, digest: DayDigest) => void): Promise<{ fold: Fold; foldMs: number }> {
+async function foldShard(plan: FoldPlan, k: number, seen?: (index: number, summary: DaySummary) => void): Promise<{ fold: Fold; foldMs: number }> {
   const { fold, tables } = emptyFold({ seamDay: plan.seamDay, wholeDays: plan.wholeDays, exact: plan.exact, only: shardMember(k, plan.shards) });
   let foldMs = 0;
-  // The first shard reads each day whole (its counts and problems); the others their part (cache.ts digestPart).
-  const read = (d: number) => (k === 0 || plan.shards === 1 ? plan.cache.digest(plan.dir, plan.order[d]!.src) : plan.cache.digestPart(plan.dir, plan.order[d]!.src, k, plan.shards));
+  // The first shard reads each day whole (its counts and problems); the others their part (cache.ts daySummaryPart).
+  const read = (d: number) => (k === 0 || plan.shards === 1 ? plan.cache.daySummary(plan.dir, plan.order[d]!.src) : plan.cache.daySummaryPart(plan.dir, plan.order[d]!.src, k, plan.shards));
   for (let d = 0; d < plan.order.length; d++) {
-    const digest = await read(d);
+    const summary = await read(d);
     const f0 = performance.now();
-    if (plan.foldIndex[d]! >= 0) foldDay(fold, tables, digest, plan.foldIndex[d]!);
-    else foldBridgeV1(fold, tables, digest);
+    if (plan.foldIndex[d]! >= 0) foldDay(fold, tables, summary, plan.foldIndex[d]!);
+    else foldBridgeV1(fold, tables, summary);
     foldMs += performance.now() - f0;
-    seen?.(d, digest);
+    seen?.(d, summary);
   }
   if (fold.disordered.size > 0) {
     const f0 = performance.now();

@@ -7,10 +7,10 @@
 import type { DayFiles } from '../archive/day-files.ts';
 import { rowsAtLines } from '../archive/observations.ts';
 import type { Observation, RunSeries } from '../lib/index.ts';
-import type { DigestCache } from './cache.ts';
+import type { BuildCache } from './cache.ts';
 
 export async function cachedRowsAt(
-  cache: DigestCache,
+  cache: BuildCache,
   archive: string,
   day: DayFiles,
   key: string,

@@ -1,4 +1,4 @@
-// Views over time (issue 16, "Views over time"): per run, per week and per day, from what the loader
+// Views over time: per run, per week and per day, from what the loader
 // already holds — the run rows (runs.jsonl), the changes, and the fold's first day and retired rows of
 // each target — so nothing here reads a row again. Shares go through src/lib's wilson; the counts are
 // the run rows' own (verify checks that they agree with the observation rows).

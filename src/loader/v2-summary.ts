@@ -1,6 +1,6 @@
-// The methodology v2 series as the site shows it (issue 13, "On the site"): small per-run summaries of
+// The methodology v2 series as the site shows it: small per-run summaries of
 // data/observations-v2/, read through src/archive only, every figure computed by src/lib:
-//   - per v2 day (cached by the day's content key, like the loader's digests): each run's era counts
+//   - per v2 day (cached by the day's content key, like the loader's day summaries): each run's era counts
 //     (src/lib eraAdoption);
 //   - the latest two full v2 runs read back whole (one day each): v2Statistics (RQ1–RQ3, RQ5) of the
 //     latest, schemaHygiene (RQ4) over the tools of its ok rows (every stored tools/list page, parsed
@@ -51,7 +51,7 @@ import {
   type Tool,
   type V2Statistics,
 } from '../lib/index.ts';
-import type { DigestCache } from './cache.ts';
+import type { BuildCache } from './cache.ts';
 
 /** Bump when what this module derives (not src/lib, which is fingerprinted) changes. */
 export const V2_SUMMARY_VERSION = 'v2-summary-5';
@@ -145,7 +145,7 @@ export interface V2Summary {
   cachingByTarget: Map<string, ListCachingView>;
 }
 
-interface DaySummary {
+interface V2DaySummary {
   v: string;
   rows: number;
   problems: number;
@@ -155,7 +155,7 @@ interface DaySummary {
 
 const full = (r: AnyRun) => r.status === 'finished' && !r.partial;
 
-export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cache: DigestCache): Promise<V2Summary> {
+export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cache: BuildCache): Promise<V2Summary> {
   const runs = runsOf(allRuns, 'v2').sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at));
   const fullRuns = runs.filter(full);
   const lib = cache.libPrint();
@@ -174,7 +174,7 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
     const src = await cache.source(dir, day);
     v2Keys.set(day.day, { day, key: src.key });
     const file = `${keyOf(src.key)}.v2day`;
-    let s = cache.readChanges<DaySummary>(file);
+    let s = cache.readChanges<V2DaySummary>(file);
     if (!s || s.v !== V2_SUMMARY_VERSION) {
       await cache.bring(dir, day);
       s = await summariseDay(dir, day);
@@ -301,7 +301,7 @@ function cutLatest(r: ObservationV2): V2Latest {
   };
 }
 
-async function summariseDay(dir: string, day: DayFiles): Promise<DaySummary> {
+async function summariseDay(dir: string, day: DayFiles): Promise<V2DaySummary> {
   const byRun = new Map<string, { day: string; rows: ObservationV2[] }>();
   let rows = 0;
   let problems = 0;

@@ -4,7 +4,7 @@
 import type { Problem } from '../archive/problems.ts';
 import type { RestateManifest, SeriesSummary } from '../archive/restatements.ts';
 import type { AnyRun, ChainManifest, DiffSummary, Edition, ErrorClassShares, EverChangedRow, Finding, FirstChangeInterval, HalfLife, Interval, KMRow, Level, NotAttemptedReason, Observation, Run, SeriesSeam, ServedToolHashes, ServerHealth, ServerSummary, Tool, Volatility } from '../lib/index.ts';
-import type { DigestCache } from './cache.ts';
+import type { BuildCache } from './cache.ts';
 import type { Fold } from './fold.ts';
 import type { Timelines } from './timelines.ts';
 import type { V2Summary } from './v2-summary.ts';
@@ -30,7 +30,7 @@ export interface DayInfo {
   /** Valid rows, and lines that failed validation. */
   rows: number;
   problems: number;
-  /** Content hash of the day's files (the digest's cache key). */
+  /** Content hash of the day's files (the summary's cache key). */
   key: string;
 }
 
@@ -136,7 +136,7 @@ export interface SetView {
 /**
  * A run of consecutive observations with the same outcome (and, for ok, the same contract). `kind` is
  * `changed` for a change's first observation, `error` for any error class, else the row's outcome —
- * so an outcome the collector learns later (issue 12's `not_attempted`) reaches the strip unchanged.
+ * so an outcome the collector learns later (such as `not_attempted`, a target the schedule skipped) reaches the strip unchanged.
  */
 export interface StripSegment {
   kind: 'ok' | 'changed' | 'error' | Exclude<Observation['outcome'], 'ok' | 'error'>;
@@ -313,7 +313,7 @@ export interface Archive {
   intervals: Interval[];
   km: KMRow[];
   halfLife: HalfLifeView | null;
-  /** Server level (issue 16): each target's time until it first changed its contract (src/lib firstChangeIntervals). */
+  /** Server level: each target's time until it first changed its contract (src/lib firstChangeIntervals). */
   serverIntervals: FirstChangeInterval[];
   serverKm: KMRow[];
   serverHalfLife: HalfLifeView | null;
@@ -350,7 +350,7 @@ export interface Archive {
    * file name, and the files that are not sound records. Set by loadArchive, as v2 is.
    */
   validations?: { records: StoredValidation[]; problems: Problem[] };
-  cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number; bodyHits: number; bodyMisses: number; digestWorkers?: number };
+  cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number; bodyHits: number; bodyMisses: number; summaryWorkers?: number };
   /** The Content-Type of the rows that carried a raw tools/list body; null when unknown. */
   contentType(bodySha256: string): string | null;
   /**
@@ -384,9 +384,9 @@ export interface RawArchive {
   restatements: RestatementView[];
   editions: Edition[];
   chain: ChainView;
-  cache: DigestCache;
-  /** digestWorkers: worker threads this load started to digest days (each takes at most a chunk of days). */
-  cacheStats: { hits: number; misses: number; digestWorkers?: number };
+  cache: BuildCache;
+  /** summaryWorkers: worker threads this load started to summarise days (each takes at most a chunk of days). */
+  cacheStats: { hits: number; misses: number; summaryWorkers?: number };
   timings: Timings;
   /**
    * The targets in shards (shards.ts): `fold` above is shard 0's, `fold(k)` folds shard k again from the

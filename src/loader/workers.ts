@@ -1,10 +1,10 @@
-// Digests of many uncached days (a first build) in worker threads: reading and validating is CPU
+// Summaries of many uncached days (a first build) in worker threads: reading and validating is CPU
 // bound and days are independent. Each worker loads its modules from source through tsx — the site's
 // modules are bundled by Vite, and a worker needs a module it can import by path, so the caller names
-// the source root — builds digests into the cache, which the main thread then reads in order.
+// the source root — builds day summaries into the cache, which the main thread then reads in order.
 //
 // What else a first build does with a day it has just parsed is not the loader's business: the
-// caller may hand a tap per day (a module and an export that make a DayTap, digest.ts) and other jobs
+// caller may hand a tap per day (a module and an export that make a DayTap, day-summary.ts) and other jobs
 // to spread over the same workers. The site uses both for the bundle members (src/outputs/members.ts),
 // so a day of a first build is parsed once.
 import { existsSync } from 'node:fs';
@@ -14,14 +14,14 @@ import { serialize } from 'node:v8';
 import { writeAtomic } from '../archive/atomic.ts';
 import type { DayFiles } from '../archive/day-files.ts';
 import type { RunSeries } from '../lib/index.ts';
-import type { DigestCache, DigestSource } from './cache.ts';
-import { buildDigest, type DayTap } from './digest.ts';
+import type { BuildCache, DaySource } from './cache.ts';
+import { buildDaySummary, type DayTap } from './day-summary.ts';
 
 /** This module, relative to the source root: what a worker imports. */
 const WORKER_MODULE = 'src/loader/workers.ts';
 /** Fewer uncached days than this are read in the main thread: starting workers costs more. */
 const MIN_DAYS = 8;
-/** Days one worker digests before it is replaced by a fresh one (its heap bounded by a chunk's, not the archive's). */
+/** Days one worker summarises before it is replaced by a fresh one (its heap bounded by a chunk's, not the archive's). */
 export const WORKER_DAYS = 30;
 
 /** `days` in consecutive chunks of at most `size` (at least one chunk, maybe empty, so a slot's other jobs still run). */
@@ -46,17 +46,17 @@ export interface Prebuild {
   workers: number;
   /** The repository root the modules are imported from. */
   sourceRoot: string;
-  /** For each day to digest, a call returning a DayTap for it (`fn(args, day)`), or null. */
-  dayTap?(src: DigestSource): WorkerCall | null;
+  /** For each day to summarise, a call returning a DayTap for it (`fn(args, day)`), or null. */
+  dayTap?(src: DaySource): WorkerCall | null;
   /** Other work for the same workers, spread round-robin (`fn(args)`). */
   jobs?(): Promise<WorkerCall[]>;
-  /** Days a worker digests before a fresh one takes over (default WORKER_DAYS). */
+  /** Days a worker summarises before a fresh one takes over (default WORKER_DAYS). */
   workerDays?: number;
 }
 
-/** Digest the uncached `sources` in workers; returns how many workers it started (0: none, the caller reads the days). */
-export async function prebuildDigests(cache: DigestCache, archive: string, sources: DigestSource[], p: Prebuild): Promise<number> {
-  const todo = sources.filter((s) => !existsSync(cache.digestFile(s.key)!));
+/** Summarise the uncached `sources` in workers; returns how many workers it started (0: none, the caller reads the days). */
+export async function prebuildDaySummaries(cache: BuildCache, archive: string, sources: DaySource[], p: Prebuild): Promise<number> {
+  const todo = sources.filter((s) => !existsSync(cache.summaryFile(s.key)!));
   const module = path.join(p.sourceRoot, WORKER_MODULE);
   if (!(p.workers > 0) || todo.length < MIN_DAYS || !existsSync(module)) return 0;
   // Workers read the folder only: bring the days kept in the object store first (through this thread's registered store).
@@ -70,13 +70,13 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
       const { tsImport } = await import('tsx/esm/api');
       const load = (m) => tsImport(m, workerData.parent);
       const self = await load(workerData.module);
-      for (const day of workerData.days) await self.digestToCache(workerData.archive, day, load);
+      for (const day of workerData.days) await self.summariseDayToCache(workerData.archive, day, load);
       for (const job of workerData.jobs) await (await load(job.module))[job.export](job.args);
       parentPort.postMessage('done');
     })().catch((e) => parentPort.postMessage({ error: String((e && e.stack) || e) }));`;
   // Each slot runs its days in chunks of WORKER_DAYS, a fresh worker per chunk: a worker's heap grows
   // with the days it has parsed (V8 collects lazily), so a first build of years of days would need
-  // workers × years of heap (issue 23: 3.7 GB at 360 days of 5,000 targets, growing with the days);
+  // workers × years of heap (3.7 GB at 360 days of 5,000 targets, growing with the days);
   // chunked, a slot holds at most one chunk's. The other jobs (a roster member each) likewise, after the days.
   const runOne = (days: DayJob[], mine: WorkerCall[]) =>
     new Promise<void>((resolve, reject) => {
@@ -84,13 +84,13 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
       worker.once('message', (m: unknown) => {
         void worker.terminate();
         if (m === 'done') resolve();
-        else reject(new Error(`digest worker: ${(m as { error?: string }).error ?? String(m)}`));
+        else reject(new Error(`day-summary worker: ${(m as { error?: string }).error ?? String(m)}`));
       });
       worker.once('error', reject);
     });
   const runs = Array.from({ length: n }, async (_, w) => {
     // Taps (bundle members) read v1 days only.
-    const days: DayJob[] = todo.filter((_, i) => i % n === w).map((s) => ({ day: s.day, series: s.series, file: cache.digestFile(s.key)!, tap: s.series === 'v1' ? (p.dayTap?.(s) ?? null) : null }));
+    const days: DayJob[] = todo.filter((_, i) => i % n === w).map((s) => ({ day: s.day, series: s.series, file: cache.summaryFile(s.key)!, tap: s.series === 'v1' ? (p.dayTap?.(s) ?? null) : null }));
     const mine = jobs.filter((_, i) => i % n === w);
     // Days, then the other jobs (a roster member each: as many as days), each in chunks of the same size.
     const size = p.workerDays ?? WORKER_DAYS;
@@ -108,14 +108,14 @@ export async function prebuildDigests(cache: DigestCache, archive: string, sourc
 interface DayJob {
   day: DayFiles;
   series: RunSeries;
-  /** Where the digest goes. */
+  /** Where the summary goes. */
   file: string;
   tap: WorkerCall | null;
 }
 
-/** What a worker does with one day: digest it (feeding the tap) and store the digest under its key. */
-export async function digestToCache(archive: string, job: DayJob, load: (module: string) => Promise<Record<string, unknown>>): Promise<void> {
+/** What a worker does with one day: summarise it (feeding the tap) and store the summary under its key. */
+export async function summariseDayToCache(archive: string, job: DayJob, load: (module: string) => Promise<Record<string, unknown>>): Promise<void> {
   const taps: DayTap[] = [];
   if (job.tap) taps.push(((await load(job.tap.module))[job.tap.export] as (args: unknown, day: DayFiles) => DayTap)(job.tap.args, job.day));
-  writeAtomic(job.file, serialize(await buildDigest(archive, job.day, taps, job.series)));
+  writeAtomic(job.file, serialize(await buildDaySummary(archive, job.day, taps, job.series)));
 }

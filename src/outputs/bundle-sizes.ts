@@ -1,4 +1,4 @@
-// File sizes on the /data/ page (issue 16: the page showed none). The page is rendered before the
+// File sizes on the /data/ page (the page showed none). The page is rendered before the
 // bundles are written (post-build), so each size cell is a marker, `data-bundle-size="<file>"` holding
 // "—", that this step fills with the size of the file as written — in the site's data folder or the
 // release folder, the same bytes datapackage.json and SHA256SUMS describe.

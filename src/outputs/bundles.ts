@@ -212,7 +212,7 @@ export async function writeBundles(
   await small('LICENSE-CODE.txt', null, null, `${pub.simulated ? `${SIMULATED_NOTE}\n\n` : ''}${LICENCE_CODE}`);
   await small('CITATION.cff', null, null, citationCff(a, pub));
   // The datapackage describes every published file: the site's. The release folder is not published
-  // (issue 23: closed months are immutable parts of their own, /data/parts/manifest.json), so no
+  // (closed months are immutable parts of their own, /data/parts/manifest.json), so no
   // resource may point into it.
   const described = [...site, ...elsewhere];
   await small('datapackage.json', null, null, JSON.stringify(datapackage(a, described, pub), null, 2) + '\n');

@@ -94,7 +94,7 @@ const OBSERVATION_DOCS: { [K in keyof Observation]-?: Omit<Field, 'name'> } = {
 
 export const OBSERVATION_FIELDS: Field[] = Object.keys(Observation.innerType().shape).map((name) => ({ name, ...OBSERVATION_DOCS[name as keyof Observation] }));
 
-/** How each run field reads; the contract (src/lib/contract/run.ts) gives the list and the order (issue 16: one field each, not one object). */
+/** How each run field reads; the contract (src/lib/contract/run.ts) gives the list and the order (one field each, not one object). */
 const RUN_DOCS: { [K in keyof Run]-?: Omit<Field, 'name'> } = {
   run_id: { type: 'string', description: 'The run (its start instant, compact form).' },
   day: { type: 'date', description: 'UTC day of the run.' },
@@ -208,7 +208,7 @@ const CHANGE_COLUMNS: (Field & { of: (c: ChangeView) => unknown })[] = [
   { name: 'findings', type: 'array', description: 'Classification findings: rule, axis, level, tool, path, before, after, fingerprint, message.', of: (c) => c.findings },
   // Last, so earlier columns keep their positions (methodology v2).
   { name: 'protocol_migration', type: 'boolean', description: 'Methodology v2: the before and after observations are v2 successful answers whose era (modern, legacy) or negotiated protocol version differ. Counted as a change event in the headline half-life; the sensitivity series v2-without-migrations censors at it instead (changelog). Always false for changes of the v1 series.', of: (c) => c.protocolMigration },
-  // Last again (issue 25, item 2).
+  // Last again.
   { name: 'private_scope_list', type: 'boolean', description: "Methodology v2: the server's tools/list result in the latest full v2 run as of this file's build is private-scope (MCP 2026-07-28 Caching: cacheScope \"private\", the list may differ per caller), so the change may be the caller's, not the server's. A caution by the server's latest scope, not the scope at the change: it can differ between builds. false otherwise, and for servers the latest full v2 run did not read a modern list from.", of: (c) => c.privateScopeList === true },
 ];
 
@@ -229,7 +229,7 @@ const FINDING_COLUMNS: (Field & { of: (c: ChangeView, f: ChangeView['findings'][
   { name: 'after', type: 'any', description: 'Value at the pointer after (JSON). Parquet readers turn a JSON null into SQL NULL, the same as an absent value: has_after tells them apart.', of: (_, f) => f.after ?? null },
   { name: 'fingerprint', type: 'string', description: 'Stable id of (rule, tool, path).', of: (_, f) => f.fingerprint },
   { name: 'message', type: 'string', description: 'The finding in one sentence.', of: (_, f) => f.message },
-  // Last, so the earlier columns keep their positions (issue 26).
+  // Last, so the earlier columns keep their positions.
   { name: 'has_before', type: 'boolean', description: 'Whether the pointer had a value before: false when it was absent (before is NULL), true when it held one, JSON null included (before is then NULL too).', of: (_, f) => f.before !== undefined },
   { name: 'has_after', type: 'boolean', description: 'Whether the pointer had a value after: false when it was absent (after is NULL), true when it held one, JSON null included (after is then NULL too).', of: (_, f) => f.after !== undefined },
 ];

@@ -1,4 +1,4 @@
-// The per-server descriptor's own blocks (/api/servers/<slug>.json, issue 14): zod schemas whose
+// The per-server descriptor's own blocks (/api/servers/<slug>.json): zod schemas whose
 // descriptions are the documentation. The data page renders its field tables from the JSON Schema
 // made of them (descriptorJsonSchema, published at /api/schema/descriptor.json), the tests validate
 // every descriptor against both, and descriptor.ts builds values of these types: code, published

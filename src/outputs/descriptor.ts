@@ -1,4 +1,4 @@
-// The per-server descriptor (/api/servers/<slug>.json, issue 14) and the server's tools file
+// The per-server descriptor (/api/servers/<slug>.json) and the server's tools file
 // (/api/tools/<slug>.json): the registry's list item for the server verbatim, plus our blocks
 // under `_meta` (descriptor-schema.ts documents every field). Every server the archive has seen gets
 // one — retired, opted-out and never-answering servers too, with their tools empty and the reason —
@@ -53,7 +53,7 @@ export const DESCRIPTOR_SCHEMA_PATH = '/api/schema/descriptor.json';
 /**
  * Where every descriptor is in one file: /api/servers.json; with a release folder (the real deploy,
  * where /api/servers.json would be too big for the site) the site's gzipped twin,
- * /data/servers.jsonl.gz. The release folder itself is not published (issue 23: nothing is
+ * /data/servers.jsonl.gz. The release folder itself is not published (nothing is
  * re-uploaded every day; closed months are parts of their own), so nothing may link into it.
  */
 export function bulkUrl(pub: Publication): string {

@@ -22,7 +22,7 @@ import { xmlText } from './xml-text.ts';
 export const FEED_ITEMS = 200;
 /**
  * Items per server feed (/servers/<slug>/feed.xml, .json): the site has one per server that answered, so
- * with FEED_ITEMS they would grow with every change for years (issue 23, the site stays under 1 GB);
+ * with FEED_ITEMS they would grow with every change for years (the site stays under 1 GB);
  * the drift feeds keep FEED_ITEMS, and every change is in /data/changes.jsonl.gz.
  */
 export const SERVER_FEED_ITEMS = 50;

@@ -1,4 +1,4 @@
-// The file host (issue 23; src/lib/file-host.ts says which paths go there): after the outputs are
+// The file host (src/lib/file-host.ts says which paths go there): after the outputs are
 // written, the build moves the file host's files out of the site into its folder, under the same
 // paths (npm run publish-files uploads that folder), copies the small /data/ files beside them so that
 // the file host's data/ checks alone with `sha256sum -c SHA256SUMS`, and writes /api/index.json on the

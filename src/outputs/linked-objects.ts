@@ -3,11 +3,11 @@
 // and feeds link to), copied to the site at their archive path plus an extension from the Content-Type
 // they were served with (/objects/<aa>/<sha256>.json, or .txt for text/event-stream and anything else):
 // static hosts type files by extension, so JSON is sent as JSON and an SSE body as plain text —
-// readable in a browser, never HTML, never an extension-less octet-stream download (issue 16). The
+// readable in a browser, never HTML, never an extension-less octet-stream download. The
 // name before the extension is still the SHA-256 of the bytes; every link to a raw body goes through
 // rawObjectPath.
 //
-// Bounded (issue 23, "The site stays under 1 GB"): every contract change adds a raw body, so over years
+// Bounded (the site stays under 1 GB; DESIGN "The site's size"): every contract change adds a raw body, so over years
 // the bodies are most of what grows. With a public object store configured (MCP_SCHEMA_OBJECTS_URL,
 // Publication.objectsUrl: the public base of the bucket's objects/ folder) the site copies only the
 // bodies its pages show in full — every server's latest answer and the before and after of the
@@ -29,15 +29,15 @@ export function rawObjectPath(sha256: string, contentType: string | null): strin
 
 /**
  * Changes shown with a diff (a diff per tool, their raw bodies on the site): each has a page of its own,
- * /servers/<slug>/changes/<id>/. The same as INLINE_CHANGES (issue 23: at 42,000 servers for years the
+ * /servers/<slug>/changes/<id>/. The same as INLINE_CHANGES (at 42,000 servers for years the
  * change pages would be hundreds of MB of the 1 GB site): the changes a server page draws, each with its
  * whole diff on its own page; older changes are a line each with their JSON Patch and raw bodies.
  */
 export const FULL_CHANGES = 3;
 /**
- * Of those, the newest shown in full on the server page itself (issue 26: a busy server's page was
+ * Of those, the newest shown in full on the server page itself (a busy server's page was
  * 910 KB); the others are one line each there, their diff on their own page (plain HTML, no script).
- * One (issue 23): the servers that change are a tenth of the pages and nearly all of the changes'
+ * One: the servers that change are a tenth of the pages and nearly all of the changes'
  * bytes on them — three drawn diffs were ~12 KB of a busy server's page, on the site's 1 GB.
  */
 export const INLINE_CHANGES = 1;
@@ -53,7 +53,7 @@ export const SERVER_PAGE_OTHER_FINDINGS = 8;
 export const CHANGE_PAGE_DIFF_LINES = 800;
 
 /**
- * The server page's "Current tools" (issue 23: the server pages are most of the site at the registry's
+ * The server page's "Current tools" (the server pages are most of the site at the registry's
  * size): a tool's description is cut at TOOLS_PAGE_DESCRIPTION characters; tools are shown with their
  * description and parameter names until TOOLS_PAGE_CHARS of those are used, then by name only, up to
  * TOOLS_PAGE_NAMES names, then counted. The schemas are in the tools file and the raw body.

@@ -1,7 +1,7 @@
 // The gzip members the /data/ bundles are concatenated from (see bundles.ts), cached beside the
 // loader's cache by the content key of what they hold. Two writers, chunking alike so a member's bytes
 // do not depend on which one wrote it (same rows, same bytes): the bundle writer, and — on a first
-// build — the loader's digest workers, which this module hands a tap per day and a job per roster file
+// build — the loader's day-summary workers, which this module hands a tap per day and a job per roster file
 // (membersPrebuild, src/loader/workers.ts), so a day is parsed once.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -12,11 +12,11 @@ import { writeAtomic } from '../archive/atomic.ts';
 import type { DayFiles } from '../archive/day-files.ts';
 import { listRosterFiles, readRoster, rosterFileOnDisk } from '../archive/rosters.ts';
 import type { Observation, ObservationV2 } from '../lib/index.ts';
-import type { DayTap } from '../loader/digest.ts';
+import type { DayTap } from '../loader/day-summary.ts';
 import type { Prebuild, WorkerCall } from '../loader/workers.ts';
 import { ROW_SERIES, type RowSeries } from './catalogue.ts';
 
-/** This module, relative to the source root: what a digest worker imports to run the taps and jobs below. */
+/** This module, relative to the source root: what a day-summary worker imports to run the taps and jobs below. */
 const MEMBERS_MODULE = 'src/outputs/members.ts';
 
 /** The CSV columns of each row series: its contract's keys, in order (catalogue.ts ROW_SERIES). */
@@ -31,7 +31,7 @@ const PER_MEMBER = 2000;
 
 /**
  * Bump when what a CSV cell is written as changes: CSV members are cached under this name, and a
- * cached member written by an older rule must not be reused (csv-2: the OWASP rule in full, issue 10).
+ * cached member written by an older rule must not be reused (csv-2: the OWASP rule in full).
  */
 const CSV_RULES = 'csv-2';
 
@@ -104,7 +104,7 @@ export function bundledAsIs(day: DayFiles, problems: number): boolean {
   return day.files.length === 1 && day.files[0]!.endsWith('.gz') && problems === 0;
 }
 
-/** The tap a digest worker runs on a day it reads (see membersPrebuild): the day's members, from the rows it validated. */
+/** The tap a day-summary worker runs on a day it reads (see membersPrebuild): the day's members, from the rows it validated. */
 export function dayMembersTap(to: { jsonl: string | null; csv: string | null }, day: DayFiles): DayTap {
   const lines: string[] = [];
   const csv: string[] = [];
@@ -137,7 +137,7 @@ export function writeRosterMember(job: { archive: string; file: string; member: 
 }
 
 /**
- * What the site's digest workers do beside the digests on a first build: a day's members from the rows
+ * What the site's day-summary workers do beside the day summaries on a first build: a day's members from the rows
  * they read (only those not cached yet), and the members of roster files not cached yet.
  */
 export function membersPrebuild(archive: string, cacheDir: string, sourceRoot: string): Pick<Prebuild, 'dayTap' | 'jobs'> {

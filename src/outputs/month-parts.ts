@@ -1,4 +1,4 @@
-// Monthly parts (issue 23): the whole archive published as one immutable part per closed month, each
+// Monthly parts: the whole archive published as one immutable part per closed month, each
 // the assets of a release named for the month (`data-<YYYY-MM>`), uploaded once and never replaced,
 // and a small manifest on the site that lists every part with its URLs, sizes and SHA-256s. This module
 // is the pure half — which months are closed, what the files are called, how a part is cut into pieces

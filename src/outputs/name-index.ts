@@ -1,4 +1,4 @@
-// The tool-name and endpoint indexes under /api/ (issue 24; the shard rule and the shapes are
+// The tool-name and endpoint indexes under /api/ (the shard rule and the shapes are
 // src/lib name-index.ts): fed one server at a time by writeServerFiles (server-files.ts), which already
 // holds each server's latest tools, then written as every shard of each index plus their JSON Schemas.
 //   /api/tool-names/<shard>.json    tool name → every server whose latest successful answer lists it

@@ -1,5 +1,5 @@
-// The Parquet bundles (issue 15): observations, roster targets, changes and findings (one row per
-// finding, flattened out of the changes) per month, methodology v2's rows per month (issue 25: its
+// The Parquet bundles: observations, roster targets, changes and findings (one row per
+// finding, flattened out of the changes) per month, methodology v2's rows per month (its
 // lists of strings as Parquet lists), runs and contract intervals whole — for DuckDB,
 // BigQuery or Spark without parsing gigabytes of JSON. Written by DuckDB (@duckdb/node-api, pinned)
 // from JSON Lines it reads itself, in bounded memory:

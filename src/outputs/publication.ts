@@ -30,7 +30,7 @@ export interface Publication {
   /**
    * Older months are published as monthly parts (npm run months: release data-<YYYY-MM>), not by this
    * build: the bundles cover the site's recent months only, and no whole-archive file is written, so
-   * a daily build reads three months of day files, not the archive (issue 23). The site's is
+   * a daily build reads three months of day files, not the archive. The site's is
    * MCP_SCHEMA_RELEASE=parts.
    */
   partsOnly?: boolean;

@@ -1,4 +1,4 @@
-// What a per-server descriptor derives from the registry's entry (issue 14): each remote's transport,
+// What a per-server descriptor derives from the registry's entry: each remote's transport,
 // URL, template variables, declared headers with their placeholders and declared auth; the namespace
 // form of the name; a comparable repository key. The entry is registry text, hostile: it is copied
 // verbatim into the descriptor's `server`, and everything derived here is computed defensively —

@@ -1,4 +1,4 @@
-// The official server.json schemas a registry entry is checked against (issue 25, item 3): data
+// The official server.json schemas a registry entry is checked against: data
 // files (fixtures/registry/spec/, their provenance beside them), read here, once per folder, and handed
 // to src/lib registrySchemaChecker, which compiles each once. The site passes the folder its settings
 // name (src/site/settings.ts registrySchemaDir); tests pass the fixtures folder.

@@ -1,4 +1,4 @@
-// The badge a maintainer can embed in a README (issue 16): /servers/<slug>/badge.svg, one per server,
+// The badge a maintainer can embed in a README: /servers/<slug>/badge.svg, one per server,
 // "contract unchanged since DATE" or "changed on DATE", drawn by badgen (shields-style, text widths
 // measured in Verdana, no dependencies). Days are the rows' UTC `day` fields, as everywhere on the
 // site. It names a day, not a count of days: a count ("unchanged for N days") moved with every run,

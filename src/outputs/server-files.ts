@@ -57,7 +57,7 @@ export function hasFeeds(s: ServerView): boolean {
 
 export async function serverFeeds(s: ServerView, pub: Pick<Publication, 'permalink' | 'simulated'>, bodyFindings: readonly BodyFindingView[] = []): Promise<{ rss: string; json: string }> {
   const channel = serverChannel(s.name, s.slug);
-  // The newest SERVER_FEED_ITEMS (bounded: issue 23); a server's findings are read newest first like its changes.
+  // The newest SERVER_FEED_ITEMS (bounded: the site stays under 1 GB); a server's findings are read newest first like its changes.
   const findings = [...bodyFindings].sort((x, y) => Date.parse(y.observedAt) - Date.parse(x.observedAt));
   return { rss: await rssFeed(s.changes, channel, pub, findings, s.instructionChanges, SERVER_FEED_ITEMS), json: jsonFeed(s.changes, channel, pub, findings, s.instructionChanges, SERVER_FEED_ITEMS) };
 }

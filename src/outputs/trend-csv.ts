@@ -1,5 +1,5 @@
-// The CSV beside each chart of issue 16 (the ever-changed share and the views over time) and the
-// era-adoption chart the views over time show too (issue 25; the same CSV as /statistics/'s): the rows
+// The CSV beside each reader chart (the ever-changed share and the views over time) and the
+// era-adoption chart the views over time show too (the same CSV as /statistics/'s): the rows
 // the chart draws, one per line, under the column names the page's table uses. Cells go through csvLine
 // (src/outputs/members.ts), the one CSV rule of the site.
 import { ATTEMPT_CLASSES, CHANGE_LEVELS } from '../loader/timelines.ts';

@@ -1,4 +1,4 @@
-// The figures of /statistics/ (issue 13, "On the site"): the pre-registered study's questions for the
+// The figures of /statistics/: the pre-registered study's questions for the
 // latest full methodology v2 run, as rows — one per share — that the page's tables and its CSV both
 // print, so the two cannot disagree. Every number is a src/lib result carried by the loader
 // (src/loader/v2-summary.ts); this module only lays them out. Cells go through csvLine, the site's one

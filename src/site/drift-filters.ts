@@ -23,7 +23,7 @@ export const DRIFT_FILTERS: DriftFilter[] = [
 
 export const PAGE_SIZE = 50;
 /**
- * Pages a filter publishes (issue 23: the site stays under 1 GB): the newest PAGE_SIZE × MAX_PAGES
+ * Pages a filter publishes (the site stays under 1 GB): the newest PAGE_SIZE × MAX_PAGES
  * changes; older ones are in /data/changes.jsonl.gz and keep their anchor on their server's page.
  * The numbered pages shift every day anyway: page n is "the n-th fifty newest", never a fixed set.
  */

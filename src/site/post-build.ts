@@ -48,7 +48,7 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   const elsewhere = host && hosted ? `; file host (${pub.fileHost!.dir}): ${host.moved} files moved there and ${host.copied} copied, ${(hosted.bytes / 1e6).toFixed(1)} MB in ${hosted.files} files${pages}` : '';
   const wrote = `wrote ${perServer.files} per-server descriptors, tools files, feeds and set files, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, ${editions} editions`;
   // npm run build indexes the search once this process has exited (src/site/search-step.ts): Pagefind's
-  // memory then comes after the loaded archive's, not on top of it (issue 23).
+  // memory then comes after the loaded archive's, not on top of it.
   if (searchAfterBuild()) return `${wrote}${elsewhere}; the search index and the size check follow (src/site/search-step.ts)`;
   return `${wrote}, ${await finishSite(outDir)}${elsewhere}`;
 }

@@ -1,4 +1,4 @@
-// /servers/ in pages by name (issue 26): one table of every server was 137 KB of HTML for the demo's
+// /servers/ in pages by name: one table of every server was 137 KB of HTML for the demo's
 // 382 servers, about 15 MB at the registry's 42,000. The list is cut, in name order, into pages of
 // SERVERS_PER_PAGE: /servers/ is the first, /servers/page-<n>/ the others (a server slug always holds
 // `_` or `~`, so `page-<n>` is never a server's page). Each page names the first and last name of

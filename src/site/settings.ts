@@ -4,7 +4,7 @@
 // set a variable and build.
 //   MCP_SCHEMA_DATA         the archive directory (default: ./data)
 //   MCP_SCHEMA_CACHE        the build cache (default: ./.cache/mcp-schema; safe to delete)
-//   MCP_SCHEMA_WORKERS      digest worker threads for a first build (default: min(4, cores); 0: none)
+//   MCP_SCHEMA_WORKERS      day-summary worker threads for a first build (default: min(4, cores); 0: none)
 //   MCP_SCHEMA_SIMULATED    "1" shows the simulated-data banner on every page (demo builds)
 //   MCP_SCHEMA_SITE_URL     the permanent base URL used in citations, feeds and the API (also astro.config.mjs)
 //   MCP_SCHEMA_BASE         the path the site is served under (GitHub Pages project sites: /<repo>/)
@@ -26,7 +26,7 @@
 //                           means nothing was published yet (every server renders)
 //   MCP_SCHEMA_TIMINGS      a file the build appends its stage timings to (bench/build.ts)
 //   MCP_SCHEMA_SEARCH       "after": the Astro build leaves the search index to src/site/search-step.ts, run once
-//                           Astro has exited (npm run build does), so the build's peak memory is the larger of
+//                           Astro has exited (npm run build, src/site/build.ts, sets it), so the build's peak memory is the larger of
 //                           the two processes, not their sum (default: indexed inside the Astro build)
 //   MCP_SCHEMA_OUT          the site folder (default ./dist; astro.config.mjs reads it too)
 //   MCP_SCHEMA_PUBLIC_KEY   the public key the chain is signed with, shown on /data/ (default: keys/mcp-schema-ed25519.pub; the demo's DEMO key)
@@ -35,7 +35,7 @@
 //   MCP_SCHEMA_BRIDGE_DAYS  the bridge's length the headline waits for (default 14, BRIDGE_DAYS; only local worlds and demos, like the collector's --bridge-days)
 //   MCP_SCHEMA_SERVERS_PER_PAGE  servers one page of /servers/ lists (default 500, SERVERS_PER_PAGE; a small fixture sets fewer to build several pages)
 // The build runs from the repository root (npm run build): sourceRoot() is that folder (the keys, the
-// server.json schemas registry entries are checked against, the digest workers' sources).
+// server.json schemas registry entries are checked against, the day-summary workers' sources).
 import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -72,7 +72,7 @@ export function workers(): number {
   return Number(process.env.MCP_SCHEMA_WORKERS ?? Math.min(4, availableParallelism()));
 }
 
-/** The repository root: digest workers import the loader from source there, and src/lib is fingerprinted there. */
+/** The repository root: day-summary workers import the loader from source there, and src/lib is fingerprinted there. */
 export function sourceRoot(): string {
   return process.cwd();
 }

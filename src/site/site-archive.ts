@@ -1,5 +1,5 @@
 // The archive the site is built from: the loader (src/loader/) pointed at the folders the settings
-// name, with the bundle members written by the digest workers of a first build
+// name, with the bundle members written by the day-summary workers of a first build
 // (src/outputs/members.ts). Pages and the post-build step call siteArchive(); it is loaded once per
 // build (loadArchive caches it process-wide).
 import { loadArchive, type Archive } from '../loader/load-archive.ts';

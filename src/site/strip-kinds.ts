@@ -1,5 +1,5 @@
 // How each kind of status-strip cell looks and reads (StatusStrip.astro). Data, not markup: an outcome
-// the collector learns later (issue 12's `not_attempted`) is one more entry here, and until it has one
+// the collector learns later (such as `not_attempted`, a target the schedule skipped) is one more entry here, and until it has one
 // it is still drawn, in a neutral grey under its own name.
 import type { StripSegment } from '../loader/views.ts';
 import { daysBetween, statusText } from './format.ts';
@@ -76,7 +76,7 @@ export function stripLayout(segments: StripCell[], degradedDays: string[]): Stri
   const end = cells.at(-1)?.lastDay ?? null;
   const span = start && end ? daysBetween(start, end) + 1 : 1;
   const pos = (day: string) => (start ? (100 * daysBetween(start, day)) / span : 0);
-  // Both bounded whatever the span (issue 23: five years of monthly ticks were 2.7 KB of every server
+  // Both bounded whatever the span (five years of monthly ticks were 2.7 KB of every server
   // page): at most MAX_TICKS month starts (every month, then every 2, 3, 6 or 12 months, on months
   // that divide the year), and the newest MAX_DEGRADED_MARKS degraded runs.
   const degraded = start && end ? degradedDays.filter((d) => d >= start && d <= end).slice(-MAX_DEGRADED_MARKS) : [];

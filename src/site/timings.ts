@@ -1,6 +1,6 @@
 // Stage timings of one site build, for bench/build.ts: when MCP_SCHEMA_TIMINGS names a file, each
 // stage appends one JSON line `{ stage, ms, ... }` to it and to stderr. Stages: startup (Astro and
-// Vite before the loader runs), load (reading/validating day files or their cached digests), fold,
+// Vite before the loader runs), load (reading/validating day files or their cached day summaries), fold,
 // rows (full rows read back), derive, render (pages, between derive and the post-build hook),
 // server-files, bundles, objects, search. performance.now() counts from process start in every module
 // instance. The loader takes these as its Timings (src/loader/views.ts).

@@ -1,7 +1,7 @@
 // What the server page's "Current tools" shows (src/components/CurrentTools.astro renders it): each
 // tool's name, its description (cut) and the names of its parameters, required ones first, until
 // TOOLS_PAGE_CHARS of those are used; then tools by name only, up to TOOLS_PAGE_NAMES; then a count.
-// Bounded whatever a server serves (issue 23: at the registry's size the server pages are most of the
+// Bounded whatever a server serves (at the registry's size the server pages are most of the
 // site); the schemas are in the tools file and the raw body. Pure: tools in, a plan out.
 import type { Tool } from '../lib/index.ts';
 import { TOOLS_PAGE_CHARS, TOOLS_PAGE_DESCRIPTION, TOOLS_PAGE_NAMES } from '../outputs/linked-objects.ts';

@@ -1,4 +1,4 @@
-// An archive whose bulk lives only in an S3-compatible bucket (issue 23): a checkout holds rows,
+// An archive whose bulk lives only in an S3-compatible bucket: a checkout holds rows,
 // rosters, runs and the chain; objects/ and pages/ are in the bucket (a real S3 server on 127.0.0.1,
 // test/helpers/s3-server.ts). Read through the store the archive folder caches, every object and every
 // packed page resolves to the same bytes, the loader derives the same archive as from the full

@@ -1,4 +1,4 @@
-// The chain's link to the manifest before it (issue 27), on an UNSIGNED archive — the real archive
+// The chain's link to the manifest before it, on an UNSIGNED archive — the real archive
 // runs unsigned until its operator creates a key, and then the link is the only thing that shows a
 // manifest rewritten in the middle of the chain: a rewrite that edits a run's rows and re-seals that
 // run's manifest to match (same seq, same prev, every hash of its own consistent) passes every check

@@ -1,4 +1,4 @@
-// src/archive/chain.ts on its own (issue 27): reading chain.jsonl, which run a line belongs to, the
+// src/archive/chain.ts on its own: reading chain.jsonl, which run a line belongs to, the
 // digests a manifest records, and how manifests are appended — on copies of the frozen archive the
 // collector wrote (fixtures/archive/golden: 5 runs, no chain yet), each test making its own chain the
 // way the collector does (appendRunManifests). No archive is collected in a hook: under the archive's

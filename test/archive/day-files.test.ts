@@ -83,7 +83,7 @@ describe('tornLastLine(path): the torn-line rule', () => {
   });
 });
 
-describe('the line reading every reader shares (issue 27)', () => {
+describe('the line reading every reader shares', () => {
   const read = async (dir: string, day: { day: string; files: string[] }) => {
     const out: { line: string; file: string; n: number }[] = [];
     for await (const x of readDayLines(dir, day)) out.push(x);

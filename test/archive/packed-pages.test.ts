@@ -1,4 +1,4 @@
-// A raw listing page packed as its entries and a manifest (issue 23): the collector's Store writes it
+// A raw listing page packed as its entries and a manifest: the collector's Store writes it
 // (entries first), every reader joins it back to the page's exact bytes, verify checks the join, and a
 // damaged entry or manifest is caught rather than shown.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

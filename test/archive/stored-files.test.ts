@@ -1,4 +1,4 @@
-// Closed day files and rosters kept in the object store instead of git (issue 23; src/archive/stored-files.ts).
+// Closed day files and rosters kept in the object store instead of git (src/archive/stored-files.ts).
 // A real S3 server on 127.0.0.1 holds the objects; a checkout carries runs.jsonl, chain.jsonl and
 // stored.jsonl but no day file, roster, object or page. From it the loader derives the same archive as
 // from the full folder, a full verify brings the stored files, checks them and removes them again, a

@@ -1,5 +1,5 @@
 // What a page looks like to a reader, measured in the browser (page.evaluate(legibility)): the
-// checks of issue 16 ("a site that reads on a phone"). Self-contained: it runs in the page.
+// checks that the site reads on a phone. Self-contained: it runs in the page.
 //   - small: text nodes rendered under 11 px (computed font size of their element);
 //   - smallChartText: SVG <text> whose size on screen (font size × the SVG's scale) is under 11 px;
 //   - brokenWords: a word (a run of letters and digits; CJK and Thai, which break between characters,

@@ -201,7 +201,7 @@ browserSuite('the fixture site in Chromium', () => {
     await page.close();
   });
 
-  // Issue 16: what a reader meets at a desktop width and on a phone. Text (charts included) is at
+  // What a reader meets at a desktop width and on a phone. Text (charts included) is at
   // least 11 px on screen, no word is broken inside, and the page never scrolls sideways (wide
   // tables and diffs scroll inside their own boxes). A screenshot of each is kept to look at.
   const READER_PAGES = ['/', '/trends/', '/drift/', '/drift/revert/', '/servers/', `/servers/${slugFor('io.github.github/github-mcp-server')}/`, `/servers/${slugFor(REVERT_NAME)}/`, `/servers/${slugFor(RETIRED_NAME)}/`, `/servers/${slugFor(HOSTILE_NAME)}/`, '/data/', '/methodology/', '/methodology/rules/', '/methodology/quality/', '/charts/schema-survival/', '/lookup/', '/statistics/', '/methodology/changelog/'];

@@ -1,4 +1,4 @@
-// The charts of issue 16 (one module each in src/charts): golden SVGs at the wide and the narrow size
+// The reader charts (one module each in src/charts): golden SVGs at the wide and the narrow size
 // (ids normalised), and the properties a reader relies on. Inputs come from src/lib and the loader's
 // timeline types with literal, hand-checkable values.
 import { describe, expect, it } from 'vitest';

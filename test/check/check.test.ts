@@ -1,4 +1,4 @@
-// The check end to end (issue 24): a collector-made archive's api/ files, written by the site's own
+// The check end to end: a collector-made archive's api/ files, written by the site's own
 // writers and served on loopback; real SDK MCP servers that kept, compatibly changed and broke their
 // archived contract, one behind an auth wall, one gone; and a name the archive never saw.
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The MCP server over the archive end to end (issue 24): the official SDK Client spawns `mcp-schema-mcp`
+// The MCP server over the archive end to end: the official SDK Client spawns `mcp-schema-mcp`
 // (the bin, over stdio) against the world's api/ files served on loopback, and calls every tool. Hostile
 // registry and tool text must come back inside `data` as quoted JSON strings, never in `summary`.
 import path from 'node:path';

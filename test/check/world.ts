@@ -1,4 +1,4 @@
-// The world the check and the MCP server are tested in (issue 24), all on loopback:
+// The world the check and the MCP server are tested in, all on loopback:
 //   - real SDK MCP servers (sandbox/mcp-host.ts) and a registry listing them (sandbox/registry-server.ts);
 //   - an archive of them made by the real collector, both series (two days: `drifts` changes on day 1,
 //     so the archive holds a change with findings; v2 records each handshake's instructions hash);

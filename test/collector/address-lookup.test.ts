@@ -1,4 +1,4 @@
-// address-policy.ts for DNS names (issue 27): what the lookup hook does with each kind of answer, and
+// address-policy.ts for DNS names: what the lookup hook does with each kind of answer, and
 // the connector around it — the parts a test with literal addresses never reaches. DNS is node:dns's
 // lookup replaced per test (the hook and undici's connect both call it), so a name can "resolve" to
 // any address without a network: a mixed answer, an empty one, a failure.

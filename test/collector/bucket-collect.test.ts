@@ -1,4 +1,4 @@
-// The collector with a bucket (issue 23): a real S3-compatible server on 127.0.0.1 as the store. Every
+// The collector with a bucket: a real S3-compatible server on 127.0.0.1 as the store. Every
 // object and page manifest a run writes is in the bucket; the archive folder holds only a cache of
 // them, and a checkout without that cache verifies through the bucket, incremental verify included.
 import { cpSync, readdirSync, rmSync } from 'node:fs';

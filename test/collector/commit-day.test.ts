@@ -1,4 +1,4 @@
-// No lost day (issue 23): scripts/commit-day.sh against real git repositories in a temp dir, no mocks.
+// No lost day: scripts/commit-day.sh against real git repositories in a temp dir, no mocks.
 // A bare repository is "origin"; a shallow clone (fetch-depth 1, as actions/checkout makes it) is the
 // collect job with the day's data/ files written; a second clone pushes first (the race).
 import { execFileSync, spawnSync } from 'node:child_process';

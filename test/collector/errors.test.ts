@@ -59,7 +59,7 @@ describe('classify(failure)', () => {
   });
 });
 
-// Cases mutation testing found untested (issue 18, docs/MUTATION.md): the edges of each status range,
+// Cases mutation testing found untested (docs/MUTATION.md): the edges of each status range,
 // every listed code, the cause chain's bound, the detail texts and the error names.
 describe('classify(failure): edges, codes and texts', () => {
   const status = (n: number, rpc: { code: number; message: string } | null = null): Failure => ({ kind: 'status', step: 'initialize', status: n, wwwAuthenticate: null, retryAfter: null, rpc, sessionIssued: false });

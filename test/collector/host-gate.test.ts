@@ -1,4 +1,4 @@
-// The request-level courtesy gate (collector/host-gate.ts, issue 27): one request at a time per
+// The request-level courtesy gate (collector/host-gate.ts): one request at a time per
 // endpoint URL, at most limit(host) per URL host, FIFO, a slot given back however the request ends.
 // Fast enough for the collector's mutation config (stryker.collector.config.mjs), unlike the
 // end-to-end loopback run in scheduling.test.ts ("a host only redirects lead to").

@@ -1,4 +1,4 @@
-// What a finished job tells the schedule about its host (collector/host-signal.ts, issue 27): the
+// What a finished job tells the schedule about its host (collector/host-signal.ts): the
 // schedule backs off a host on `throttled` (for its Retry-After), stops it after K `unreachable`, and
 // treats `ok`/`other` as a host that answers. Each mapping with its near miss.
 import { describe, expect, it } from 'vitest';

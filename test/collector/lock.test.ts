@@ -1,4 +1,4 @@
-// The lock dies with its holder (issue 12): holder() decides from what /proc says (a table over a
+// The lock dies with its holder: holder() decides from what /proc says (a table over a
 // made-up system view, then the real one), and a collector killed with SIGKILL whose parent never
 // reaps it — a zombie, as in a container without an init process — does not keep the next collector
 // out, again and again.

@@ -362,7 +362,7 @@ describe('probeV2() against the era zoo: what it sent', () => {
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(on(true).slice(2).every((q) => q.headers['mcp-session-id'] === sessionId)).toBe(true);
     expect(on(false).every((q) => q.headers['mcp-session-id'] === undefined)).toBe(true);
-    // Nor the revision negotiated with A (issue 18: no header set from one origin's answer crosses to another).
+    // Nor the revision negotiated with A (no header set from one origin's answer crosses to another).
     expect(on(false).every((q) => q.headers['mcp-protocol-version'] === undefined)).toBe(true);
     expect(on(true).slice(2).every((q) => q.headers['mcp-protocol-version'] === '2025-11-25')).toBe(true);
     const r = results.get('legacy-session-redirect')!;

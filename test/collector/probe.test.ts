@@ -233,7 +233,7 @@ describe('probe(endpoint) against real loopback servers', () => {
     }
     // A first page that offers a next one, and a body repeating a member name: no set hash.
     expect([rowOf('next-cursor').tools_set_hash, rowOf('repeated-member').tools_set_hash]).toEqual([null, null]);
-    // Every row writes the field, null where there is none (issue 26: one shape for JSON Lines, CSV and Parquet).
+    // Every row writes the field, null where there is none (one shape for JSON Lines, CSV and Parquet).
     for (const r of rows) expect(Object.keys(r), r.target).toContain('tools_set_hash');
     for (const r of rows) if (r.outcome !== 'ok') expect(r.tools_set_hash, r.target).toBeNull();
   });

@@ -1,4 +1,4 @@
-// What crosses to another origin on a redirect (issue 18): the collector follows 307/308 across
+// What crosses to another origin on a redirect: the collector follows 307/308 across
 // origins (it sends no credentials), but nothing it learnt from a server's answer may go with it —
 // not the Mcp-Session-Id that origin issued, nor the MCP-Protocol-Version negotiated with it. Seen
 // at the receiving servers: the era zoo's legacy-session-redirect case (SDK v1 servers) and a pair

@@ -1,4 +1,4 @@
-// The roster's page and time bounds, derived from the rosters before it (issue 23, item 7): the pure
+// The roster's page and time bounds, derived from the rosters before it: the pure
 // derivation (rosterBounds), then what a run reads from the archive (rosterHistory) and that
 // runCollector pages under the derived bound, growing it after a day it cut.
 import fs from 'node:fs';

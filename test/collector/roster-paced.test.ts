@@ -1,4 +1,4 @@
-// The listing at the real size (issue 23, item 7): 115,000 rows = 1,150 pages of 100, from a loopback
+// The listing at the real size: 115,000 rows = 1,150 pages of 100, from a loopback
 // registry with page latency and the real service's rate limit (180 requests a minute, then 429).
 // Time is scaled by F = 20: the registry's minute and the collector's pace window are 3 s, latencies
 // are a twentieth of the real ones, so one listing takes about 25 s instead of 8 min. Why not a

@@ -1,7 +1,7 @@
 // The schedules of collector/schedule.ts, driven job by job: jobs finish when the test says so, with
 // the signal the test gives, on a manual clock (no timing). lpt: per-host limits, longest queue
 // first, back-off on 429/503, unresponsive hosts, the deadline, exactly one run() or skip() per job.
-// hostQueues: the schedule before issue 12, kept for the benchmark.
+// hostQueues: the schedule before the host-aware one, kept for the benchmark.
 import { describe, expect, it } from 'vitest';
 import { hostQueues, lpt, perHostLimit, realClock, type HostJob, type HostSignal, type ScheduleClock, type ScheduleOptions } from '../../collector/schedule.ts';
 import type { NotAttemptedReason } from '../../src/lib/index.ts';
@@ -340,7 +340,7 @@ describe('lpt(jobs, options): the deadline', () => {
   });
 });
 
-describe('hostQueues(jobs, options): the schedule before issue 12', () => {
+describe('hostQueues(jobs, options): the schedule before the host-aware one', () => {
   it('starts the first job of each host before a second of any, one per host with perHostMax 1', async () => {
     const h = harness([...spec('a', 3), ...spec('b', 1), ...spec('c', 1)]);
     const done = hostQueues(h.jobs, options({ concurrency: 2, perHostMax: 1 }));

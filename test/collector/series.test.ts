@@ -1,4 +1,4 @@
-// runCollector with both methodology series (issue 13, phase 2a): a v1,v2 run writes both day files
+// runCollector with both methodology series: a v1,v2 run writes both day files
 // and two run rows with the same run_id; `auto` records both until the bridge is complete (read off
 // runs.jsonl), then v2 alone; a job skipped by the schedule gets a not_attempted row in both series; a
 // resumed run completes each series without duplicates. Against the loopback world (SDK v1 servers

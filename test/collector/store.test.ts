@@ -1,6 +1,6 @@
 // Store's durability, observed through its file-system seam (src/archive/atomic.ts FsEffects): the
 // test hands the store a recording FsEffects over the real node:fs, so the store writes real files
-// and the test sees which were fsynced, and in what order (issue 18: "rows and runs fsynced" is a
+// and the test sees which were fsynced, and in what order ("rows and runs fsynced" is a
 // README promise no test observed). Not a mock: every call goes through to the disk.
 import fs from 'node:fs';
 import { join, relative } from 'node:path';

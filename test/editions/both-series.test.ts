@@ -21,7 +21,7 @@ afterAll(() => {
   if (archive) rmSync(archive, { recursive: true, force: true });
 });
 
-/** Every citation form of an edition names `methodology` (issue 26: the figures' method, not the run row's). */
+/** Every citation form of an edition names `methodology` (the figures' method, not the run row's). */
 function expectStitched(ed: string, methodology: string): void {
   const read = (f: string) => readFileSync(path.join(ed, f), 'utf8');
   expect((JSON.parse(read('edition.json')) as { methodology: string }).methodology).toBe(methodology);

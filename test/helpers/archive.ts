@@ -10,10 +10,10 @@
 // text; one with a very long description (the site must cut it and link the raw body); one whose
 // name, tool names and descriptions hold control characters, which drifts on day 4 so the drift feed
 // carries them (feeds must stay XML); and one per name the site itself writes (`index.html`,
-// `feed.xml`, `data`, …), whose pages must not collide with the site's files (issue 10); one that
-// reverts to its first contract on day 7 and one that leaves the registry on day 6 (issue 16).
+// `feed.xml`, `data`, …), whose pages must not collide with the site's files; one that
+// reverts to its first contract on day 7 and one that leaves the registry on day 6.
 //
-// With `lifecycle`, servers whose registry life the descriptors must tell (issue 14, 17): one that
+// With `lifecycle`, servers whose registry life the descriptors must tell: one that
 // answers (an optional secret header, an `sse` remote listed first, a templated remote after), one
 // behind an auth wall (a required secret Authorization header, a Bearer challenge naming its
 // metadata), one that leaves the registry on day 2 (retired; it shares its repository URL with the one
@@ -72,9 +72,9 @@ export const CACHING = {
  * Names equal to what the site writes under /servers/ (index.html, each server's feed.xml and
  * feed.json), under /api/servers/, or at its root: each must get its own page and files.
  */
-/** Listed on days 0–5, then gone from the registry: a retired server with a contract (issue 16). */
+/** Listed on days 0–5, then gone from the registry: a retired server with a contract. */
 export const RETIRED_NAME = 'io.github.example/leaves-on-day-6';
-/** Serves tool list A, then B from day 4, then A again from day 7: a revert (issue 16). */
+/** Serves tool list A, then B from day 4, then A again from day 7: a revert. */
 export const REVERT_NAME = 'io.github.example/flip-flop';
 export const SITE_FILE_NAMES = ['index.html', 'index', 'feed.xml', 'feed.json', '404.html', 'data', 'api', 'servers', 'pagefind', '_astro', 'drift.xml', 'drift.json'];
 

@@ -1,4 +1,4 @@
-// A real S3-compatible server for the object-store tests (issue 23): @20minutes/s3rver, in a child
+// A real S3-compatible server for the object-store tests: @20minutes/s3rver, in a child
 // process of its own, on 127.0.0.1, on a free port, storing into a temp folder, with one bucket made
 // before it answers. Tests talk to it over HTTP with the real client (@aws-sdk/client-s3); nothing
 // of the client or of the code under test is mocked.

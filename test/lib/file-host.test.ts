@@ -1,4 +1,4 @@
-// onFileHost / copiedToFileHost: which site paths a configured file host serves (issue 23). One rule
+// onFileHost / copiedToFileHost: which site paths a configured file host serves. One rule
 // decides where the build writes a file and where every link to it points.
 import { describe, expect, it } from 'vitest';
 import { copiedToFileHost, FILE_HOST_INDEX_PATH, onFileHost } from '../../src/lib/file-host.ts';

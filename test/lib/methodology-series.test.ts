@@ -33,7 +33,7 @@ describe('SERIES, METHODOLOGY_SERIES', () => {
     expect(s.title).toMatch(/^v1\b/);
     expect(s.summary).toMatch(/^[A-Z][^.]*[^.\s]\.$/);
   });
-  // v2's changelog entry is written when v2 ships (issue 13, phase 2): its note is not checked for a file yet.
+  // v2's changelog entry is written when v2 ships: its note is not checked for a file yet.
   it('v2 has a title and a one-sentence summary of its own', () => {
     expect(SERIES.v2.title).toMatch(/^v2\b/);
     expect(SERIES.v2.summary).toMatch(/^[A-Z][^.]*[^.\s]\.$/);

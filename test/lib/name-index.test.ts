@@ -1,4 +1,4 @@
-// The name indexes of the static API (issue 24): a reader who knows only a tool name or an endpoint
+// The name indexes of the static API: a reader who knows only a tool name or an endpoint
 // URL hashes it, fetches one shard and looks it up there. The shard rule is checked here against an
 // independent SHA-256 (node:crypto over the key's UTF-8 bytes), and the shard files' shape against
 // the zod schema and the JSON Schema published from it.

@@ -1,4 +1,4 @@
-// The descriptor's quality checks (issue 25, item 6): each check's pass, fail and unknown on the
+// The descriptor's quality checks: each check's pass, fail and unknown on the
 // observation its rule names, each with a near miss across its boundary, and the evidence it carries.
 import { describe, expect, it } from 'vitest';
 import { QUALITY_MIN_PROBES, QUALITY_RULES, QUALITY_STATUSES, qualityChecks, qualitySummary, type QualityCheck, type QualityInput } from '../../src/lib/quality-checks.ts';

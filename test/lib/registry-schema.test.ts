@@ -1,4 +1,4 @@
-// A registry entry against the server.json schema it names (issue 25, item 3): real entries of the
+// A registry entry against the server.json schema it names: real entries of the
 // 2025-12-12 listing (fixtures/registry/real/) against the official schema files (fixtures/registry/spec/),
 // each failure beside a near miss that passes.
 import { readdirSync, readFileSync } from 'node:fs';

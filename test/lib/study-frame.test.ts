@@ -1,4 +1,4 @@
-// The study's population (issue 25, item 5): every row in exactly one bucket, in the study's order,
+// The study's population: every row in exactly one bucket, in the study's order,
 // each bucket with a near miss that stays in the frame; URLs merged as the study normalised them.
 import { describe, expect, it } from 'vitest';
 import { FRAME_EXCLUSIONS, normaliseEndpointUrl, studyFrame, type FrameRow } from '../../src/lib/study-frame.ts';

@@ -1,4 +1,4 @@
-// The loader's build cache (src/loader/cache.ts): a daily rebuild that reuses the digests of earlier
+// The loader's build cache (src/loader/cache.ts): a daily rebuild that reuses the day summaries of earlier
 // days and the derived changes must equal a build from scratch, a day file that changes must be read
 // again, compacted (.jsonl.gz) days read the same as plain ones, and restatement manifests are exposed.
 import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -41,7 +41,7 @@ function comparable(a: Archive) {
   };
 }
 const scratchBuild = async (dir: string) => deriveArchive(await readRawArchive(dir));
-// With digest workers, as a site build of more than a week of days has them.
+// With day-summary workers, as a site build of more than a week of days has them.
 const cachedBuild = async (dir: string, cache: string) => deriveArchive(await readRawArchive(dir, { cache: { dir: cache, sourceRoot: ROOT }, prebuild: { workers: 2 } }));
 
 describe('the build cache', () => {
@@ -74,7 +74,7 @@ describe('the build cache', () => {
     expect(comparable(again)).toEqual(comparable(today));
   }, 300_000);
 
-  it('digests in chunks of days, a fresh worker per chunk, the same as in one thread (issue 23: a worker\'s heap bounded by its chunk)', async () => {
+  it('summarises days in chunks, a fresh worker per chunk, the same as in one thread (a worker\'s heap bounded by its chunk)', async () => {
     const dir = copyOf(fixture);
     const cache = tmp('mcp-schema-cache-');
     // Three days a worker: with two slots, the fixture's days are several chunks each.
@@ -85,9 +85,9 @@ describe('the build cache', () => {
     expect(comparable(chunked)).toEqual(comparable(await scratchBuild(dir)));
     // Each slot took its days three at a time, a worker each (the near miss: one worker a slot, 2).
     // Its days and then its other jobs (without prebuild members here: none).
-    const digested = chunked.cacheStats.misses;
-    expect(raw.cacheStats.digestWorkers).toBe(Math.ceil(Math.ceil(digested / 2) / 3) + Math.ceil(Math.floor(digested / 2) / 3));
-    expect(raw.cacheStats.digestWorkers).toBeGreaterThan(2);
+    const summarised = chunked.cacheStats.misses;
+    expect(raw.cacheStats.summaryWorkers).toBe(Math.ceil(Math.ceil(summarised / 2) / 3) + Math.ceil(Math.floor(summarised / 2) / 3));
+    expect(raw.cacheStats.summaryWorkers).toBeGreaterThan(2);
   }, 300_000);
 
   it('runs the other jobs (a roster member each, as the site has them) after the days, in chunks too', async () => {
@@ -98,7 +98,7 @@ describe('the build cache', () => {
     const raw = await readRawArchive(dir, { cache: { dir: cache, sourceRoot: ROOT }, prebuild: { workers: 2, workerDays: 3, ...membersPrebuild(dir, cache, ROOT) } });
     const days = raw.cacheStats.misses;
     const slot = (k: number, n: number) => Math.ceil((k === 0 ? Math.ceil(n / 2) : Math.floor(n / 2)) / 3);
-    expect(raw.cacheStats.digestWorkers).toBe(slot(0, days) + slot(1, days) + slot(0, rosters.length) + slot(1, rosters.length));
+    expect(raw.cacheStats.summaryWorkers).toBe(slot(0, days) + slot(1, days) + slot(0, rosters.length) + slot(1, rosters.length));
     for (const file of rosters) expect(existsSync((await rosterMemberPath(dir, file, cache))!), file).toBe(true);
   }, 300_000);
 

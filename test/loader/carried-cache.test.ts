@@ -1,10 +1,10 @@
-// The build cache carried between deploys (issue 23; .github/workflows/deploy.yml restores yesterday's
+// The build cache carried between deploys (.github/workflows/deploy.yml restores yesterday's
 // cache with actions/cache). A restored cache is trusted only through the loader's own checks
 // (src/loader/cache.ts): an entry is found by its key (a fingerprint of what it was computed from: the
 // day files' contents, the contract's and src/lib's sources), and read only when its bytes are the ones
 // the loader wrote under that key. So a cache carried to another folder and another checkout (new paths,
 // new mtimes) is reused whole; a day file that changed since is read again; and an entry whose bytes
-// were changed, cut short, or moved under another key is refused (counted in `DigestCache.rejected`) and recomputed
+// were changed, cut short, or moved under another key is refused (counted in `BuildCache.rejected`) and recomputed
 // — every time with the same result as a build without any cache.
 import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,7 +27,7 @@ function copyOf(dir: string, prefix: string): string {
 function comparable(a: Archive) {
   return { servers: a.servers, changes: a.changes, bodyFindings: a.bodyFindings, sets: a.sets, intervals: a.intervals, km: a.km, tiles: a.tiles, rowCount: a.rowCount, days: a.days, problems: a.problems, asOf: a.asOf, runs: a.runs };
 }
-/** A build (digest workers on, as the site's first build has them), with the cache's counters after it. */
+/** A build (day-summary workers on, as the site's first build has them), with the cache's counters after it. */
 async function build(dir: string, cache: string | null): Promise<Archive & { stats: { hits: number; misses: number; rejected: number; changeHits: number; changeMisses: number } }> {
   const raw = await readRawArchive(dir, cache ? { cache: { dir: cache, sourceRoot: ROOT }, prebuild: { workers: 2 } } : {});
   const a = await deriveArchive(raw);
@@ -35,7 +35,7 @@ async function build(dir: string, cache: string | null): Promise<Archive & { sta
   return Object.assign(a, { stats: { ...a.cacheStats, rejected: raw.cache.rejected } });
 }
 
-/** The cache's day digests, by file name. */
+/** The cache's day summaries, by file name. */
 const dayEntries = (cache: string) => readdirSync(path.join(cache, 'days')).filter((f) => f.endsWith('.v8')).sort();
 const changeEntries = (cache: string) => readdirSync(path.join(cache, 'changes')).filter((f) => /^[0-9a-f]{64}\.v8$/.test(f)).sort();
 
@@ -75,17 +75,17 @@ describe('a build cache carried to another run', () => {
     expect(comparable(a)).toEqual(comparable(await build(checkout, null)));
   }, 300_000);
 
-  it('refuses a day digest whose bytes were changed (still a well-formed digest), and computes it again', async () => {
+  it('refuses a day summary whose bytes were changed (still a well-formed summary), and computes it again', async () => {
     const restored = copyOf(yesterday, 'mcp-schema-carried-restored-');
     const entries = dayEntries(restored);
     expect(entries.length).toBe(scratchBuild.days.length);
-    // A poisoned entry: the digest of the first day with one row fewer, re-serialised behind the entry's header.
+    // A poisoned entry: the summary of the first day with one row fewer, re-serialised behind the entry's header.
     const file = path.join(restored, 'days', entries[0]!);
     const bytes = readFileSync(file);
     const header = bytes.subarray(0, CACHE_ENTRY_MAGIC.length + 32);
     expect(header.subarray(0, CACHE_ENTRY_MAGIC.length).toString('latin1')).toBe(CACHE_ENTRY_MAGIC);
-    const digest = deserialize(bytes.subarray(header.length)) as { n: number };
-    writeFileSync(file, Buffer.concat([header, serialize({ ...digest, n: digest.n - 1 })]));
+    const summary = deserialize(bytes.subarray(header.length)) as { n: number };
+    writeFileSync(file, Buffer.concat([header, serialize({ ...summary, n: summary.n - 1 })]));
     const a = await build(copyOf(archive, 'mcp-schema-carried-checkout-'), restored);
     expect(a.stats).toMatchObject({ hits: a.days.length - 1, misses: 1, rejected: 1 });
     expect(comparable(a)).toEqual(scratchBuild);
@@ -97,7 +97,7 @@ describe('a build cache carried to another run', () => {
   it('refuses entries cut short, flipped by one bit, or moved under another key', async () => {
     const restored = copyOf(yesterday, 'mcp-schema-carried-restored-');
     const [a, b, c, donor] = [...dayEntries(restored).slice(0, 3), dayEntries(restored).at(-1)!].map((f) => path.join(restored, 'days', f));
-    // Another day's digest under this day's name: a well-formed entry of the same format, filed under the wrong key.
+    // Another day's summary under this day's name: a well-formed entry of the same format, filed under the wrong key.
     writeFileSync(c!, readFileSync(donor!));
     const cut = readFileSync(a!);
     writeFileSync(a!, cut.subarray(0, cut.length - 7));

@@ -1,6 +1,6 @@
 // The fold keeps each target's ok rows as runs of rows that agree on what drift reads (src/loader/fold.ts
 // OkRun: first row, last row, count), so the loaded archive grows with what targets change, not with
-// days (issue 23). Whatever the archive publishes must be what the row-by-row fold gives: compared
+// days. Whatever the archive publishes must be what the row-by-row fold gives: compared
 // here on a long archive with every kind of change, on the frozen golden archive, and on copies of it
 // whose rows are out of time order (the fold then re-reads those targets row by row).
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

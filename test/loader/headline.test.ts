@@ -222,7 +222,7 @@ describe('the headline series', () => {
     expect(runs.some((r) => !r.whole && r.n > 1 && r.era >= 0)).toBe(true);
   });
 
-  it('builds the same headline from the build cache (v2 digests cached by series) as from the files', async () => {
+  it('builds the same headline from the build cache (v2 day summaries cached by series) as from the files', async () => {
     const cache = { dir: mkdtempSync(join(tmpdir(), 'mcps-headline-cache-')), sourceRoot: process.cwd() };
     try {
       const first = await deriveArchive(await readRawArchive(dir, { cache, bridgeDays: 3 }));

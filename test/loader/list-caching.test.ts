@@ -1,4 +1,4 @@
-// What 2026-07-28 servers say about their lists (issue 25 item 2), end to end: the real collector records
+// What 2026-07-28 servers say about their lists, end to end: the real collector records
 // both series against the local world plus the caching servers (test/helpers/archive.ts `caching`: SDK v2
 // public and private lists, raw modern servers with no fields, invalid ones, an event-stream answer), and
 // the loader's counts, per-target values, private-scope change marks and the descriptor's caching block

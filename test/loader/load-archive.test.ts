@@ -78,7 +78,7 @@ describe('loadArchive(dir) on the fixture archive', () => {
     expect(a.halfLife).toEqual(halfLife(km));
   });
 
-  it('takes the server-level curve, the ever-changed share and volatility from src/lib over the same rows (issue 16)', async () => {
+  it('takes the server-level curve, the ever-changed share and volatility from src/lib over the same rows', async () => {
     const byTarget = group(await allRows(dir), (r) => r.target);
     const first = [...byTarget.values()].flatMap((r) => firstChangeIntervals(r));
     expect(a.serverIntervals.map((i) => i.target).sort()).toEqual(first.map((i) => i.target).sort());

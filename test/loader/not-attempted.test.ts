@@ -1,4 +1,4 @@
-// not_attempted rows (issue 12) through the loader: a collector-made archive where a host stops
+// not_attempted rows through the loader: a collector-made archive where a host stops
 // answering, read back as the site reads it — the server's status and strip say "not attempted (host
 // unresponsive)", the error-class shares leave those rows out of both denominators and count them,
 // and the coverage tile counts them as eligible, not attempted.

@@ -13,8 +13,8 @@ import { generateArchive } from '../../bench/archive-gen.ts';
 import { byCodeUnits, contractIntervals, detectDrift, everChangedShare, firstChangeIntervals, halfLife, headlineFigures, kaplanMeier, volatility, type DriftRow } from '../../src/lib/index.ts';
 import { deriveArchive, readRawArchive, type Archive, type ServerView } from '../../src/loader/load-archive.ts';
 import { SHARD_TARGETS, shardCount, shardMember, shardOf, targetsOf } from '../../src/loader/shards.ts';
-import { splitDigest } from '../../src/loader/digest.ts';
-import { DigestCache } from '../../src/loader/cache.ts';
+import { splitDaySummary } from '../../src/loader/day-summary.ts';
+import { BuildCache } from '../../src/loader/cache.ts';
 import { listDays } from '../../src/archive/day-files.ts';
 
 const GOLDEN = join(import.meta.dirname, '..', '..', 'fixtures', 'archive', 'golden');
@@ -102,12 +102,12 @@ describe('shards', () => {
   });
 });
 
-describe('splitDigest', () => {
+describe('splitDaySummary', () => {
   it('cuts a day into parts that hold each row once, in order, with its own hashes, in the shard its name hashes to', async () => {
-    const cache = new DigestCache(null);
+    const cache = new BuildCache(null);
     const day = listDays(GOLDEN, 'observations')[0]!;
-    const g = await cache.digest(GOLDEN, await cache.source(GOLDEN, day));
-    const parts = splitDigest(g, 3);
+    const g = await cache.daySummary(GOLDEN, await cache.source(GOLDEN, day));
+    const parts = splitDaySummary(g, 3);
     expect(parts.map((p) => p.n).reduce((x, y) => x + y, 0)).toBe(g.n);
     expect(parts.filter((p) => p.n > 0).length).toBeGreaterThan(1);
     const rowsOf = (d: typeof g) => Array.from({ length: d.n }, (_, i) => [d.line[i], d.names[i], d.code[i], d.ms[i], d.tools[i]! < 0 ? null : d.hashes[d.tools[i]!], d.body[i]! < 0 ? null : d.hashes[d.body[i]!], d.runs[d.run[i]!]]);
@@ -180,7 +180,7 @@ describe.each([
     expect(await one.serversIn(0)).toBe(one.servers);
   });
 
-  it('are the same read from the build cache, where each shard after the first reads its part of each day (digest parts), first build and second', async () => {
+  it('are the same read from the build cache, where each shard after the first reads its part of each day (summary parts), first build and second', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'mcps-shards-cache-'));
     scratch.push(cacheDir);
     const cache = { dir: cacheDir, sourceRoot: process.cwd() };
@@ -191,7 +191,7 @@ describe.each([
       expect(figures(a), build).toBe(want);
       expect(bits(await allServers(a)), build).toBe(servers);
     }
-    // The parts are there, seven a day, beside each day's whole digest.
+    // The parts are there, seven a day, beside each day's whole summary.
     const days = readdirSync(join(cacheDir, 'days'));
     const whole = days.filter((f) => !f.includes('of'));
     expect(whole.length).toBeGreaterThan(0);

@@ -1,4 +1,4 @@
-// What tools no one here wrote read in the /data/ files (issue 26): datapackage.json by the Data
+// What tools no one here wrote read in the /data/ files: datapackage.json by the Data
 // Package spec's rules, the hash chain by a verifier written from the documentation alone (not from
 // src/archive/chain.ts), and observation rows with one shape in every format. The archive is made by
 // the collector over a month boundary with both series, its chain signed, then bundled twice: as a

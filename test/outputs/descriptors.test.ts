@@ -1,4 +1,4 @@
-// The per-server descriptors and the files beside them (issue 14, 17), written by writeServerFiles from
+// The per-server descriptors and the files beside them, written by writeServerFiles from
 // frozen collector-made archives: fixtures/archive/lifecycle (an ok, a failing, a retired, an opted-out
 // and a repeated-member server) for the goldens, and fixtures/archive/golden (hostile names) for the
 // validation. Every descriptor is checked against its own published schema (zod and, as published,
@@ -294,7 +294,7 @@ describe('every descriptor validates', () => {
     expect(all.filter(({ d }) => serverJsonErrors(d.server).length === 0).length).toBeGreaterThan(all.length / 2);
   });
 
-  it('says in each descriptor how its `server` fares against the schema it names, as plain ajv over the same files finds (issue 25, item 3)', async () => {
+  it('says in each descriptor how its `server` fares against the schema it names, as plain ajv over the same files finds', async () => {
     const statuses = new Set<string>();
     for (const { archive, d } of all) {
       const block = d._meta['org.mcp-schema/schema-history']!;

@@ -111,7 +111,7 @@ describe('rssFeed(changes, channel, pub)', () => {
   });
 });
 
-describe('changeTitle(change) and the feeds\' self links (issue 16)', () => {
+describe('changeTitle(change) and the feeds\' self links', () => {
   it('says "reverted" for a revert and names the level, "no rule fired" when none did', () => {
     expect(changeTitle(change({ revert: true }))).toBe('io.github.x/y reverted its tools to an earlier contract (ERR)');
     expect(changeTitle(change({ compatibility: null, findings: [] }))).toBe('io.github.x/y changed its tools (no rule fired)');

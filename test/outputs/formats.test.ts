@@ -59,7 +59,7 @@ describe('the public formats, against their goldens', () => {
     await expectGolden('datapackage.json', `${JSON.stringify(pkg, null, 2)}\n`);
   });
 
-  it('datapackage.json describes each key of a runs line and of a rosters line as a field of its own (issue 16)', async () => {
+  it('datapackage.json describes each key of a runs line and of a rosters line as a field of its own', async () => {
     const pkg = JSON.parse((await data('datapackage.json')).toString('utf8')) as { resources: { path: string; schema: { fields: { name: string }[] } }[] };
     const fields = (file: string) => pkg.resources.find((r) => r.path === file)!.schema.fields.map((f) => f.name);
     const runs = (await data('runs.jsonl')).toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as object);

@@ -1,4 +1,4 @@
-// `npm run months` (scripts/month-parts.ts, issue 23) on a collector-made archive: a closed month's part
+// `npm run months` (scripts/month-parts.ts) on a collector-made archive: a closed month's part
 // is written as exactly the assets of its release, is the same bytes when written again, is cut into
 // pieces at a forced limit, and `verify` finds what was changed in it — a piece, an object, a packed
 // page's entry, a row (with SHA256SUMS rewritten to match, so only the chain can tell), a run taken

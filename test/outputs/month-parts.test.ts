@@ -1,4 +1,4 @@
-// The pure rules of the monthly parts (src/outputs/month-parts.ts, issue 23): which months are closed,
+// The pure rules of the monthly parts (src/outputs/month-parts.ts): which months are closed,
 // what a month's files are called, how a part is cut into pieces no larger than a release asset may be,
 // which objects a row and a roster name, the descriptor's form, and the site's manifest of parts.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Methodology v2's rows in every format (issue 25): per month and whole, CSV (each list one cell of
+// Methodology v2's rows in every format: per month and whole, CSV (each list one cell of
 // JSON text) and Parquet (lists of strings as Parquet lists) beside the JSON Lines, read back by
 // DuckDB and compared value by value with the JSON Lines rows parsed here with JSON.parse; listed in
 // SHA256SUMS and datapackage.json (fields, their CSV and Parquet forms, the dialect), in the

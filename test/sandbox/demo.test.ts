@@ -115,6 +115,8 @@ describe('npm run demo (short)', () => {
       walk(join(REPO, out, 'site'), 0);
       expect(pages.length).toBeGreaterThan(10);
       for (const p of pages) expect(readFileSync(p, 'utf8'), p).toMatch(/Simulated data/i);
+      // Built as npm run build builds (src/site/build.ts): the Astro step leaves the index to the search step, so an index means that step ran.
+      expect(readdirSync(join(REPO, out, 'site', 'pagefind')).length).toBeGreaterThan(0);
 
       child.kill('SIGINT');
       expect(await exited).toBe(130);

@@ -1,5 +1,5 @@
 // A deliberately small dual-era probe for testing the world itself (the project's methodology-v2 probe is
-// written and tested on its own): it follows methodology v2's procedure (issue 13) in order — server/discover with the
+// written and tested on its own): it follows methodology v2's procedure in order — server/discover with the
 // 2026-07-28 headers and `_meta`; on anything but a DiscoverResult or a modern error, initialize
 // 2025-11-25 (once more with 2025-03-26 on a JSON-RPC error); every tools/list page; the unknown-tool
 // canary; the HTTP+SSE detect when initialize got no JSON-RPC answer; RFC 9728 metadata after a 401

@@ -1,4 +1,4 @@
-// The built site as tools no one here wrote read it (issue 26): every page through html-validate's
+// The built site as tools no one here wrote read it: every page through html-validate's
 // recommended preset, a page-weight budget for the busiest server page (its older changes on pages of
 // their own), the server list in pages by name, and the /data/ page's verification recipe (the key it
 // names is served; no claim that a demo key is in the repository). One fixture build, shared with the
@@ -71,7 +71,7 @@ describe('the busiest server page', () => {
     expect(html.match(/<article class="change"/g)).toHaveLength(INLINE_CHANGES);
     // Every change stays reachable: its anchor on the server page, and for the newest FULL_CHANGES a page with the diff.
     for (const c of s.changes) expect(html).toContain(`id="change-${c.id}"`);
-    // No change past them has a page (issue 23: change pages were the site's next hundreds of MB).
+    // No change past them has a page (change pages were the site's next hundreds of MB).
     for (const c of s.changes.slice(FULL_CHANGES)) expect(existsSync(path.join(site.out, `${changePagePath(c).slice(1)}index.html`))).toBe(false);
     for (const c of s.changes.slice(0, FULL_CHANGES)) {
       expect(html).toContain(`href="${changePagePath(c)}"`);

@@ -1,4 +1,4 @@
-// The /data/ page of a build with a release folder (the deploy's; issue 23): the release folder is not
+// The /data/ page of a build with a release folder (the deploy's): the release folder is not
 // uploaded any more, so the page links nothing in it — the whole archive is the monthly parts, listed by
 // /data/parts/manifest.json, which deploy.yml writes into the site after the build (npm run months --
 // manifest). Without a release folder every file is on the site and the page names no parts.

@@ -83,7 +83,7 @@ describe('bytes(n)', () => {
   });
 });
 
-describe('fitTitle(text, max) (issue 26: html-validate long-title counts the escaped source)', () => {
+describe('fitTitle(text, max) (html-validate long-title counts the escaped source)', () => {
   it('keeps a title that fits, clips one that does not, counting < > & " \' as their escapes', () => {
     expect(fitTitle('io.github.x/y', 57)).toBe('io.github.x/y');
     expect(fitTitle('a'.repeat(57), 57)).toBe('a'.repeat(57));

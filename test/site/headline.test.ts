@@ -45,7 +45,7 @@ describe('npm run build on an archive past the bridge', () => {
     }
   });
 
-  it('names the method the figures rest on in every citation form: footer, dashboard, /data/CITATION.cff, the live chart\'s source line and citation (issue 26)', async () => {
+  it('names the method the figures rest on in every citation form: footer, dashboard, /data/CITATION.cff, the live chart\'s source line and citation', async () => {
     const method = `v2, stitched onto v1 before ${SEAM}`;
     for (const page of ['index.html', 'data/index.html', 'servers/index.html', 'methodology/index.html']) expect(await read(page), page).toContain(`data-testid="footer-methodology">Methodology ${method}</a>`);
     expect(await read('index.html')).toContain(`Methodology ${method}, prober`);
@@ -82,7 +82,7 @@ describe('npm run build on an archive past the bridge', () => {
     const rss = await read(`servers/${slug}/feed.xml`);
     expect(rss).toContain('<category>protocol-migration</category>');
     const lines = gunzipSync(readFileSync(path.join(site.out, 'data', 'changes.jsonl.gz'))).toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    // protocol_migration comes after every v1 column; private_scope_list (issue 25) after it.
+    // protocol_migration comes after every v1 column; private_scope_list after it.
     expect(lines.every((l) => Object.keys(l).slice(-2).join() === 'protocol_migration,private_scope_list')).toBe(true);
     expect(lines.filter((l) => l.protocol_migration === true).map((l) => [l.target, l.day])).toEqual([[MIGRATES, MIGRATION_DAY]]);
     const dp = JSON.parse(await read('data/datapackage.json')) as { resources: { name: string; schema?: { fields: { name: string; description: string }[] } }[] };

@@ -1,4 +1,4 @@
-// A link check of the whole built site (issue 16: two relative links on /methodology/v1/ led to 404s):
+// A link check of the whole built site (two relative links on /methodology/v1/ led to 404s):
 // every href and src in every built HTML file, and every link in every feed, resolves to a file the
 // build wrote — accounting for the base path, trailing slashes (a directory serves its index.html) and
 // permalinks (the site URL + base) — and a #fragment on a page of ours names an id on that page.
@@ -112,7 +112,7 @@ describe('the links of an empty site built under a base path', () => {
   }, 600_000);
 });
 
-describe('the fixture site with a file host (MCP_SCHEMA_FILES_URL, issue 23)', () => {
+describe('the fixture site with a file host (MCP_SCHEMA_FILES_URL)', () => {
   let site: BuiltSite;
   beforeAll(async () => {
     site = await builtSite('fixture', { MCP_SCHEMA_SIMULATED: '1', MCP_SCHEMA_FILES_URL: FILES_URL });

@@ -1,4 +1,4 @@
-// What a reader sees on the built fixture site (issue 16): the defects found on the way, each checked
+// What a reader sees on the built fixture site: the defects found on the way, each checked
 // on the files the build wrote — footers, "data as of", raw bodies typed by extension, file sizes on
 // /data/, social tags, a JSON Patch per change that really turns before into after, badges, the
 // wording of never-answering and retired servers, reverts and level filters with their feeds, the

@@ -1,4 +1,4 @@
-// /servers/ in pages by name (issue 26, src/site/server-list.ts), built for real: the fixture with 20
+// /servers/ in pages by name (src/site/server-list.ts), built for real: the fixture with 20
 // servers a page (MCP_SCHEMA_SERVERS_PER_PAGE), so its 60-odd servers take several pages. Every server
 // is on exactly one page, each page names every page by its first and last server, and the pages
 // pass html-validate like the rest of the site (test/site/consumers.test.ts).

@@ -162,7 +162,7 @@ export async function builtSite(name: 'empty' | 'fixture' | 'headline', extraEnv
     const t0 = Date.now();
     const { stdout, stderr } = await run('npm', ['run', 'build'], {
       cwd: ROOT,
-      // A fresh loader cache per build: a cached digest must not stand in for the code under test.
+      // A fresh loader cache per build: a cached day summary must not stand in for the code under test.
       env: { ...process.env, MCP_SCHEMA_DATA: data, MCP_SCHEMA_OUT: out, MCP_SCHEMA_CACHE: `${out}.cache`, ASTRO_TELEMETRY_DISABLED: '1', ...(name === 'fixture' ? { MCP_SCHEMA_PUBLIC_KEY: fixtureKeyFile(data) } : {}), ...(name === 'headline' ? HEADLINE_ENV : {}), ...extraEnv, ...(files ? { MCP_SCHEMA_FILES_DIR: files } : {}) },
       maxBuffer: 64 << 20,
     });

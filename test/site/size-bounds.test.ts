@@ -1,4 +1,4 @@
-// The site stays under 1 GB (issue 23, docs/DESIGN.md "The site's size"): what grows with time is
+// The site stays under 1 GB (docs/DESIGN.md "The site's size"): what grows with time is
 // bounded. A server page lists its newest RECENT_VERSIONS versions and RECENT_CHANGES changes (older
 // changes keep an anchor), the drift lists publish MAX_PAGES pages per filter, and with an object store
 // configured (MCP_SCHEMA_OBJECTS_URL) the site carries only the raw bodies its pages show, linking the

@@ -80,7 +80,7 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     const html = await readFile(path.join(site.out, 'statistics/index.html'), 'utf8');
     const run = fullV2().at(-1)!;
     expect(text(html)).toContain(`run ${run.run_id}`);
-    // Every figure is over the study's frame (issue 25, item 5), not over every row of the run.
+    // Every figure is over the study's frame, not over every row of the run.
     const probed = frameOf(v2.filter((r) => r.run_id === run.run_id)).rows.filter((r) => r.outcome === 'ok' || r.outcome === 'error');
     const host = (r: Row) => new URL(r.endpoint).hostname;
     const check = (measure: string, of: Row[], test: (r: Row) => boolean) => {
@@ -112,7 +112,7 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     expect(rowCells(html, 'description')[2]).toBe(String(tools));
     // No server is named on the page.
     for (const r of probed) expect(html.includes(`>${r.target}<`), r.target).toBe(false);
-    // The fixture has no validation gate record: said at the top and beside every figure (issue 25).
+    // The fixture has no validation gate record: said at the top and beside every figure.
     expect(text(html)).toContain('Not yet validated. No validation gate has been run for the classifier that made these figures');
     for (const m of html.matchAll(/<tr[^>]*data-measure="([^"]+)"[^>]*>(.*?)<\/tr>/gs)) expect(text(m[2]!), m[1]).toContain('(not yet validated)');
   });
@@ -219,7 +219,7 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
     for (const [target, r] of latest) {
       const d = JSON.parse(await readFile(path.join(site.out, 'api/servers', `${slugFor(target)}.json`), 'utf8')) as { _meta: Record<string, Record<string, { value: unknown; source: string | null }>> };
       const c = d._meta['org.mcp-schema/connectability']!;
-      // The quality block's v2 checks read the same row (issue 25, item 6).
+      // The quality block's v2 checks read the same row.
       const q = new Map((d._meta['org.mcp-schema/quality'] as unknown as { checks: { id: string; status: string; run_id: string | null }[] }).checks.map((x) => [x.id, x]));
       if (r.outcome !== 'ok' && r.outcome !== 'error') {
         expect(c.protocol_era!.source, target).toBeNull();
@@ -299,7 +299,7 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
   it('what 2026-07-28 servers say about their lists: the scope counts from the stored answers, with Wilson intervals and the gate mark; a private-scope server page says so', async () => {
     const html = await readFile(path.join(site.out, 'statistics/index.html'), 'utf8');
     const run = fullV2().at(-1)!;
-    // Counted over the study's frame, as every v2 figure (issue 25, item 5).
+    // Counted over the study's frame, as every v2 figure.
     const modern = frameOf(v2.filter((r) => r.run_id === run.run_id)).rows.filter((r) => r.outcome === 'ok' && r.era === 'modern');
     const scopes = { public: 0, private: 0, absent: 0, invalid: 0 };
     const privateTargets: string[] = [];

@@ -1,4 +1,4 @@
-// Issue 16: the status strip shows missing days and degraded runs on its date axis.
+// The status strip shows missing days and degraded runs on its date axis.
 import { describe, expect, it } from 'vitest';
 import { MAX_DEGRADED_MARKS, MAX_TICKS, stripLayout, type StripCell } from '../../src/site/strip-kinds.ts';
 
@@ -38,7 +38,7 @@ describe('stripLayout(segments, degradedDays)', () => {
   });
 });
 
-describe('the strip axis at any age (issue 23)', () => {
+describe('the strip axis at any age', () => {
   const seg = (firstDay: string, lastDay: string) => ({ kind: 'ok', firstDay, lastDay, count: 1, errorClass: null, http: 200 });
   it('marks at most MAX_TICKS month starts, on months that divide the year, and the newest MAX_DEGRADED_MARKS degraded runs', () => {
     const five = stripLayout([seg('2025-01-01', '2029-12-29')], Array.from({ length: 40 }, (_, i) => `2025-${String((i % 12) + 1).padStart(2, '0')}-${String(Math.floor(i / 12) + 10)}`).sort());

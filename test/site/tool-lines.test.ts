@@ -1,5 +1,5 @@
 // The server page's "Current tools" plan (src/site/tool-lines.ts, rendered by CurrentTools.astro):
-// bounded whatever a server serves (issue 23: server pages are most of the site at the registry's
+// bounded whatever a server serves (server pages are most of the site at the registry's
 // size). Full lines (description cut, parameter names) until TOOLS_PAGE_CHARS are used, then names up
 // to TOOLS_PAGE_NAMES, then a count; the first tool always in full.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The validation gate end to end (issue 25 item 1, "Done when"): an archive the collector made of the
+// The validation gate end to end: an archive the collector made of the
 // local world (test/helpers/archive.ts), while its loopback servers still answer: draw → a worksheet
 // whose curl commands run against them (curl when the machine has it, otherwise a node replay of the
 // same arguments) → score → a record written once → /statistics/ built from that archive says it, and

@@ -125,7 +125,7 @@ export const ObservationV2 = z
     legacy_sse_endpoint: z.string().max(512).nullable(),
     prober_version: z.string().min(1).max(64),
     methodology_version: z.literal(METHODOLOGY_VERSION_V2),
-    // From 2026-12-02 (issue 25): what a modern ok answer says about caching (MCP 2026-07-28 Caching),
+    // From 2026-12-02: what a modern ok answer says about caching (MCP 2026-07-28 Caching),
     // read at probe time from the answers the row stores (src/lib answerCaching), checked by restate.
     // Absent from rows written before; null on rows they do not apply to (not a modern ok row). Last, so
     // every earlier column keeps its position.

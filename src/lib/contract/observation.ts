@@ -101,7 +101,7 @@ export const Observation = z
      * The tool definition hash, version 1 set hash of the served page (servedSetHash), on ok rows; null
      * when the page has none (a repeated member name, a partial listing), and null on every other row:
      * the collector always writes it. Absent only on rows written before the collector recorded it (and,
-     * until issue 26, on rows that were not ok), which reads as null: readers derive it again from the raw body.
+     * until the 2026-12-01 changelog entry on per-server descriptors, on rows that were not ok), which reads as null: readers derive it again from the raw body.
      */
     tools_set_hash: sha256.nullable().optional(),
     /**

@@ -34,7 +34,7 @@ afterAll(() => {
   for (const d of [base, ...scratch]) rmSync(d, { recursive: true, force: true });
 });
 
-describe('compactArchive(dir): rosters and the newest day (issue 23)', () => {
+describe('compactArchive(dir): rosters and the newest day', () => {
   it('gzips finished runs\' rosters in place: same roster names, same bytes, same chain, verify green', async () => {
     const dir = copy();
     const rosterNames = readdirSync(join(dir, 'rosters')).sort();

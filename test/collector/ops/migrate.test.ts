@@ -1,4 +1,4 @@
-// npm run migrate (issue 23): an archive whose listing pages are stored whole becomes one whose pages
+// npm run migrate: an archive whose listing pages are stored whole becomes one whose pages
 // are packed and whose finished rosters and days are gzipped — every page's SHA-256 still reads back as
 // the same bytes, every other object is untouched, verify and the chain stay green, and a second run
 // finds nothing to do.
@@ -24,7 +24,7 @@ const copy = () => {
 };
 beforeAll(async () => {
   base = await collectArchive({ seed: 'migrate', size: 40, days: 3 });
-  // As an archive written before issue 23: every listing page stored whole, no page manifests, and
+  // As an archive written before page manifests: every listing page stored whole, no page manifests, and
   // no page entries (the collector packs pages now; a migration starts from whole ones).
   const entries = new Set<string>();
   for (const sha of pageShas(base)) {

@@ -1,4 +1,4 @@
-// The incremental verify (issue 23 item 3) on archives the collector wrote against the local world,
+// The incremental verify on archives the collector wrote against the local world,
 // signed with a test key: a state recorded after three runs, then a fourth run. The daily verify must
 // check the new run (its chain manifest, run rows, rows, roster and every object they reference) and a
 // rotating slice of every stored object, and nothing else — an edit to an old day file that still

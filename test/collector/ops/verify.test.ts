@@ -63,7 +63,7 @@ describe('verifyArchive(dir)', () => {
     expect(runs.every((r) => r.outcomes.not_attempted === 0 && r.scheduling?.scheduler === 'lpt')).toBe(true);
     // Such rows predate the hash chain too: an archive of that time has none (verify warns, it does not fail).
     rmSync(chainPath(dir));
-    // As a collector before issue 12 wrote them: no not_attempted count, no scheduling.
+    // As a collector before the host-aware schedule wrote them: no not_attempted count, no scheduling.
     const old = runs.map(({ scheduling: _s, ...r }) => ({ ...r, outcomes: Object.fromEntries(Object.entries(r.outcomes).filter(([k]) => k !== 'not_attempted')) }));
     writeFileSync(runsFile, old.map((r) => JSON.stringify(r)).join('\n') + '\n');
     expect(await kinds(dir)).toEqual([]);

@@ -109,7 +109,7 @@ describe('Observation: not_attempted rows (changelog "Deviation from v1: schedul
   });
 });
 
-describe('Observation: tools_set_hash (issue 26) and the rest of the rules', () => {
+describe('Observation: tools_set_hash and the rest of the rules', () => {
   it('goes with ok rows only; null or absent on every other row', () => {
     expect(issues({ ...row(day, { ok: 'A' }), tools_set_hash: hex })).toEqual([]);
     expect(issues({ ...row(day, { error: 'parse' }), tools_set_hash: hex })).toEqual(['error row carries tools_set_hash']);

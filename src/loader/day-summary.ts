@@ -1,9 +1,9 @@
 // Pass 1 of the loader: one day file read once (through src/archive's observation reader, every line
-// validated by the zod contract) and reduced to a compact, columnar digest of its valid rows — what
-// the build cache keeps (cache.ts) and the fold reads (fold.ts). A digest worker (workers.ts) may
+// validated by the zod contract) and reduced to a compact, columnar summary of its valid rows — what
+// the build cache keeps (cache.ts) and the fold reads (fold.ts). A day-summary worker (workers.ts) may
 // hand the same rows to taps on the way (a first build's bundle members), so a day is parsed once;
-// the digest itself never writes anything. A day of the v2 series (observations-v2/, methodology v2)
-// is digested the same way into the same columns, plus what v2 drift reads (era and negotiated
+// the summary itself never writes anything. A day of the v2 series (observations-v2/, methodology v2)
+// is summarised the same way into the same columns, plus what v2 drift reads (era and negotiated
 // protocol version, instructions hash); the headline's fold takes v1 or v2 days (load-archive.ts).
 import { observationLines, observationV2Lines } from '../archive/observations.ts';
 import type { DayFiles } from '../archive/day-files.ts';
@@ -11,11 +11,14 @@ import type { Problem } from '../archive/problems.ts';
 import { byCodeUnits, ERROR_CLASSES, NOT_ATTEMPTED_REASONS, type Observation, type ObservationV2, type RunSeries } from '../lib/index.ts';
 import { shardOf } from './shards.ts';
 
-/** Bump when the digest's shape or meaning changes. */
-export const DIGEST_VERSION = 'digest-5';
+/**
+ * Bump when the summary's shape or meaning changes. The value keeps the summary's old name ("digest"): it is
+ * part of every cache key and of CACHE_FORMAT, so renaming it would discard every carried cache for nothing.
+ */
+export const DAY_SUMMARY_VERSION = 'digest-5';
 
 /**
- * outcome/class codes of the status strip and the digest: ok, each error class, no_endpoint, retired,
+ * outcome/class codes of the status strip and the summary: ok, each error class, no_endpoint, retired,
  * excluded, then not_attempted with each reason (appended, so earlier codes keep their numbers).
  */
 export const CODES = [
@@ -46,7 +49,7 @@ export function codeOf(row: Pick<Observation, 'outcome' | 'error_class' | 'not_a
  * `toISOString()` of its instant (the collector always writes that form). `line` is the row's line
  * number across the day's files (gz part first), to read the full row back when a page needs it.
  */
-export interface DayDigest {
+export interface DaySummary {
   v: string;
   /** The series the day's rows belong to (its folder: observations/ v1, observations-v2/ v2). */
   series: RunSeries;
@@ -83,7 +86,7 @@ export interface DayDigest {
   problems: Problem[];
 }
 
-/** Work done on a day's valid rows while its digest is built (see workers.ts). */
+/** Work done on a day's valid rows while its summary is built (see workers.ts). */
 export interface DayTap {
   /** Each valid row with its line as stored, in file order. */
   row(text: string, row: Observation): void;
@@ -92,7 +95,7 @@ export interface DayTap {
 }
 
 /** Read and validate every line of one day, and keep the columns the site needs (`series`: the day's folder). */
-export async function buildDigest(archive: string, day: DayFiles, taps: readonly DayTap[] = [], series: RunSeries = 'v1'): Promise<DayDigest> {
+export async function buildDaySummary(archive: string, day: DayFiles, taps: readonly DayTap[] = [], series: RunSeries = 'v1'): Promise<DaySummary> {
   const problems: Problem[] = [];
   const rows: { r: Observation | ObservationV2; ms: number; line: number }[] = [];
   const lines = series === 'v2' ? observationV2Lines(archive, day) : observationLines(archive, day);
@@ -110,8 +113,8 @@ export async function buildDigest(archive: string, day: DayFiles, taps: readonly
   for (const t of taps) t.end(problems.length);
   rows.sort((a, b) => a.ms - b.ms || byCodeUnits(a.r.run_id, b.r.run_id));
   const n = rows.length;
-  const d: DayDigest = {
-    v: DIGEST_VERSION,
+  const d: DaySummary = {
+    v: DAY_SUMMARY_VERSION,
     series,
     day: day.day,
     n,
@@ -173,18 +176,18 @@ export async function buildDigest(archive: string, day: DayFiles, taps: readonly
 }
 
 /**
- * A digest cut into S parts by target (shards.ts shardOf): part k holds the rows of shard k's targets,
+ * A summary cut into S parts by target (shards.ts shardOf): part k holds the rows of shard k's targets,
  * in the same order, with their own hash table; run, content-type and era tables are kept whole (a
- * day's few). Lines (RowRef) are unchanged. Problems stay with the whole digest: a part has none.
+ * day's few). Lines (RowRef) are unchanged. Problems stay with the whole summary: a part has none.
  */
-export function splitDigest(g: DayDigest, shards: number): DayDigest[] {
+export function splitDaySummary(g: DaySummary, shards: number): DaySummary[] {
   const of = new Uint32Array(g.n);
   const counts = new Array<number>(shards).fill(0);
   for (let i = 0; i < g.n; i++) counts[(of[i] = shardOf(g.names[i]!, shards))]!++;
   const isoOverride = new Map(g.isoOverride);
   const dayOverride = new Map(g.dayOverride);
   const pages = new Map(g.pages.map(([i, p, t]) => [i, [p, t] as const]));
-  const parts = counts.map((n): { d: DayDigest; hashIdx: Map<string, number>; at: number } => ({
+  const parts = counts.map((n): { d: DaySummary; hashIdx: Map<string, number>; at: number } => ({
     d: {
       ...g, n, names: new Array<string>(n), code: new Uint8Array(n), http: new Uint16Array(n), ms: new Float64Array(n), isoOverride: [], dayOverride: [], run: new Uint32Array(n),
       tools: new Int32Array(n), body: new Int32Array(n), hashes: [], ctype: new Int32Array(n), toolCount: new Int32Array(n), latency: new Float32Array(n), flags: new Uint8Array(n),
@@ -222,7 +225,7 @@ export function splitDigest(g: DayDigest, shards: number): DayDigest[] {
   return parts.map((p) => p.d);
 }
 
-/** The index of `value` in `list`, appending it the first time (string tables of digests and folds). */
+/** The index of `value` in `list`, appending it the first time (string tables of day summaries and folds). */
 export function intern<T>(map: Map<T, number>, list: T[], value: T): number {
   let i = map.get(value);
   if (i === undefined) {
