@@ -24,7 +24,7 @@
 //     flight, or a restart refusing connections for a second) from costing a host its day;
 //   - at the deadline every queued job is skipped as run_deadline; jobs in flight finish (each request
 //     is bounded by its own timeout).
-// `hostQueues`, the schedule before issue 12 (one FIFO queue per host, L lanes, nothing skipped), is
+// `hostQueues`, the schedule before the host-aware one (one FIFO queue per host, L lanes, nothing skipped), is
 // kept so the benchmark can measure it (`bench:scale -- --scheduler one-per-host`).
 import TinyQueue from 'tinyqueue';
 import type { NotAttemptedReason } from '../src/lib/index.ts';
@@ -292,7 +292,7 @@ export const lpt: Schedule = (jobs, o) => {
   });
 };
 
-/** The schedule before issue 12: a FIFO queue per host in first-appearance order, drained by L lanes sharing the global slots. Never skips. */
+/** The schedule before the host-aware one: a FIFO queue per host in first-appearance order, drained by L lanes sharing the global slots. Never skips. */
 export const hostQueues: Schedule = async (jobs, o) => {
   const clock = o.clock ?? realClock;
   const hosts = groupByHost(jobs, o);

@@ -198,6 +198,7 @@ describe('npm run build on the fixture archive', () => {
       [/^objects\//, 'raw bytes as the servers sent them, named by their SHA-256: a mark would break the name'],
       [/^favicon\.svg$/, 'the site icon'],
       [/^methodology\/vectors\.json$/, "the methodology's canonical-JSON test vectors: the same in every build, about no server"],
+      [/^api\/schema\/mcp-lock\.v1\.json$/, "the lockfile format's JSON Schema: the same in every build, about no server"],
       [/(^|\/)SHA256SUMS\.sig$/, 'an Ed25519 signature of the SHA256SUMS beside it, which names every file with its mark'],
     ];
     const unmarked: string[] = [];
