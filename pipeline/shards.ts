@@ -6,7 +6,7 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from
 import path from 'node:path';
 import { CliError, EXIT } from '../collector/cli-kit/index.ts';
 import { envOf, npmRun, type Ctx } from './exec.ts';
-import { summaryFile, tempRoot } from './steps.ts';
+import { summaryFile, tempRoot } from './paths.ts';
 
 /** The folder plan writes plan.json into and the shards their folders (artifact `plan`, `shard-<k>`). */
 export const workDir = (ctx: Ctx) => path.resolve(ctx.cwd, envOf(ctx, 'COLLECT_WORK') || path.join(tempRoot(ctx), 'collect-work'));

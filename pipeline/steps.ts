@@ -4,18 +4,14 @@
 // workflow step is one `npm run pipeline -- <step>`, and an operator's machine or the demo runs the
 // same steps with `day`. The GitHub-only steps (a kept day, a recovery, releases) are github.ts.
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { CliError, EXIT } from '../collector/cli-kit/index.ts';
 import { envOf, npmRun, run, type Ctx } from './exec.ts';
+import { summaryFile, tempRoot } from './paths.ts';
 import { keep, keptDir, KEPT_ARTIFACT } from './shards.ts';
 
 /** Where the steps keep what passes from one to the next (the runner's temp folder on GitHub). */
-export function tempRoot(ctx: Ctx): string {
-  return envOf(ctx, 'RUNNER_TEMP') || path.join(os.tmpdir(), 'mcp-schema-pipeline');
-}
-/** The collector's JSON summary (the day's commit message body). */
-export const summaryFile = (ctx: Ctx) => envOf(ctx, 'COLLECT_SUMMARY') || path.join(tempRoot(ctx), 'collect-summary.json');
+export { summaryFile, tempRoot };
 /** Where a new edition's release bundles are written (uploaded by release-editions). */
 export const editionsDir = (ctx: Ctx) => envOf(ctx, 'EDITIONS_DIR') || path.join(tempRoot(ctx), 'editions');
 /** The file host's folder the build writes and publish uploads. */

@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildEnvironment } from './settings.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -78,7 +79,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   let running: ChildProcess | null = null;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => (running ? running.kill(signal) : process.exit(1)));
-  const r = await runBuild(process.env, { stdio: 'inherit', onChild: (c) => (running = c) });
+  const r = await runBuild(buildEnvironment(), { stdio: 'inherit', onChild: (c) => (running = c) });
   if (!r.ok) process.stderr.write(`build: the ${r.step} step failed (exit ${r.code ?? 'by signal'})${r.step === 'astro' ? '; the search step did not run' : ''}\n`);
   return r.ok ? 0 : (r.code ?? 1);
 }

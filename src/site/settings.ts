@@ -230,3 +230,8 @@ export function publicKey(): { pem: string; keyId: string; file: string } | null
   const label = /^(.+)-ed25519\.pub$/.exec(path.basename(file))?.[1] ?? 'mcp-schema';
   return { pem, keyId: keyIdOf(publicKeyFromPem(pem), label), file: path.basename(file) };
 }
+
+/** The whole environment, for the build entry (build.ts) to hand its two steps, which read their settings here again. */
+export function buildEnvironment(): NodeJS.ProcessEnv {
+  return process.env;
+}
