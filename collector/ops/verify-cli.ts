@@ -139,7 +139,7 @@ main(import.meta.url, COMMAND, async ({ values }, io) => {
     if (values.record) throw usage('--part cannot be --record-ed: only a whole verify advances the verified head');
   }
   if (values.against !== undefined && values.record) throw usage('--against checks a copy: it is never --record-ed');
-  const report = await expected(verifyArchive(values.data, { keys, objects, mode: values.full || values.against !== undefined ? 'full' : 'auto', today, ...(scrubDays !== undefined ? { scrubCycleDays: scrubDays } : {}), record: values.record, ...(part ? { part } : {}) }));
+  const report = await expected(verifyArchive(values.data, { keys, objects, mode: values.full || values.against !== undefined ? 'full' : 'auto', today, ...(scrubDays !== undefined ? { scrubCycleDays: scrubDays } : {}), record: values.record, scrubListings: values.against === undefined, ...(part ? { part } : {}) }));
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
   return report.problems.length === 0 ? 0 : 1;
 });

@@ -54,6 +54,7 @@ import { EntryCache } from '../../src/archive/objects.ts';
 import { FsObjectStore } from '../../src/archive/object-store.ts';
 import { verifyChain } from './verify-chain.ts';
 import { verifyEditions } from './verify-editions.ts';
+import { checkListings, putListings, type PendingListing } from './verify-listings.ts';
 import { bringStored, checkObjectFolders, checkReferences } from './verify-objects.ts';
 import { checkLeftovers, checkRosters, checkRows, checkRuns, checkValidations } from './verify-rows.ts';
 import { partScope, planScope, readVerifyState, recordState, scrubSlice } from './verify-scope.ts';
@@ -78,6 +79,7 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
     objects: 0,
     referenced: 0,
     scrub: { first: 0, last: SHARDS - 1, cycleDay: 1, cycleDays: DEFAULT_SCRUB_CYCLE_DAYS, keys: 0, named: 0 },
+    listings: { compared: 0, first: 0, recorded: 0 },
     stored: { named: 0, brought: 0 },
     pageEntries: { read: 0, reused: 0 },
     part: null,
@@ -99,6 +101,8 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
     referenced: new Map(),
     rosters: new Map(),
     perRun: new Map(),
+    listed: new Map(),
+    listFailed: new Set(),
     problem: (kind, where, message) => report.problems.push({ kind, where, message }),
     warn: (kind, where, message) => report.warnings.push({ kind, where, message }),
   };
@@ -110,7 +114,8 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
 
   const state = readVerifyState(dir);
   const cycleDays = options.scrubCycleDays ?? (state.state?.scrub_cycle_days ?? DEFAULT_SCRUB_CYCLE_DAYS);
-  const slice = scrubSlice(options.today ?? new Date().toISOString().slice(0, 10), cycleDays);
+  const today = options.today ?? new Date().toISOString().slice(0, 10);
+  const slice = scrubSlice(today, cycleDays);
   report.scrub = { ...slice, cycleDay: slice.cycleDay + 1, cycleDays, keys: 0, named: 0 };
   if (options.part && (!Number.isInteger(options.part.n) || options.part.n < 1 || options.part.n > 64 || !Number.isInteger(options.part.k) || options.part.k < 1 || options.part.k > options.part.n)) {
     throw new Error(`a part is k/n with 1 <= k <= n <= 64, not ${options.part.k}/${options.part.n}`);
@@ -120,12 +125,15 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
   // 0. Files kept in the object store (stored.jsonl): those of the scope are brought into the folder
   // for the checks below and removed again after them; each one's object is a referenced object.
   const brought = await bringStored(ctx, scope);
+  let listings: PendingListing[] = [];
   try {
     await checkObjectFolders(ctx, scope); // 1. objects and packed pages of the scope's shards
     checkRosters(ctx, scope); // 2. rosters
     await checkRows(ctx, scope); // 3. rows, per series
     checkRuns(ctx, scope); // 4. run rows against rows and rosters
     await checkReferences(ctx); // 5. every referenced object exists and is sound
+    // 5b. every key the shards' recorded listings hold is listed again (verify-listings.ts)
+    if (options.scrubListings ?? true) listings = await checkListings(ctx, scope, state.state, today);
     checkLeftovers(ctx); // 6. leftovers of a crash
     checkValidations(ctx); // 6b. the validation gate's records hash to their names (a handful of files: every mode)
 
@@ -152,7 +160,11 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
   report.editions = editions.editions;
 
   if (options.record && options.part) report.notRecorded = `part ${options.part.k}/${options.part.n} of a full verify: only a whole verify is recorded`;
-  else if (options.record) recordState(dir, report, cycleDays, options.now?.() ?? new Date());
+  else if (options.record) {
+    // The listings are written before the state that names them, and only when the state may be recorded.
+    const written = report.problems.length === 0 && report.chain?.head ? await putListings(ctx, listings) : false;
+    recordState(dir, report, cycleDays, options.now?.() ?? new Date(), state.state, written ? listings : []);
+  }
   report.ms = performance.now() - started;
   return report;
 }
