@@ -20,6 +20,7 @@
 // The first scrub of a shard (no recorded listing) records without a comparison and the report says so.
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { LAYOUT } from '../../src/archive/layout.ts';
 import { oneLine } from '../errors.ts';
 import type { Ctx, Scope, ScrubListingRef, VerifyState } from './verify-types.ts';
 
@@ -27,7 +28,7 @@ export const SCRUB_LISTING_FORMAT = 'mcp-schema/scrub-listing@1';
 
 /** The store key of a recorded listing. */
 export function listingKey(shard: string, sha256: string): string {
-  return `scrub/${shard}/${sha256}.txt.gz`;
+  return `${LAYOUT.scrub}/${shard}/${sha256}.txt.gz`;
 }
 
 /** A shard's keys (with sizes, null when unknown) as a listing object's bytes (gzipped text, sorted: the same keys make the same bytes). */
@@ -67,9 +68,9 @@ export interface PendingListing {
 
 /**
  * Compare each shard the scrub listed with its recorded listing, and return the listings to record
- * (every shard listed whole; the caller writes them only with --record after zero problems).
+ * when `recordable` (every shard listed whole; the caller writes them only after zero problems).
  */
-export async function checkListings(ctx: Ctx, scope: Scope, state: VerifyState | null, today: string): Promise<PendingListing[]> {
+export async function checkListings(ctx: Ctx, scope: Scope, state: VerifyState | null, today: string, recordable: boolean): Promise<PendingListing[]> {
   const recorded = state?.scrub_listings ?? {};
   const pending: PendingListing[] = [];
   for (let n = scope.shards.first; n <= scope.shards.last; n++) {
@@ -77,6 +78,7 @@ export async function checkListings(ctx: Ctx, scope: Scope, state: VerifyState |
     if (ctx.listFailed.has(shard)) continue;
     const now = ctx.listed.get(shard) ?? new Map<string, number | null>();
     const was = recorded[shard];
+    if (!was && !recordable) continue; // nothing to compare with, nothing to record (ctx.keepListing kept none)
     if (!was) ctx.report.listings.first++;
     else {
       const before = await readListing(ctx, shard, was);
@@ -96,6 +98,7 @@ export async function checkListings(ctx: Ctx, scope: Scope, state: VerifyState |
         }
       }
     }
+    if (!recordable) continue;
     const bytes = encodeListing(shard, now);
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     pending.push({ shard, key: listingKey(shard, sha256), bytes, ref: { sha256, keys: now.size, day: today } });
@@ -115,7 +118,7 @@ async function readListing(ctx: Ctx, shard: string, ref: ScrubListingRef): Promi
     return null;
   }
   if (bytes === null) {
-    ctx.problem('scrub-listing', key, `the listing of shard ${shard} ${recordedOn} is missing from ${ctx.store.description}: its keys cannot be checked (see docs/OPERATIONS.md "When the bucket fails")`);
+    ctx.problem('scrub-listing', key, `the listing of shard ${shard} ${recordedOn} is missing from ${ctx.store.description}: its keys cannot be checked (docs/OPERATIONS.md "Integrity" says what to do)`);
     return null;
   }
   const sha = createHash('sha256').update(bytes).digest('hex');

@@ -34,9 +34,11 @@ export async function checkObjectFolders(ctx: Ctx, scope: Scope): Promise<void> 
             ctx.report.scrub.keys++;
             // Kept by shard for the comparison with the listing the shard's last scrub recorded (verify-listings.ts).
             const shard = name.slice(0, 2);
-            let keys = ctx.listed.get(shard);
-            if (!keys) ctx.listed.set(shard, (keys = new Map()));
-            keys.set(key, size);
+            if (ctx.keepListing(shard)) {
+              let keys = ctx.listed.get(shard);
+              if (!keys) ctx.listed.set(shard, (keys = new Map()));
+              keys.set(key, size);
+            }
             // A page also stored whole: that copy was hashed in objects/ (same shard).
             return (ctx.checked.has(name) ? null : firstCheck(ctx, name)) ?? Promise.resolve(null);
           },

@@ -69,8 +69,8 @@ export interface VerifyReport {
   scrub: { first: number; last: number; cycleDay: number; cycleDays: number; keys: number; named: number };
   /**
    * The scrub's listings (verify-listings.ts): shards whose listing was compared with the one recorded
-   * for them (every key recorded then listed again), shards listed for the first time (recorded without
-   * a comparison), and the listings written with --record.
+   * for them (every key recorded then listed again), shards listed for the first time with --record
+   * (nothing to compare with: recorded without a comparison), and the listings written with --record.
    */
   listings: { compared: number; first: number; recorded: number };
   /** Entries of packed pages read from the store to check their joins, and reads saved by holding them (a day's pages repeat the day before's entries). */
@@ -161,6 +161,8 @@ export interface Ctx {
   perRun: Map<string, RunTally>;
   /** What the scrub listed, by shard (hex): each key with its size (null when the store does not say). */
   listed: Map<string, Map<string, number | null>>;
+  /** Whether a shard's listing is kept in `listed`: it has a recorded listing to compare with, or this verify may record one (a full verify's memory stays that of its keys' names otherwise). */
+  keepListing(shard: string): boolean;
   /** Shards whose listing failed (no comparison, no record: the failure is a problem). */
   listFailed: Set<string>;
   problem(kind: string, where: string, message: string): void;
