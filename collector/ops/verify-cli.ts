@@ -28,8 +28,11 @@ only the runs after that head are checked (their chain manifests, run rows, rows
 object they reference), with the cheap checks of the whole archive (runs.jsonl, the chain's order,
 temp files, editions) and a rotating scrub that re-hashes 1/N of all stored objects and page
 manifests a day (by the first hex byte of their names), so every object is re-checked each N days,
-and checks that every object ${'stored.jsonl'} names in that slice is there (a deleted key is found
-on its shard's day, as a corrupted one is).
+and checks that every object ${'stored.jsonl'} names in that slice is there, and that every key the
+shard's previous scrub listed is listed again (objects are never deleted: a deleted key is found on
+its shard's day, as a corrupted one is). Each shard's listing is recorded with --record in the store
+(scrub/<shard>/<sha256>.txt.gz) and named in verify-state.json; a shard's first scrub records it
+without a comparison.
 No state, or one chain.jsonl no longer matches (rewritten history), runs a full verify and says so.
 
   --data <dir>      the archive (default: data/); objects are read from the store the environment
@@ -54,8 +57,8 @@ No state, or one chain.jsonl no longer matches (rewritten history), runs a full 
                     --max-part-hours (default ${DEFAULT_MAX_PART_HOURS}: half of a 6 h job), from the store's size
                     (listed, or --store-bytes) at ${(FULL_VERIFY_HOURS_PER_GB * 60).toFixed(1)} min a GB (bench:years, year 5),
                     then the matrix JSON a workflow gives its jobs ({"part":[1,…,n]})
-  --record          after a verify with zero problems, record the chain's head in verify-state.json
-                    (never after a failed one)
+  --record          after a verify with zero problems, record the chain's head and the scrub's shard
+                    listings in verify-state.json (never after a failed one)
   --today <day>     the UTC day that picks the scrub's slice (default: today)
   --scrub-days <N>  days in a scrub cycle, 1..366 (default: the state's, else ${DEFAULT_SCRUB_CYCLE_DAYS}); recorded with --record
   --json            print the report as JSON
@@ -139,7 +142,7 @@ main(import.meta.url, COMMAND, async ({ values }, io) => {
     if (values.record) throw usage('--part cannot be --record-ed: only a whole verify advances the verified head');
   }
   if (values.against !== undefined && values.record) throw usage('--against checks a copy: it is never --record-ed');
-  const report = await expected(verifyArchive(values.data, { keys, objects, mode: values.full || values.against !== undefined ? 'full' : 'auto', today, ...(scrubDays !== undefined ? { scrubCycleDays: scrubDays } : {}), record: values.record, ...(part ? { part } : {}) }));
+  const report = await expected(verifyArchive(values.data, { keys, objects, mode: values.full || values.against !== undefined ? 'full' : 'auto', today, ...(scrubDays !== undefined ? { scrubCycleDays: scrubDays } : {}), record: values.record, scrubListings: values.against === undefined, ...(part ? { part } : {}) }));
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
   return report.problems.length === 0 ? 0 : 1;
 });

@@ -2,9 +2,12 @@
 // and every key re-hashed, and every key the index names in those shards present), the objects rows
 // and rosters reference, and the closed files stored.jsonl names (brought into the folder to be read).
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { isObjectName, LAYOUT } from '../../src/archive/layout.ts';
+import { FsObjectStore, type ObjectStore } from '../../src/archive/object-store.ts';
 import { checkObjectIn } from '../../src/archive/objects.ts';
+import { S3ObjectStore } from '../../src/archive/s3-store.ts';
 import { isLocal, materialize, readStoredIndex, storedDay } from '../../src/archive/stored-files.ts';
 import { oneLine } from '../errors.ts';
 import { SHARDS, type Ctx, type Scope } from './verify-types.ts';
@@ -24,22 +27,41 @@ export async function checkObjectFolders(ctx: Ctx, scope: Scope): Promise<void> 
     for (const prefix of prefixes) {
       try {
         await inOrder(
-          ctx.store.list(prefix),
+          listSized(ctx.store, prefix),
           ctx.concurrency,
-          (key) => {
+          ({ key, size }) => {
             const name = key.slice(key.lastIndexOf('/') + 1).replace(/\.json$/, '');
             ctx.report.scrub.keys++;
+            // Kept by shard for the comparison with the listing the shard's last scrub recorded (verify-listings.ts).
+            const shard = name.slice(0, 2);
+            if (ctx.keepListing(shard)) {
+              let keys = ctx.listed.get(shard);
+              if (!keys) ctx.listed.set(shard, (keys = new Map()));
+              keys.set(key, size);
+            }
             // A page also stored whole: that copy was hashed in objects/ (same shard).
             return (ctx.checked.has(name) ? null : firstCheck(ctx, name)) ?? Promise.resolve(null);
           },
-          (key, check) => reportCheck(ctx, check, key, null),
+          ({ key }, check) => reportCheck(ctx, check, key, null),
         );
       } catch (e) {
         ctx.problem('object-store', prefix, `listing ${prefix} in ${ctx.store.description} failed: ${oneLine((e as Error).message, 200)}`);
+        for (const s of prefix === `${folder}/` ? shards : [prefix.slice(folder.length + 1, folder.length + 3)]) ctx.listFailed.add(s);
       }
     }
   }
   await checkPresence(ctx, new Set(shards));
+}
+
+/**
+ * A store's keys under `prefix` with their sizes where the store gives them cheaply: a bucket's listing
+ * carries them, a folder's files are stat-ed; another store's keys come without (null).
+ */
+async function* listSized(store: ObjectStore, prefix: string): AsyncIterable<{ key: string; size: number | null }> {
+  if (store instanceof S3ObjectStore) yield* store.sizes(prefix);
+  else if (store instanceof FsObjectStore) {
+    for await (const key of store.list(prefix)) yield { key, size: await stat(join(store.dir, key)).then((s) => s.size, () => null) };
+  } else for await (const key of store.list(prefix)) yield { key, size: null };
 }
 
 /**

@@ -18,6 +18,8 @@ export function formatReport(r: VerifyReport): string {
   if (r.pageEntries.read + r.pageEntries.reused > 0) out.push(`pages: ${r.pageEntries.read === 1 ? '1 entry' : `${r.pageEntries.read} entries`} read to check the packed pages' joins, ${r.pageEntries.reused} reads saved (entries repeated across pages)`);
   if (r.stored.named > 0) out.push(`stored: ${plural(r.stored.named, 'closed file')} named by ${LAYOUT.stored} covered, ${r.stored.brought} brought from the object store to be read`);
   out.push(`scrub: ${shards}${r.mode === 'incremental' ? ` (cycle day ${r.scrub.cycleDay}/${r.scrub.cycleDays})` : ''}, ${plural(r.scrub.keys, 'key')} listed${r.scrub.named > 0 ? `, ${r.scrub.named} named by ${LAYOUT.stored} checked present` : ''}`);
+  const l = r.listings;
+  if (l.compared + l.first > 0) out.push(`listings: ${plural(l.compared, 'shard')} compared with the listing recorded on its last scrub${l.first > 0 ? `, ${plural(l.first, 'shard')} listed for the first time (nothing to compare with)` : ''}${l.recorded > 0 ? `; ${plural(l.recorded, 'listing')} recorded` : ''}`);
   out.push(`archive ${r.dir}: ${r.dayFiles} day files, ${r.rows} rows, ${r.runs} runs, ${r.rosters} rosters, ${r.objects} objects, ${r.editions} editions`);
   const h = r.chain?.head;
   if (h) out.push(`chain: ${r.chain!.manifests} manifests, head ${h.hash} (manifest ${h.seq}${h.run_id ? `, run ${h.run_id}` : ''}), ${h.key_id ? `signed by ${h.key_id}` : 'unsigned'}`);

@@ -11,7 +11,7 @@ import { chainPath, LAYOUT, SERIES_FOLDER } from '../../src/archive/layout.ts';
 import { listDaysWithStored, readStoredIndex, rosterFilesWithStored, rowFoldersWithStored } from '../../src/archive/stored-files.ts';
 import { chainHash, RUN_SERIES } from '../../src/lib/index.ts';
 import { oneLine } from '../errors.ts';
-import { SHARDS, VERIFY_STATE_FORMAT, VerifyState, type Scope, type VerifyReport } from './verify-types.ts';
+import { SHARDS, VERIFY_STATE_FORMAT, VerifyState, type Scope, type ScrubListingRef, type VerifyReport } from './verify-types.ts';
 
 /** Whether a day is in part k of n: its month counted from year 0, mod n. */
 export function dayInPart(day: string, part: { k: number; n: number }): boolean {
@@ -123,7 +123,7 @@ export function planScope(dir: string, mode: 'full' | 'auto', state: ReturnType<
 }
 
 /** After a verify with zero problems: the chain's head as verified becomes the state (written atomically). */
-export function recordState(dir: string, report: VerifyReport, cycleDays: number, now: Date): void {
+export function recordState(dir: string, report: VerifyReport, cycleDays: number, now: Date, previous: VerifyState | null = null, listings: readonly { shard: string; ref: ScrubListingRef }[] = []): void {
   const head = report.chain?.head;
   if (report.problems.length > 0) {
     report.notRecorded = `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}: the verified head stays where it was`;
@@ -148,6 +148,10 @@ export function recordState(dir: string, report: VerifyReport, cycleDays: number
     verified_at: now.toISOString(),
     scrub_cycle_days: cycleDays,
   };
+  // The shards listed now replace their recorded listings; the others keep theirs (a failed verify never gets here).
+  const scrubListings = { ...(previous?.scrub_listings ?? {}) };
+  for (const l of listings) scrubListings[l.shard] = l.ref;
+  if (Object.keys(scrubListings).length > 0) state.scrub_listings = Object.fromEntries(Object.entries(scrubListings).sort(([a], [b]) => (a < b ? -1 : 1)));
   writeAtomic(join(dir, LAYOUT.verifyState), Buffer.from(`${JSON.stringify(VerifyState.parse(state), null, 2)}\n`), { durable: true });
   report.recorded = true;
 }

@@ -28,9 +28,16 @@ export const VerifyState = z
     chain_sha256: SHA256,
     verified_at: z.string().datetime({ offset: true }),
     scrub_cycle_days: z.number().int().min(1).max(366),
+    /**
+     * The listing of each shard the scrub last recorded (verify-listings.ts): the SHA-256 of its object
+     * (scrub/<shard>/<sha256>.txt.gz in the store), how many keys it holds, and the UTC day it was listed.
+     * The shard's next scrub must list every one of those keys again (objects are never deleted).
+     */
+    scrub_listings: z.record(z.string().regex(/^[0-9a-f]{2}$/), z.object({ sha256: SHA256, keys: z.number().int().nonnegative(), day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) }).strict()).optional(),
   })
   .strict();
 export type VerifyState = z.infer<typeof VerifyState>;
+export type ScrubListingRef = NonNullable<VerifyState['scrub_listings']>[string];
 
 export interface VerifyReport {
   dir: string;
@@ -60,6 +67,12 @@ export interface VerifyReport {
    * checked present (a deletion is found within the cycle).
    */
   scrub: { first: number; last: number; cycleDay: number; cycleDays: number; keys: number; named: number };
+  /**
+   * The scrub's listings (verify-listings.ts): shards whose listing was compared with the one recorded
+   * for them (every key recorded then listed again), shards listed for the first time with --record
+   * (nothing to compare with: recorded without a comparison), and the listings written with --record.
+   */
+  listings: { compared: number; first: number; recorded: number };
   /** Entries of packed pages read from the store to check their joins, and reads saved by holding them (a day's pages repeat the day before's entries). */
   pageEntries: { read: number; reused: number };
   /** The part of a full verify this was (VerifyOptions.part), or null. */
@@ -92,6 +105,12 @@ export interface VerifyOptions {
   scrubCycleDays?: number;
   /** Write verify-state.json when the verify finds zero problems (`--record`). */
   record?: boolean;
+  /**
+   * Compare the scrub's shard listings with those verify-state.json records, and record new ones with
+   * --record (default true). False when the store is not the primary one (--against a copy: the copy
+   * holds no listings, and what it lacks is checked by name).
+   */
+  scrubListings?: boolean;
   /** Objects hashed at once (a bucket answers one request at a time per connection; default 16). */
   concurrency?: number;
   /** The clock verified_at is read from (tests). */
@@ -140,6 +159,12 @@ export interface Ctx {
   /** What the run checks need of each roster read: only whether it was complete (a roster is ≈ 14 MB in memory at 42,000 targets, so none is kept). */
   rosters: Map<string, { complete: boolean }>;
   perRun: Map<string, RunTally>;
+  /** What the scrub listed, by shard (hex): each key with its size (null when the store does not say). */
+  listed: Map<string, Map<string, number | null>>;
+  /** Whether a shard's listing is kept in `listed`: it has a recorded listing to compare with, or this verify may record one (a full verify's memory stays that of its keys' names otherwise). */
+  keepListing(shard: string): boolean;
+  /** Shards whose listing failed (no comparison, no record: the failure is a problem). */
+  listFailed: Set<string>;
   problem(kind: string, where: string, message: string): void;
   warn(kind: string, where: string, message: string): void;
 }

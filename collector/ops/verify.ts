@@ -27,16 +27,18 @@
 //     a different slice each UTC day, so that every stored object is re-checked once per cycle of N
 //     days (default 28; chosen by --today's UTC day number mod N), and every object stored.jsonl names
 //     in the slice checked present, so a deleted stored file is found within the cycle as a corrupted
-//     one is (verify-objects.ts checkPresence). What only a full verify catches: an
-//     edit to an old row, roster or run line that still validates (the chain pins them; the weekly
-//     full verify re-reads them), a bad object no new row references until its shard's day, and an
-//     object only old rows or rosters reference deleted from the store (presence knows the keys
-//     stored.jsonl names, not every old row's: that would need an index of referenced keys).
+//     one is (verify-objects.ts checkPresence); and each shard's listing compared with the one its
+//     previous scrub recorded (verify-listings.ts): objects are never deleted, so any key listed then
+//     and not now, even one only old rows or rosters reference, is named on its shard's next day.
+//     What only a full verify catches: an edit to an old row, roster or run line that still validates
+//     (the chain pins them; the weekly full verify re-reads them), and a bad object no new row
+//     references until its shard's day (a deleted one it names sooner, by name, when referenced).
 //
 // verifyArchive itself runs full unless asked for `mode: 'auto'` (migrate and the tests want the
 // whole archive); the CLI asks for auto unless --full. The state (verify-state.json,
-// LAYOUT.verifyState) is written only when asked (`--record`) and only after a verify with zero
-// problems, so a failed verify never advances it. A state that does not match chain.jsonl (rewritten
+// LAYOUT.verifyState: the head, and the scrub's shard listings, written to the store first) is written
+// only when asked (`--record`) and only after a verify with zero problems, so a failed verify never
+// advances it. A state that does not match chain.jsonl (rewritten
 // history) makes the verify a full one, and the report says why.
 // Every file is read through src/archive/ (the same readers and the same messages as the site's
 // loader), objects through an ObjectStore (the archive folder, or a bucket: objects are listed with
@@ -45,7 +47,8 @@
 //
 // The parts, by concern: verify-types.ts (the report, options, scope, context), verify-scope.ts (what a
 // verify reads: full, incremental, a part; the scrub's slice; the recorded state), verify-objects.ts
-// (the store: scrub, presence, referenced objects, stored files), verify-rows.ts (rosters, rows, runs,
+// (the store: scrub, presence, referenced objects, stored files), verify-listings.ts (each shard's
+// listing against the one recorded), verify-rows.ts (rosters, rows, runs,
 // leftovers, validation records), verify-chain.ts, verify-editions.ts, verify-report.ts (the text),
 // verify-plan.ts (how many parts a full verify needs).
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -54,6 +57,7 @@ import { EntryCache } from '../../src/archive/objects.ts';
 import { FsObjectStore } from '../../src/archive/object-store.ts';
 import { verifyChain } from './verify-chain.ts';
 import { verifyEditions } from './verify-editions.ts';
+import { checkListings, putListings, type PendingListing } from './verify-listings.ts';
 import { bringStored, checkObjectFolders, checkReferences } from './verify-objects.ts';
 import { checkLeftovers, checkRosters, checkRows, checkRuns, checkValidations } from './verify-rows.ts';
 import { partScope, planScope, readVerifyState, recordState, scrubSlice } from './verify-scope.ts';
@@ -78,6 +82,7 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
     objects: 0,
     referenced: 0,
     scrub: { first: 0, last: SHARDS - 1, cycleDay: 1, cycleDays: DEFAULT_SCRUB_CYCLE_DAYS, keys: 0, named: 0 },
+    listings: { compared: 0, first: 0, recorded: 0 },
     stored: { named: 0, brought: 0 },
     pageEntries: { read: 0, reused: 0 },
     part: null,
@@ -99,6 +104,9 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
     referenced: new Map(),
     rosters: new Map(),
     perRun: new Map(),
+    listed: new Map(),
+    listFailed: new Set(),
+    keepListing: () => false,
     problem: (kind, where, message) => report.problems.push({ kind, where, message }),
     warn: (kind, where, message) => report.warnings.push({ kind, where, message }),
   };
@@ -109,8 +117,13 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
   }
 
   const state = readVerifyState(dir);
+  const listings = options.scrubListings ?? true;
+  const recordable = listings && !!options.record && !options.part;
+  const recorded = state.state?.scrub_listings ?? {};
+  ctx.keepListing = (shard) => listings && (recordable || shard in recorded);
   const cycleDays = options.scrubCycleDays ?? (state.state?.scrub_cycle_days ?? DEFAULT_SCRUB_CYCLE_DAYS);
-  const slice = scrubSlice(options.today ?? new Date().toISOString().slice(0, 10), cycleDays);
+  const today = options.today ?? new Date().toISOString().slice(0, 10);
+  const slice = scrubSlice(today, cycleDays);
   report.scrub = { ...slice, cycleDay: slice.cycleDay + 1, cycleDays, keys: 0, named: 0 };
   if (options.part && (!Number.isInteger(options.part.n) || options.part.n < 1 || options.part.n > 64 || !Number.isInteger(options.part.k) || options.part.k < 1 || options.part.k > options.part.n)) {
     throw new Error(`a part is k/n with 1 <= k <= n <= 64, not ${options.part.k}/${options.part.n}`);
@@ -120,12 +133,15 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
   // 0. Files kept in the object store (stored.jsonl): those of the scope are brought into the folder
   // for the checks below and removed again after them; each one's object is a referenced object.
   const brought = await bringStored(ctx, scope);
+  let pending: PendingListing[] = [];
   try {
     await checkObjectFolders(ctx, scope); // 1. objects and packed pages of the scope's shards
     checkRosters(ctx, scope); // 2. rosters
     await checkRows(ctx, scope); // 3. rows, per series
     checkRuns(ctx, scope); // 4. run rows against rows and rosters
     await checkReferences(ctx); // 5. every referenced object exists and is sound
+    // 5b. every key the shards' recorded listings hold is listed again (verify-listings.ts)
+    if (listings) pending = await checkListings(ctx, scope, state.state, today, recordable);
     checkLeftovers(ctx); // 6. leftovers of a crash
     checkValidations(ctx); // 6b. the validation gate's records hash to their names (a handful of files: every mode)
 
@@ -152,7 +168,11 @@ export async function verifyArchive(dir: string, options: VerifyOptions = {}): P
   report.editions = editions.editions;
 
   if (options.record && options.part) report.notRecorded = `part ${options.part.k}/${options.part.n} of a full verify: only a whole verify is recorded`;
-  else if (options.record) recordState(dir, report, cycleDays, options.now?.() ?? new Date());
+  else if (options.record) {
+    // The listings are written before the state that names them, and only when the state may be recorded.
+    const written = report.problems.length === 0 && report.chain?.head ? await putListings(ctx, pending) : false;
+    recordState(dir, report, cycleDays, options.now?.() ?? new Date(), state.state, written ? pending : []);
+  }
   report.ms = performance.now() - started;
   return report;
 }

@@ -14,7 +14,10 @@
 //   chain.jsonl                        the hash chain: one manifest per run (src/archive/chain.ts)
 //   stored.jsonl                       closed day files and rosters kept as objects in the object store, by
 //                                      path (src/archive/stored-files.ts): git carries this, not their bytes
-//   verify-state.json                  the last head `npm run verify -- --record` verified (collector/ops/verify.ts)
+//   verify-state.json                  the last head `npm run verify -- --record` verified (collector/ops/verify.ts),
+//                                      and the scrub's shard listings it recorded
+//   scrub/<aa>/<sha256>.txt.gz         in the object store: a shard's listing as the scrub recorded it, written
+//                                      once (collector/ops/verify-listings.ts; not an archive object)
 //   editions/<YYYY-MM>[-rN]/           monthly editions, cut once and never rewritten (npm run edition)
 //   validations/<day>-<sha256>.json    a scored validation gate (npm run validation -- score), named by the
 //                                      day it was scored and the SHA-256 of its bytes; written once
@@ -38,6 +41,7 @@ export const LAYOUT = {
   restatements: 'restatements',
   chain: 'chain.jsonl',
   verifyState: 'verify-state.json',
+  scrub: 'scrub',
   stored: 'stored.jsonl',
   editions: 'editions',
   validations: 'validations',

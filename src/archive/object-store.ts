@@ -15,6 +15,12 @@ import { nodeFs, writeAtomicAsync, type FsEffects } from './atomic.ts';
 
 /** An archive-relative key a store holds: objects/<aa>/<sha256> or pages/<aa>/<sha256>.json. */
 export const STORE_KEY = /^(objects\/[0-9a-f]{2}\/[0-9a-f]{64}|pages\/[0-9a-f]{2}\/[0-9a-f]{64}\.json)$/;
+/**
+ * A scrub listing the daily verify records (collector/ops/verify-listings.ts): scrub/<shard>/<sha256>.txt.gz,
+ * named by the SHA-256 of its bytes and written once. Not an archive object: no list() yields it (only
+ * STORE_KEY keys are listed), so no check, copy or size counts it; put, get and has accept it.
+ */
+export const SCRUB_KEY = /^scrub\/[0-9a-f]{2}\/[0-9a-f]{64}\.txt\.gz$/;
 
 export interface ObjectStore {
   /** One line for logs and errors: `filesystem <dir>`, `s3://<bucket>/<prefix> at <endpoint>`. */
@@ -59,9 +65,9 @@ export function isStoreError(e: unknown): e is StoreError {
   return e instanceof StoreError;
 }
 
-/** A key the store may hold; anything else (a path from a hostile row, `..`) is refused before any I/O. */
+/** A key the store may hold (an archive object or a scrub listing); anything else (a path from a hostile row, `..`) is refused before any I/O. */
 export function checkKey(key: string): string {
-  if (!STORE_KEY.test(key)) throw new Error(`not a store key: ${JSON.stringify(key.slice(0, 200))}`);
+  if (!STORE_KEY.test(key) && !SCRUB_KEY.test(key)) throw new Error(`not a store key: ${JSON.stringify(key.slice(0, 200))}`);
   return key;
 }
 

@@ -258,7 +258,7 @@ describe('the verified head and its state', () => {
     const dir = copyOf(grown);
     const bucket = mkdtempSync(join(tmpdir(), 'mcps-incr-bucket-'));
     scratch.push(bucket);
-    for (const folder of ['objects', 'pages']) if (existsSync(join(dir, folder))) renameSync(join(dir, folder), join(bucket, folder));
+    for (const folder of ['objects', 'pages', 'scrub']) if (existsSync(join(dir, folder))) renameSync(join(dir, folder), join(bucket, folder));
     const store = new FsObjectStore(bucket);
     const full = await verify(dir, { mode: 'full', objects: store });
     const local = await verify(copyOf(grown), { mode: 'full' });
