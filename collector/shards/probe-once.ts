@@ -18,9 +18,16 @@ import type { HostSignal } from '../schedule.ts';
 import type { Probed, SeriesRow } from '../series/series.ts';
 import type { Tracked } from '../series/tracked.ts';
 
-/** The key names share a probe by: the normalised endpoint URL (the endpoint itself if it does not parse). */
+/**
+ * The key names share a probe by: the normalised endpoint URL (the study's, src/lib
+ * normaliseEndpointUrl) and the query, which the study's normalising drops but which is sent to the
+ * server and may pick one of a gateway's servers (`?server=a`, `?server=b`): two names whose URLs differ
+ * in their query are probed apart. The fragment is never sent and stays out. The endpoint itself when
+ * it does not parse (it then shares with nothing spelt otherwise).
+ */
 export function endpointKey(endpoint: string): string {
-  return normaliseEndpointUrl(endpoint) ?? endpoint;
+  const normalised = normaliseEndpointUrl(endpoint);
+  return normalised === null ? endpoint : normalised + new URL(endpoint.trim()).search;
 }
 
 /** Targets grouped by endpointKey, each group in registry-name code-unit order. */

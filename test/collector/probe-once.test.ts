@@ -12,7 +12,7 @@ import { assignShards } from '../../collector/shards/plan-file.ts';
 import { sharedRowV2 } from '../../collector/rows-v2.ts';
 import { objectPath, SERIES_FOLDER } from '../../src/archive/layout.ts';
 import { Observation, ObservationV2, type RosterTarget } from '../../src/lib/index.ts';
-import { mcpResponder, startCountingHosts, type CountingHosts } from '../../sandbox/counting-hosts.ts';
+import { mcpResponder, startCountingHosts, type CountingHosts, type Responder } from '../../sandbox/counting-hosts.ts';
 import { OFFICIAL_META, startRegistry, type RegistryEntry, type RegistryServer } from '../../sandbox/registry-server.ts';
 import { realTools, tmpData } from './world.ts';
 
@@ -23,20 +23,22 @@ const listed = new Map<string, string>();
 const SHARED = ['io.test.one/z', 'io.test.one/a', 'io.test.one/m', 'io.test.one/b'];
 
 beforeAll(async () => {
-  hosts = await startCountingHosts(['127.0.8.1', '127.0.8.2'], { record: true });
+  hosts = await startCountingHosts(['127.0.8.1', '127.0.8.2']);
   const [a, b] = hosts.hosts as [CountingHosts['hosts'][0], CountingHosts['hosts'][0]];
   // The endpoint answers with or without its trailing slash (the spellings below use both).
-  const shared = mcpResponder({ tools: realTools(1) });
+  const shared = logged(mcpResponder({ tools: realTools(1) }));
   a.mount('/shared/mcp', shared);
   a.mount('/shared/mcp/', shared);
-  a.mount('/other/mcp', mcpResponder({ tools: realTools(1) }));
-  b.mount('/solo/mcp', mcpResponder({ tools: realTools(2), stateful: true }));
+  a.mount('/other/mcp', logged(mcpResponder({ tools: realTools(1) })));
+  b.mount('/solo/mcp', logged(mcpResponder({ tools: realTools(2), stateful: true })));
   const port = new URL(a.origin).port;
-  // One endpoint spelt four ways: as is, scheme upper-cased with a trailing slash, with a query and a
-  // fragment, with credentials. All one normalised URL.
-  const spellings = [`${a.origin}/shared/mcp`, `HTTP://127.0.8.1:${port}/shared/mcp/`, `${a.origin}/shared/mcp?utm=registry#top`, `http://user@127.0.8.1:${port}/shared/mcp`];
+  // One endpoint spelt four ways: as is, scheme upper-cased with a trailing slash, with a fragment,
+  // with credentials. All one normalised URL. Near miss: the same path with a query is its own probe
+  // (a gateway may pick its server by the query).
+  const spellings = [`${a.origin}/shared/mcp`, `HTTP://127.0.8.1:${port}/shared/mcp/`, `${a.origin}/shared/mcp#top`, `http://user@127.0.8.1:${port}/shared/mcp`];
   SHARED.forEach((n, i) => listed.set(n, spellings[i]!));
   listed.set('io.test.one/other', `${a.origin}/other/mcp`);
+  listed.set('io.test.one/query', `${a.origin}/shared/mcp?server=q`);
   listed.set('io.test.two/solo', `${b.origin}/solo/mcp`);
   const entries: RegistryEntry[] = [...listed].map(([name, url]) => ({
     server: { name, version: '1.0.0', description: 'probe-once test', remotes: [{ type: 'streamable-http', url }] },
@@ -57,11 +59,27 @@ const lines = (path: string) => (fs.existsSync(path) ? fs.readFileSync(path, 'ut
 const v1Rows = (data: string, d: number) => lines(file(data, 'v1', d)).map((l) => Observation.parse(JSON.parse(l)));
 const v2Rows = (data: string, d: number) => lines(file(data, 'v2', d)).map((l) => ObservationV2.parse(JSON.parse(l)));
 
-/** Requests per path (a trailing slash aside) and JSON-RPC method since `from` (an index into the log). */
-function requests(from: number): { discover: (path: string) => number; initialize: (path: string) => number; next: number } {
-  const log = hosts.log.slice(from);
-  const n = (path: string, rpc: string) => log.filter((r) => r.path.replace(/\/$/, '') === path && r.rpc === rpc).length;
-  return { discover: (p) => n(p, 'server/discover'), initialize: (p) => n(p, 'initialize'), next: hosts.log.length };
+/** Every request the endpoints answered: its path (a trailing slash aside) with its query, and its JSON-RPC method. */
+const seen: { at: string; rpc: string | null }[] = [];
+function logged(inner: Responder): Responder {
+  return (req, res, body, at) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    let rpc: string | null = null;
+    try {
+      const m = JSON.parse(body.toString('utf8')) as { method?: unknown };
+      rpc = typeof m.method === 'string' ? m.method : null;
+    } catch {
+      // not JSON (a GET or DELETE)
+    }
+    seen.push({ at: url.pathname.replace(/\/$/, '') + url.search, rpc });
+    inner(req, res, body, at);
+  };
+}
+/** Requests per endpoint (path and query) and JSON-RPC method since `from` (an index into `seen`). */
+function requests(from: number): { discover: (at: string) => number; initialize: (at: string) => number } {
+  const log = seen.slice(from);
+  const n = (at: string, rpc: string) => log.filter((r) => r.at === at && r.rpc === rpc).length;
+  return { discover: (p) => n(p, 'server/discover'), initialize: (p) => n(p, 'initialize') };
 }
 
 /** What a shared row must repeat of its probe's row: everything but identity, time and the new field. */
@@ -73,10 +91,12 @@ const probeResults = (r: ObservationV2) => {
 describe('one probe per normalised endpoint URL (methodology v2)', () => {
   it('probes the endpoint four names share once, under the first name, and writes every name a row from it', async () => {
     const data = tmpData();
-    const since = hosts.log.length;
+    const since = seen.length;
     const s = await collect(data, 1, { methodology: 'v2' });
     const req = requests(since);
     expect(req.discover('/shared/mcp')).toBe(1);
+    // Near miss: the same path with another query is another endpoint, probed on its own.
+    expect(req.discover('/shared/mcp?server=q')).toBe(1);
     // Near miss: another path on the same host is another endpoint, probed on its own.
     expect(req.discover('/other/mcp')).toBe(1);
     expect(req.discover('/solo/mcp')).toBe(1);
@@ -100,13 +120,15 @@ describe('one probe per normalised endpoint URL (methodology v2)', () => {
       expect(r.handshake_sha256).toBe(leader.handshake_sha256);
     }
     expect(of('io.test.one/other').probe_shared_with).toBeUndefined();
+    expect(of('io.test.one/query')).toMatchObject({ outcome: 'ok', endpoint: listed.get('io.test.one/query') });
+    expect(of('io.test.one/query').probe_shared_with).toBeUndefined();
     expect(of('io.test.two/solo').probe_shared_with).toBeUndefined();
 
-    // Probes made against rows written: 3 probes, 6 rows; the run row counts the requests sent once.
+    // Probes made against rows written: 4 probes, 7 rows; the run row counts the requests sent once.
     const own = rows.filter((r) => r.probe_shared_with === undefined);
-    expect([own.length, rows.length]).toEqual([3, 6]);
+    expect([own.length, rows.length]).toEqual([4, 7]);
     const v2Run = s.runs.find((r) => r.methodology_version === 'v2')!;
-    expect(v2Run.attempts).toBe(6);
+    expect(v2Run.attempts).toBe(7);
     expect((v2Run as { requests: { total: number } }).requests.total).toBe(own.reduce((n, r) => n + r.requests, 0));
     // The bodies are content-addressed: the shared rows name the stored objects the probe stored.
     for (const r of rows) for (const sha of r.tools_pages_sha256 ?? []) expect(fs.existsSync(objectPath(data, sha))).toBe(true);
@@ -114,7 +136,7 @@ describe('one probe per normalised endpoint URL (methodology v2)', () => {
 
   it('leaves v1 alone on a bridge day: one v1 probe per name, still one v2 probe per endpoint', async () => {
     const data = tmpData();
-    const since = hosts.log.length;
+    const since = seen.length;
     await collect(data, 2, { methodology: 'v1,v2' });
     const req = requests(since);
     expect(req.discover('/shared/mcp')).toBe(1);
@@ -138,7 +160,7 @@ describe('one probe per normalised endpoint URL (methodology v2)', () => {
       fs.writeFileSync(file(data, 'v2', 3), kept.join('\n') + '\n');
       fs.writeFileSync(join(data, 'runs.jsonl'), '');
       fs.writeFileSync(join(data, 'chain.jsonl'), '');
-      const since = hosts.log.length;
+      const since = seen.length;
       const again = await collect(data, 3, { methodology: 'v2' });
       expect(again.resumed_rows).toBe(keep.length);
       const rows = v2Rows(data, 3);
@@ -157,7 +179,7 @@ describe('one probe per normalised endpoint URL (methodology v2)', () => {
 describe('a job the schedule does not run', () => {
   it('gets the shared probe\'s row when its endpoint was probed for another name, else not_attempted', async () => {
     const data = tmpData();
-    const since = hosts.log.length;
+    const since = seen.length;
     // A deadline that falls right after the shared endpoint's probe: jobs run one at a time, in the
     // plan's order, until a server/discover reached /shared/mcp; every job after that is skipped.
     const skipped: string[] = [];
@@ -197,15 +219,17 @@ describe('a job the schedule does not run', () => {
 describe('grouping and the shared row', () => {
   const t = (name: string, endpoint: string): RosterTarget => ({ name, endpoint }) as RosterTarget;
 
-  it('groups by the normalised URL: host and scheme case, a default port, a trailing slash; not another path or port', () => {
+  it('groups by the normalised URL: host and scheme case, a default port, a trailing slash, a fragment; not another path, port, scheme or query', () => {
     const groups = endpointGroups([
       t('b', 'https://Example.COM:443/mcp'),
       t('a', 'HTTPS://example.com/mcp/'),
       t('c', 'https://example.com/other'),
       t('d', 'https://example.com:8443/mcp'),
       t('e', 'http://example.com/mcp'),
+      t('f', 'https://example.com/mcp#fragment'),
+      t('g', 'https://example.com/mcp?server=g'),
     ]);
-    expect([...groups.values()].map((g) => g.map((x) => x.name))).toEqual([['a', 'b'], ['c'], ['d'], ['e']]);
+    expect([...groups.values()].map((g) => g.map((x) => x.name))).toEqual([['a', 'b', 'f'], ['c'], ['d'], ['e'], ['g']]);
     expect(endpointKey('not a url')).toBe('not a url');
   });
 
