@@ -149,7 +149,7 @@ export function probeV2Row(ctx: RowContext, t: RosterTarget, r: ProbeV2Result, o
  * The row of target `t` whose endpoint shares one normalised URL with `from.target`'s, from `from`, the
  * row of the one probe made for that URL this run (methodology v2, "One probe per endpoint"): every
  * probe result as it is (the same stored bodies: objects are named by their hashes, nothing is stored
- * twice), `t`'s own identity (target, registry version, status, page and index, its endpoint as its
+ * twice) but `requests` (0: it sent none), `t`'s own identity (target, registry version, status, page and index, its endpoint as its
  * registry entry spells it) and `probe_shared_with` naming whose probe it is. `from` must be a row that
  * made its own probe.
  */
@@ -157,7 +157,9 @@ export function sharedRowV2(ctx: RowContext, t: RosterTarget, from: ObservationV
   if (from.outcome !== 'ok' && from.outcome !== 'error') throw new Error(`sharedRowV2: ${from.target}'s row is ${from.outcome}, not a probe`);
   if (from.probe_shared_with != null) throw new Error(`sharedRowV2: ${from.target}'s row shares ${from.probe_shared_with}'s probe; share the probe's own row`);
   if (from.target === t.name) throw new Error(`sharedRowV2: ${t.name} cannot share its own probe`);
-  return { ...from, ...rowIdentity(ctx, t, t.name), probe_shared_with: from.target };
+  // `requests` is what the row sent: none (the probe's own count is on `from`), so sums over rows
+  // (the run row, verify) count every request once.
+  return { ...from, ...rowIdentity(ctx, t, t.name), requests: 0, probe_shared_with: from.target };
 }
 
 /**
@@ -217,9 +219,9 @@ export function runRowV2(f: Omit<RunFacts, 'rows'> & { rows: ObservationV2[] }):
     eras[r.era]++;
     if (r.error_class) classes[r.error_class]++;
     if (r.not_attempted_reason) notAttempted[r.not_attempted_reason]++;
-    // Requests sent: a row sharing another name's probe repeats that probe's count and sent none itself.
-    if ((r.outcome === 'ok' || r.outcome === 'error') && r.probe_shared_with == null) {
-      probes++;
+    if (r.outcome === 'ok' || r.outcome === 'error') {
+      // A row sharing another name's probe sent no request (its `requests` is 0): the mean is per probe.
+      if (r.probe_shared_with == null) probes++;
       total += r.requests;
       max = Math.max(max, r.requests);
     }

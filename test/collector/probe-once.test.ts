@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyArchive } from '../../collector/ops/verify.ts';
 import { runCollector, type CollectorOptions } from '../../collector/run.ts';
 import type { Schedule } from '../../collector/schedule.ts';
 import { endpointGroups, endpointKey } from '../../collector/shards/probe-once.ts';
@@ -82,9 +83,9 @@ function requests(from: number): { discover: (at: string) => number; initialize:
   return { discover: (p) => n(p, 'server/discover'), initialize: (p) => n(p, 'initialize') };
 }
 
-/** What a shared row must repeat of its probe's row: everything but identity, time and the new field. */
+/** What a shared row must repeat of its probe's row: everything but identity, time, requests sent and the new field. */
 const probeResults = (r: ObservationV2) => {
-  const { run_id: _r, day: _d, observed_at: _o, target: _t, registry_version: _v, registry_status: _s, registry_page_sha256: _p, registry_page_index: _i, endpoint: _e, probe_shared_with: _w, ...rest } = r;
+  const { run_id: _r, day: _d, observed_at: _o, target: _t, registry_version: _v, registry_status: _s, registry_page_sha256: _p, registry_page_index: _i, endpoint: _e, requests: _q, probe_shared_with: _w, ...rest } = r;
   return rest;
 };
 
@@ -114,6 +115,7 @@ describe('one probe per normalised endpoint URL (methodology v2)', () => {
       expect(r.probe_shared_with, n).toBe('io.test.one/a');
       expect(r.endpoint, n).toBe(listed.get(n));
       expect(r.registry_version).toBe('1.0.0');
+      expect(r.requests, n).toBe(0);
       expect(probeResults(r), n).toEqual(probeResults(leader));
       expect(r.tools_sha256).toBe(leader.tools_sha256);
       expect(r.body_sha256).toBe(leader.body_sha256);
@@ -129,9 +131,14 @@ describe('one probe per normalised endpoint URL (methodology v2)', () => {
     expect([own.length, rows.length]).toEqual([4, 7]);
     const v2Run = s.runs.find((r) => r.methodology_version === 'v2')!;
     expect(v2Run.attempts).toBe(7);
-    expect((v2Run as { requests: { total: number } }).requests.total).toBe(own.reduce((n, r) => n + r.requests, 0));
+    const sent = (v2Run as { requests: { total: number; mean: number } }).requests;
+    expect(leader.requests).toBeGreaterThan(0);
+    expect(sent.total).toBe(own.reduce((n, r) => n + r.requests, 0));
+    expect(sent.mean).toBe(Math.round((sent.total / own.length) * 1000) / 1000);
     // The bodies are content-addressed: the shared rows name the stored objects the probe stored.
     for (const r of rows) for (const sha of r.tools_pages_sha256 ?? []) expect(fs.existsSync(objectPath(data, sha))).toBe(true);
+    // The archive verifies whole: the run row's counts, requests included, agree with its rows.
+    expect((await verifyArchive(data)).problems).toEqual([]);
   });
 
   it('leaves v1 alone on a bridge day: one v1 probe per name, still one v2 probe per endpoint', async () => {

@@ -143,8 +143,8 @@ export const ObservationV2 = z
     // From 2026-12-07: registry names whose endpoints share one normalised URL (src/lib
     // normaliseEndpointUrl) get their rows from ONE probe per run. The row that made the probe leaves this
     // field out; every other name's row is that probe's row under its own identity and names here the
-    // registry name whose probe it shares. Absent from rows written before, and from rows that made
-    // their own probe or made none.
+    // registry name whose probe it shares, with `requests` 0 (it sent none). Absent from rows written
+    // before, and from rows that made their own probe or made none.
     /** The registry name whose probe this row's results are (same endpoint once normalised); absent when the row made its own probe. */
     probe_shared_with: z.string().min(1).max(512).nullable().optional(),
   })
@@ -196,6 +196,7 @@ export const ObservationV2 = z
     if (row.probe_shared_with !== undefined && row.probe_shared_with !== null) {
       if (!probed) fail(`${row.outcome} row shares no probe: probe_shared_with goes with ok and error rows only`);
       if (row.probe_shared_with === row.target) fail('probe_shared_with names another registry name, not the row\'s own');
+      if (row.requests !== 0) fail('a row sharing another name\'s probe sent no request: requests 0');
     }
   });
 export type ObservationV2 = z.infer<typeof ObservationV2>;
