@@ -15,6 +15,7 @@ import { objectPath, SERIES_FOLDER } from '../../src/archive/layout.ts';
 import { Observation, ObservationV2, type RosterTarget } from '../../src/lib/index.ts';
 import { mcpResponder, startCountingHosts, type CountingHosts, type Responder } from '../../sandbox/counting-hosts.ts';
 import { OFFICIAL_META, startRegistry, type RegistryEntry, type RegistryServer } from '../../sandbox/registry-server.ts';
+import { collectArchive, SITE_FILE_NAMES } from '../helpers/archive.ts';
 import { realTools, tmpData } from './world.ts';
 
 let hosts: CountingHosts;
@@ -220,6 +221,34 @@ describe('a job the schedule does not run', () => {
     }
     for (const n of SHARED) expect(of(n).outcome, n).toBe('ok');
     expect(rows.filter((r) => r.probe_shared_with === 'io.test.one/a')).toHaveLength(3);
+  });
+});
+
+describe('the local world with the site fixture\'s hostile servers (12 names on one endpoint)', () => {
+  it('makes one v2 probe per endpoint: probes made against rows written', async () => {
+    const data = await collectArchive({ seed: 'probe-once', size: 20, days: 1, hostile: true, timeoutMs: 3000, methodology: 'v2' });
+    try {
+      const dayFile = fs.readdirSync(join(data, SERIES_FOLDER.v2)).find((f) => f.endsWith('.jsonl'))!;
+      const rows = lines(join(data, SERIES_FOLDER.v2, dayFile)).map((l) => ObservationV2.parse(JSON.parse(l)));
+      const probed = rows.filter((r) => r.outcome === 'ok' || r.outcome === 'error');
+      const probes = probed.filter((r) => r.probe_shared_with === undefined);
+      const byKey = new Map<string, ObservationV2[]>();
+      for (const r of probed) byKey.set(endpointKey(r.endpoint!), [...(byKey.get(endpointKey(r.endpoint!)) ?? []), r]);
+      // Each endpoint: one row made the probe (the first name in code-unit order), the others name it.
+      for (const group of byKey.values()) {
+        const own = group.filter((r) => r.probe_shared_with === undefined);
+        expect(own.map((r) => r.target)).toEqual([group.map((r) => r.target).sort()[0]]);
+        for (const r of group) if (r !== own[0]) expect(r).toMatchObject({ probe_shared_with: own[0]!.target, tools_sha256: own[0]!.tools_sha256, requests: 0 });
+      }
+      const files = rows.filter((r) => SITE_FILE_NAMES.includes(r.target));
+      expect(files).toHaveLength(12);
+      expect(files.filter((r) => r.probe_shared_with !== undefined)).toHaveLength(11);
+      expect(probes.length).toBe(byKey.size);
+      console.log(`local world: ${rows.length} v2 rows, ${probed.length} probed rows, ${probes.length} probes made (${probed.length - probes.length} saved)`);
+      expect((await verifyArchive(data)).problems).toEqual([]);
+    } finally {
+      fs.rmSync(data, { recursive: true, force: true });
+    }
   });
 });
 
