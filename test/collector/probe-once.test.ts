@@ -7,12 +7,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyArchive } from '../../collector/ops/verify.ts';
 import { runCollector, type CollectorOptions } from '../../collector/run.ts';
+import { resolveOptions } from '../../collector/run-options.ts';
+import { planRun } from '../../collector/shards/plan.ts';
+import { probeShardInto } from '../../collector/shards/probe-shard.ts';
+import { NO_SINK } from '../../collector/series/tracked.ts';
+import { Store } from '../../collector/store.ts';
 import type { Schedule } from '../../collector/schedule.ts';
 import { endpointGroups, endpointKey } from '../../collector/shards/probe-once.ts';
-import { assignShards } from '../../collector/shards/plan-file.ts';
+import { assignShards, type Plan } from '../../collector/shards/plan-file.ts';
 import { sharedRowV2 } from '../../collector/rows-v2.ts';
 import { objectPath, SERIES_FOLDER } from '../../src/archive/layout.ts';
-import { Observation, ObservationV2, type RosterTarget } from '../../src/lib/index.ts';
+import { Observation, ObservationV2, studyFrame, type RosterTarget } from '../../src/lib/index.ts';
 import { mcpResponder, startCountingHosts, type CountingHosts, type Responder } from '../../sandbox/counting-hosts.ts';
 import { OFFICIAL_META, startRegistry, type RegistryEntry, type RegistryServer } from '../../sandbox/registry-server.ts';
 import { collectArchive, SITE_FILE_NAMES } from '../helpers/archive.ts';
@@ -138,8 +143,30 @@ describe('one probe per normalised endpoint URL (methodology v2)', () => {
     expect(sent.mean).toBe(Math.round((sent.total / own.length) * 1000) / 1000);
     // The bodies are content-addressed: the shared rows name the stored objects the probe stored.
     for (const r of rows) for (const sha of r.tools_pages_sha256 ?? []) expect(fs.existsSync(objectPath(data, sha))).toBe(true);
+    // The study's frame (one row per normalised URL, query dropped) keeps rows that made their probe.
+    const frame = studyFrame(rows);
+    expect(frame.rows.map((r) => r.target).sort()).toEqual(['io.test.one/a', 'io.test.one/other', 'io.test.two/solo']);
+    expect(frame.frame.excluded.duplicate_url).toBe(4);
     // The archive verifies whole: the run row's counts, requests included, agree with its rows.
     expect((await verifyArchive(data)).problems).toEqual([]);
+  });
+
+  it('a shard reports the probes it made and the rows it wrote from another name\'s probe', async () => {
+    const r = resolveOptions({ registry: registry.url, data: tmpData(), allowPrivate: true, now: day(5), timeoutMs: 3000, optout: null, rosterLimits: { backoffMs: 5 }, methodology: 'v1,v2' });
+    const store = Store.open(r.data, new Date().toISOString());
+    let plan: Plan;
+    try {
+      ({ plan } = await planRun({ store, o: r, runId: '2026-12-05T031500Z', day: '2026-12-05', clock: r.now!, t0: performance.now(), maxEndpointsPerShard: 6, sink: NO_SINK }));
+    } finally {
+      store.close();
+    }
+    // Two hosts, so two shards; the shared names are all in the shard of their host.
+    expect(plan.shards.map((x) => x.targets.length).sort()).toEqual([1, 6]);
+    const reports = await Promise.all(plan.shards.map((x) => probeShardInto(join(tmpData(), `shard-${x.index}`), plan, x.index, {})));
+    const big = reports.find((x) => x.report.probed === 6)!.report;
+    // v1: six probes; v2: one for the four shared names, one each for /other and the query.
+    expect([big.probes, big.shared_rows]).toEqual([6 + 3, 3]);
+    expect(reports.find((x) => x.report.probed === 1)!.report).toMatchObject({ probes: 2, shared_rows: 0 });
   });
 
   it('leaves v1 alone on a bridge day: one v1 probe per name, still one v2 probe per endpoint', async () => {
