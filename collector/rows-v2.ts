@@ -146,6 +146,23 @@ export function probeV2Row(ctx: RowContext, t: RosterTarget, r: ProbeV2Result, o
 }
 
 /**
+ * The row of target `t` whose endpoint shares one normalised URL with `from.target`'s, from `from`, the
+ * row of the one probe made for that URL this run (methodology v2, "One probe per endpoint"): every
+ * probe result as it is (the same stored bodies: objects are named by their hashes, nothing is stored
+ * twice) but `requests` (0: it sent none), `t`'s own identity (target, registry version, status, page and index, its endpoint as its
+ * registry entry spells it) and `probe_shared_with` naming whose probe it is. `from` must be a row that
+ * made its own probe.
+ */
+export function sharedRowV2(ctx: RowContext, t: RosterTarget, from: ObservationV2): ObservationV2 {
+  if (from.outcome !== 'ok' && from.outcome !== 'error') throw new Error(`sharedRowV2: ${from.target}'s row is ${from.outcome}, not a probe`);
+  if (from.probe_shared_with != null) throw new Error(`sharedRowV2: ${from.target}'s row shares ${from.probe_shared_with}'s probe; share the probe's own row`);
+  if (from.target === t.name) throw new Error(`sharedRowV2: ${t.name} cannot share its own probe`);
+  // `requests` is what the row sent: none (the probe's own count is on `from`), so sums over rows
+  // (the run row, verify) count every request once.
+  return { ...from, ...rowIdentity(ctx, t, t.name), requests: 0, probe_shared_with: from.target };
+}
+
+/**
  * What a modern ok answer says about caching (MCP 2026-07-28), read from the very bodies the row stores
  * (the discover answer and every tools/list page) by src/lib's one reading; restate reads the stored
  * objects the same way and must agree. A body the reader cannot take says nothing (its fields absent).
@@ -195,6 +212,7 @@ export function runRowV2(f: Omit<RunFacts, 'rows'> & { rows: ObservationV2[] }):
   const notAttempted = zero(NOT_ATTEMPTED_REASONS);
   let total = 0;
   let max = 0;
+  let probes = 0;
   for (const r of f.rows) {
     outcomes[r.outcome]++;
     if (r.status) statuses[r.status]++;
@@ -202,6 +220,8 @@ export function runRowV2(f: Omit<RunFacts, 'rows'> & { rows: ObservationV2[] }):
     if (r.error_class) classes[r.error_class]++;
     if (r.not_attempted_reason) notAttempted[r.not_attempted_reason]++;
     if (r.outcome === 'ok' || r.outcome === 'error') {
+      // A row sharing another name's probe sent no request (its `requests` is 0): the mean is per probe.
+      if (r.probe_shared_with == null) probes++;
       total += r.requests;
       max = Math.max(max, r.requests);
     }
@@ -229,7 +249,7 @@ export function runRowV2(f: Omit<RunFacts, 'rows'> & { rows: ObservationV2[] }):
     statuses,
     eras,
     error_classes: classes,
-    requests: { total, max, mean: attempts === 0 ? 0 : Math.round((total / attempts) * 1000) / 1000 },
+    requests: { total, max, mean: probes === 0 ? 0 : Math.round((total / probes) * 1000) / 1000 },
     status: failed ? 'failed' : 'finished',
     message: (failed ? (f.message ?? 'zero attempts: no target with an endpoint was probed') : f.message)?.slice(0, 1024) ?? null,
     prober_version: PROBER_VERSION,

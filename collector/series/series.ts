@@ -61,6 +61,11 @@ export interface RecordedSeries<Row extends SeriesRow = SeriesRow, Run extends A
   /** An eligible target the run did not contact. */
   notAttemptedRow(ctx: RowContext, t: RosterTarget, reason: NotAttemptedReason): Row;
   /**
+   * Present when the series makes one probe per normalised endpoint URL per run (v2; v1 probes every
+   * name): the row of `t`, whose endpoint `from`'s probe answered (`from` is that probe's own row).
+   */
+  sharedRow?(ctx: RowContext, t: RosterTarget, from: Row): Row;
+  /**
    * A prober for one run: probes a target, stores its bodies, builds its row at `ctx()` (read after the
    * bodies are stored) and reads the host signal off the result. Never throws for a target's failure.
    */

@@ -7,7 +7,7 @@ import { dayFileRowsV2 } from '../../src/archive/observations.ts';
 import type { ObservationV2, RunV2 } from '../../src/lib/index.ts';
 import { hostSignalV2 } from '../host-signal.ts';
 import { DEFAULT_PROBE_V2_LIMITS, probeV2, type ProbeV2Limits } from '../probe-v2/index.ts';
-import { excludedRowV2, noEndpointRowV2, notAttemptedRowV2, probeV2Row, retiredRowV2, runRowV2 } from '../rows-v2.ts';
+import { excludedRowV2, noEndpointRowV2, notAttemptedRowV2, probeV2Row, retiredRowV2, runRowV2, sharedRowV2 } from '../rows-v2.ts';
 import { wholeLines, type RecordedSeries } from './series.ts';
 
 export const v2Series: RecordedSeries<ObservationV2, RunV2> = {
@@ -16,6 +16,8 @@ export const v2Series: RecordedSeries<ObservationV2, RunV2> = {
   excludedRow: excludedRowV2,
   noEndpointRow: noEndpointRowV2,
   notAttemptedRow: notAttemptedRowV2,
+  // One probe per normalised endpoint URL per run: the other names' rows are that probe's (rows-v2.ts).
+  sharedRow: sharedRowV2,
   prober(env) {
     const limits: ProbeV2Limits = { ...DEFAULT_PROBE_V2_LIMITS, ...env.probeV2Limits, timeoutMs: env.timeoutMs };
     return async (t, ctx) => {

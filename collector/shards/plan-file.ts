@@ -77,6 +77,10 @@ export const ShardReport = z
     finished_at: iso,
     /** Jobs this attempt of the shard scheduled (targets without a row when it started). */
     probed: count,
+    /** Probes made, over every series (from 2026-12-07; absent before). */
+    probes: count.optional(),
+    /** Rows written from another name's probe of the same normalised endpoint URL (from 2026-12-07; absent before). */
+    shared_rows: count.optional(),
     probe_ms: count,
   })
   .strict();

@@ -2,8 +2,10 @@
 // lpt, per-host limits over the host's whole-run target count from the plan, back-off, unresponsive
 // hosts, the deadline), one row per target in every series the plan records, written to the shard's
 // Store (its own folder, or --data itself in a single job) with the bodies. A target that already has
-// a row in a series (an earlier attempt of the shard) is not probed again for it. Returns the shard
-// report (the schedule's facts the run row's `scheduling` block needs); the CLI writes it last.
+// a row in a series (an earlier attempt of the shard) is not probed again for it. In a series that
+// makes one probe per endpoint (v2), names sharing a normalised endpoint URL share one probe
+// (probe-once.ts). Returns the shard report (the schedule's facts the run row's `scheduling` block
+// needs); the CLI writes it last.
 import fs from 'node:fs';
 import type { ObjectStore } from '../../src/archive/object-store.ts';
 import type { NotAttemptedReason, RosterTarget } from '../../src/lib/index.ts';
@@ -18,6 +20,7 @@ import { seriesFor } from '../series/registry.ts';
 import type { ProbeEnv } from '../series/series.ts';
 import { clockBase, NO_SINK, owing, rowWriter, track, type RowSink, type Tracked } from '../series/tracked.ts';
 import { Store } from '../store.ts';
+import { probeOnce } from './probe-once.ts';
 import { readShardMark, readShardReport, writeShardMark, writeShardReport, type Plan, type ShardReport } from './plan-file.ts';
 import { runClock, type RunClock } from './plan.ts';
 
@@ -47,19 +50,25 @@ export async function probeShard({ store, plan, shard: k, o, clock, sink, tracke
   const http = createHttpContext({ allowPrivate: p.allow_private, timeoutMs: p.timeout_ms, hostLimit });
   const env: ProbeEnv = { http, store, timeoutMs: p.timeout_ms, probeLimits: o.probeLimits, probeV2Limits: o.probeV2Limits };
   const probers = new Map(recorded.map((x) => [x, x.series.prober(env)]));
+  // A sharing series (v2) makes one probe per normalised endpoint URL: probe-once.ts.
+  const once = probeOnce(shard.targets, (x, t) => probers.get(x)!(t, ctx), write, ctx);
   // One job per target: each series owing a row probes in turn (the registry's order; sequential, so
-  // one request at a time per endpoint holds); the schedule hears what the host did over all of them.
+  // one request at a time per endpoint holds); the schedule hears what the host did over all of them
+  // (a row sharing another name's probe passes on what the host did on that probe).
   const job = async (t: RosterTarget): Promise<HostSignal> => {
     const signals: HostSignal[] = [];
     for (const x of owing(recorded, t.name)) {
-      const { row, signal } = await probers.get(x)!(t, ctx);
-      write(x, row);
-      signals.push(signal);
+      const signal = await once.row(x, t);
+      if (signal) signals.push(signal);
     }
     return jobSignal(signals);
   };
-  const skip = (t: RosterTarget, reason: NotAttemptedReason) => {
-    for (const x of owing(recorded, t.name)) write(x, x.series.notAttemptedRow(ctx(), t, reason));
+  // A target not run gets not_attempted, unless its endpoint's one probe was made by another name.
+  const skip = async (t: RosterTarget, reason: NotAttemptedReason) => {
+    for (const x of owing(recorded, t.name)) {
+      if (await once.skipped(x, t)) continue;
+      if (!x.done.has(t.name)) write(x, x.series.notAttemptedRow(ctx(), t, reason));
+    }
   };
   const limits = { ...SCHEDULE_DEFAULTS, ...o.scheduleLimits };
   const probeStart = performance.now();
@@ -90,6 +99,8 @@ export async function probeShard({ store, plan, shard: k, o, clock, sink, tracke
       deadline_at: deadlineMs === null ? null : new Date(clock.base + deadlineMs).toISOString(),
       finished_at: clock.at(),
       probed: jobsFor.length,
+      probes: once.probes,
+      shared_rows: once.shared,
       probe_ms: Math.round(performance.now() - probeStart),
     };
   } finally {

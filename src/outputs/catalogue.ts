@@ -171,6 +171,7 @@ const OBSERVATION_V2_DOCS: { [K in keyof ObservationV2]-?: Omit<Field, 'name'> }
   server_info_name: { type: 'string', description: 'From 2026-12-02: the name in _meta["io.modelcontextprotocol/serverInfo"] of the discover result (else of the first page), when it and the version are strings.' },
   server_info_version: { type: 'string', description: 'From 2026-12-02: the version beside it.' },
   caching_missing: { type: 'array', description: 'From 2026-12-02: the fields 2026-07-28 requires that the answers lack (absent, or of a wrong type or value), as discover.ttlMs, discover.cacheScope, tools/list.ttlMs, tools/list.cacheScope (any page); [] when none.' },
+  probe_shared_with: { type: 'string', description: "From 2026-12-07 (absent before; empty on a row that made its own probe or none): the registry name whose probe this row's results are. Names whose endpoints share one normalised URL (scheme and host lower-cased, default port, query, fragment and trailing slash dropped) get one probe a run; every other name's row repeats that probe's results and stored bodies under its own identity (target, registry_version, registry_status, registry page, endpoint as listed), with requests 0 (it sent none). Count one endpoint once: keep the rows without it." },
 };
 
 export const OBSERVATION_V2_FIELDS: Field[] = Object.keys(ObservationV2.innerType().shape).map((name) => ({ name, ...OBSERVATION_V2_DOCS[name as keyof ObservationV2] }));

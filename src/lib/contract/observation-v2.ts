@@ -140,6 +140,13 @@ export const ObservationV2 = z
     server_info_version: z.string().max(CACHING_TEXT_MAX.serverInfoVersion).nullable().optional(),
     /** Fields 2026-07-28 requires that the answers lack: discover.ttlMs, discover.cacheScope, tools/list.ttlMs, tools/list.cacheScope. */
     caching_missing: z.array(z.enum(['discover.ttlMs', 'discover.cacheScope', 'tools/list.ttlMs', 'tools/list.cacheScope'])).max(4).nullable().optional(),
+    // From 2026-12-07: registry names whose endpoints share one normalised URL (src/lib
+    // normaliseEndpointUrl) get their rows from ONE probe per run. The row that made the probe leaves this
+    // field out; every other name's row is that probe's row under its own identity and names here the
+    // registry name whose probe it shares, with `requests` 0 (it sent none). Absent from rows written
+    // before, and from rows that made their own probe or made none.
+    /** The registry name whose probe this row's results are (same endpoint once normalised); absent when the row made its own probe. */
+    probe_shared_with: z.string().min(1).max(512).nullable().optional(),
   })
   .strict()
   .superRefine((row, ctx) => {
@@ -186,5 +193,10 @@ export const ObservationV2 = z
     if ((row.status === 'auth_compliant' || row.status === 'auth_noncompliant') !== (row.auth_http_status !== null)) fail('auth fields go with auth statuses, and only with them');
     if (row.status === 'auth_compliant' && (row.auth_http_status !== 401 || row.auth_bearer !== true || row.auth_metadata_valid !== true)) fail('auth_compliant needs a 401, a Bearer challenge and valid metadata');
     if (row.canary_sent && row.outcome !== 'ok') fail('the canary is sent only after a complete tools/list');
+    if (row.probe_shared_with !== undefined && row.probe_shared_with !== null) {
+      if (!probed) fail(`${row.outcome} row shares no probe: probe_shared_with goes with ok and error rows only`);
+      if (row.probe_shared_with === row.target) fail('probe_shared_with names another registry name, not the row\'s own');
+      if (row.requests !== 0) fail('a row sharing another name\'s probe sent no request: requests 0');
+    }
   });
 export type ObservationV2 = z.infer<typeof ObservationV2>;

@@ -104,13 +104,13 @@ export const Run = z
   .strict();
 export type Run = z.infer<typeof Run>;
 
-/** Requests the v2 probe counted (a row's `requests`) over the run's probed rows (ok and error). */
+/** Requests the v2 probe counted (a row's `requests`) over the run's probed rows (ok and error; from 2026-12-07 a row sharing another name's probe counts 0). */
 export const RunRequests = z
   .object({
     total: count,
     /** The most any one endpoint got (never above the budget). */
     max: count.max(V2_REQUEST_BUDGET),
-    /** total / probed rows, rounded to 3 decimals; 0 when nothing was probed. */
+    /** total / probes made (probed rows not sharing another's probe), rounded to 3 decimals; 0 when nothing was probed. */
     mean: z.number().nonnegative().max(V2_REQUEST_BUDGET),
   })
   .strict();

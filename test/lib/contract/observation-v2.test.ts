@@ -291,3 +291,23 @@ describe('ObservationV2: the canary', () => {
     expect(issues(row({ status: 'not_mcp' }, { canary_sent: false }))).toEqual([]);
   });
 });
+
+describe('ObservationV2: probe_shared_with (from 2026-12-07)', () => {
+  it('names another registry name on an ok or error row; absent or null on a row that made its own probe', () => {
+    expect(issues(legacyOk({ probe_shared_with: 'io.example/first', requests: 0 }))).toEqual([]);
+    expect(issues(row({ status: 'unreachable' }, { probe_shared_with: 'io.example/first', requests: 0 }))).toEqual([]);
+    expect(issues(legacyOk({ probe_shared_with: 'io.example/first', requests: 1 }))).toEqual(["a row sharing another name's probe sent no request: requests 0"]);
+    expect(issues(legacyOk())).toEqual([]);
+    expect(issues(legacyOk({ probe_shared_with: null }))).toEqual([]);
+  });
+
+  it('refuses it on a row that made no probe, naming the row itself, empty, or beyond a registry name\'s bound', () => {
+    for (const kind of ['not_attempted', 'retired', 'no_endpoint'] as const) {
+      expect(issues(row(kind, { probe_shared_with: 'io.example/first' })).some((m) => m.includes('shares no probe')), kind).toBe(true);
+    }
+    expect(issues(legacyOk({ probe_shared_with: 'io.example/t', requests: 0 }))).toEqual(["probe_shared_with names another registry name, not the row's own"]);
+    expect(ObservationV2.safeParse(legacyOk({ probe_shared_with: '', requests: 0 })).success).toBe(false);
+    expect(ObservationV2.safeParse(legacyOk({ probe_shared_with: 'x'.repeat(512), requests: 0 })).success).toBe(true);
+    expect(ObservationV2.safeParse(legacyOk({ probe_shared_with: 'x'.repeat(513), requests: 0 })).success).toBe(false);
+  });
+});
