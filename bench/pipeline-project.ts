@@ -18,6 +18,8 @@
 //   publish  the changed per-server files to the object store behind the CDN.
 // Matrix waves: at most MATRIX.concurrent jobs run at once, so n shards take ⌈n ÷ 20⌉ waves.
 
+import { fmtValue } from './years-table.ts';
+
 export interface Rate {
   key: 'measured' | 'bench';
   label: string;
@@ -186,15 +188,10 @@ function monthlyCost(rate: Rate, r: RegistryAt, c: Costs): number {
   return Math.max(0, gb - LIMITS.r2StorageFreeGb) * LIMITS.r2StorageUsdPerGbMonth + (Math.max(0, classA - LIMITS.r2ClassAFreePerMonth) / 1e6) * LIMITS.r2ClassAPerMillionUsd;
 }
 
+/** A value as the bench:years table prints it (bytes, seconds, counts), and dollars. */
 export function fmt(v: number, unit: JobRow['unit']): string {
-  if (!Number.isFinite(v)) return 'n/a';
-  if (unit === 'usd') return `$${v.toFixed(v < 10 ? 2 : 0)}`;
-  if (unit === 'count') return Math.round(v).toLocaleString('en');
-  if (unit === 'seconds') return v >= 3600 ? `${(v / 3600).toFixed(1)} h` : v >= 120 ? `${(v / 60).toFixed(0)} min` : `${v.toFixed(0)} s`;
-  if (v >= 1e12) return `${(v / 1e12).toFixed(1)} TB`;
-  if (v >= 1e9) return `${(v / 1e9).toFixed(2)} GB`;
-  if (v >= 1e6) return `${(v / 1e6).toFixed(0)} MB`;
-  return `${(v / 1e3).toFixed(0)} kB`;
+  if (unit === 'usd') return Number.isFinite(v) ? `$${v.toFixed(v < 10 ? 2 : 0)}` : 'n/a';
+  return fmtValue(v, unit);
 }
 
 export function margin(limit: number | null, v: number): string {

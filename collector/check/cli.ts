@@ -103,16 +103,22 @@ export async function run({ values, positionals }: Parsed<typeof COMMAND.options
     timeoutMs: timeout,
     optout: DEFAULT_OPTOUT,
   });
-  const json = `${JSON.stringify(visibleData(report), null, 2)}\n`;
-  if (typeof values.report === 'string') {
-    try {
-      await writeFile(values.report, json);
-    } catch (e) {
-      throw new CliError(`could not write the report to ${JSON.stringify(values.report)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.usage, { cause: e });
-    }
-  }
+  const json = await reportJson(report, values.report);
   io.stdout(values.json ? json : renderReport(report));
   return report.exit_code;
+}
+
+/** The report as JSON (every server and registry string as data), also written to `file` when one is given. */
+async function reportJson(report: unknown, file: unknown): Promise<string> {
+  const json = `${JSON.stringify(visibleData(report), null, 2)}\n`;
+  if (typeof file === 'string') {
+    try {
+      await writeFile(file, json);
+    } catch (e) {
+      throw new CliError(`could not write the report to ${JSON.stringify(file)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.usage, { cause: e });
+    }
+  }
+  return json;
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -153,14 +159,7 @@ async function lockCheck(positionals: string[], values: Values): Promise<number>
   if (lock === null) throw usage(`There is no lockfile at ${quoted(file)}: write one with npm run check -- lock <name…> --lock ${file}.`);
   if (lock.servers.length === 0) throw usage(`The lockfile ${quoted(file)} pins no server: add one with npm run check -- lock <name…>.`);
   const report = await checkLock({ lock, lockPath: file, archive: (values.archive as string | undefined) ?? lock.archive ?? DEFAULT_ARCHIVE, allowPrivate: values['allow-private'] === true, timeoutMs: timeout, optout: DEFAULT_OPTOUT, failOn: failOn as FailOn });
-  const json = `${JSON.stringify(visibleData(report), null, 2)}\n`;
-  if (typeof values.report === 'string') {
-    try {
-      await writeFile(values.report, json);
-    } catch (e) {
-      throw new CliError(`could not write the report to ${JSON.stringify(values.report)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.usage, { cause: e });
-    }
-  }
+  const json = await reportJson(report, values.report);
   process.stdout.write(values.json ? json : renderLockReport(report));
   return report.exit_code;
 }
