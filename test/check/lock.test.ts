@@ -185,12 +185,12 @@ describe('the commands (lock, --lock) through the bin', () => {
     writeFileSync(file, '{"lock_version":1,"servers":[}');
     const broken = await run(['lock', NAMES.same, '--lock', file]);
     expect(broken.status).toBe(2);
-    expect(broken.stderr).toMatch(/^The lockfile is not JSON .* It was left as it is\.\n$/);
+    expect(broken.stderr).toMatch(/^check: The lockfile is not JSON .* It was left as it is\.\n$/);
     expect(readFileSync(file, 'utf8')).toBe('{"lock_version":1,"servers":[}');
     const missing = await run(['--lock', path.join(dir, 'none.json')]);
-    expect([missing.status, missing.stderr]).toEqual([2, expect.stringMatching(/^There is no lockfile at /)]);
+    expect([missing.status, missing.stderr]).toEqual([2, expect.stringMatching(/^check: There is no lockfile at /)]);
     const both = await run([NAMES.same, '--lock', file]);
-    expect([both.status, both.stderr]).toEqual([2, 'With --lock, name no server: the lock names them (npm run check -- --help).\n']);
+    expect([both.status, both.stderr]).toEqual([2, 'check: With --lock, name no server: the lock names them (npm run check -- --help).\n']);
     expect(existsSync(path.join(dir, 'mcp-lock.json'))).toBe(true);
   }, 60_000);
 });
