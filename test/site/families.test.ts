@@ -42,7 +42,7 @@ describe('contract families on the site', () => {
     const row = rows.find((r) => r[1] === familyId);
     expect(row, 'the members\' family on /statistics/').toBeDefined();
     expect(Number(cells(row!)[2])).toBeGreaterThanOrEqual(SITE_FILE_NAMES.length);
-    const once = /<table data-testid="families-once">(.*?)<\/table>/s.exec(html)![1]!;
+    const once = /<table class="families-once" data-testid="families-once">(.*?)<\/table>/s.exec(html)![1]!;
     const units = /Units followed[^<]*<\/th><td class="num">([\d,]+)<\/td><td class="num">([\d,]+)<\/td>/.exec(once)!;
     // Each family counts once: all its members but one drop out of the units.
     const ever = rows.map((r) => Number(cells(r)[2]));
