@@ -417,36 +417,11 @@ export interface FamilyOnceDrifts {
  * family-once one.
  */
 export function familyOnceDrifts(families: readonly Family[], drifts: readonly Drift[]): FamilyOnceDrifts {
-  const spans = new Map<string, { family: string; from: number; to: number }[]>();
-  for (const f of families) for (const m of f.memberships) {
-    let list = spans.get(m.target);
-    if (!list) spans.set(m.target, (list = []));
-    list.push({ family: f.id, from: dayNum(m.first_day), to: dayNum(m.last_day) });
-  }
-  const familyOf = (c: Change) => (spans.get(c.target) ?? []).find((s) => s.from <= dayNum(c.day) - 1 && dayNum(c.day) - 1 <= s.to)?.family;
-  // Member changes by family and day: a day with two or more is a joint change.
-  const byDay = new Map<string, Change[]>();
-  let total = 0;
-  for (const d of drifts) for (const c of d.changes) {
-    total++;
-    const f = familyOf(c);
-    if (f === undefined) continue;
-    const k = `${f} ${c.day}`;
-    let list = byDay.get(k);
-    if (!list) byDay.set(k, (list = []));
-    list.push(c);
-  }
-  const joint = new Set<Change>();
+  const all = drifts.flatMap((d) => d.changes);
+  const { joint, counts } = jointChanges(families, all);
   const perFamily = new Map<string, Change[]>();
-  const counts = new Map<string, number>();
-  for (const [k, list] of [...byDay].sort((a, b) => byCodeUnits(a[0], b[0]))) {
-    if (new Set(list.map((c) => c.target)).size < 2) continue;
-    const family = k.slice(0, k.indexOf(' '));
-    for (const c of list) joint.add(c);
-    counts.set(family, (counts.get(family) ?? 0) + list.length);
-    let once = perFamily.get(family);
-    if (!once) perFamily.set(family, (once = []));
-    once.push([...list].sort((a, b) => byCodeUnits(a.target, b.target))[0]!);
+  for (const [family, days] of groupJoint(joint)) {
+    perFamily.set(family, [...days.values()].map((list) => [...list].sort((a, b) => byCodeUnits(a.target, b.target))[0]!));
   }
   const out: Drift[] = drifts.map((d) => {
     const own = d.changes.filter((c) => !joint.has(c));
@@ -455,7 +430,93 @@ export function familyOnceDrifts(families: readonly Family[], drifts: readonly D
   for (const [family, changes] of [...perFamily].sort((a, b) => byCodeUnits(a[0], b[0]))) {
     out.push({ target: `family:${family}`, head: null, versions: [], changes, repeatMover: changes.length >= 2 });
   }
-  return { drifts: out, largest: largestShare(families, counts, total) };
+  return { drifts: out, largest: largestShare(families, counts, all.length) };
+}
+
+/** A change as the joint-change rule reads it: whose, and on which day. */
+export interface DayChange {
+  target: string;
+  day: string;
+}
+
+/**
+ * The joint changes among `changes`: a change a target made while a member of a family (a member on
+ * the day before it) on a day when another member of that family changed too, mapped to the family;
+ * `counts` is each family's number of such changes. The one rule familyOnceDrifts and
+ * familyOnceChanged count by.
+ */
+function jointChanges<C extends DayChange>(families: readonly Family[], changes: readonly C[]): { joint: Map<C, string>; counts: Map<string, number> } {
+  const spans = new Map<string, { family: string; from: number; to: number }[]>();
+  for (const f of families) for (const m of f.memberships) {
+    let list = spans.get(m.target);
+    if (!list) spans.set(m.target, (list = []));
+    list.push({ family: f.id, from: dayNum(m.first_day), to: dayNum(m.last_day) });
+  }
+  const familyOf = (c: C) => (spans.get(c.target) ?? []).find((s) => s.from <= dayNum(c.day) - 1 && dayNum(c.day) - 1 <= s.to)?.family;
+  // Member changes by family and day: a day with two or more members changing is a joint change.
+  const byDay = new Map<string, { family: string; list: C[] }>();
+  for (const c of changes) {
+    const family = familyOf(c);
+    if (family === undefined) continue;
+    const k = `${family} ${c.day}`;
+    let e = byDay.get(k);
+    if (!e) byDay.set(k, (e = { family, list: [] }));
+    e.list.push(c);
+  }
+  const joint = new Map<C, string>();
+  const counts = new Map<string, number>();
+  for (const { family, list } of byDay.values()) {
+    if (new Set(list.map((c) => c.target)).size < 2) continue;
+    for (const c of list) joint.set(c, family);
+    counts.set(family, (counts.get(family) ?? 0) + list.length);
+  }
+  return { joint, counts };
+}
+
+/** Joint changes by family (code units) and day (oldest first). */
+function groupJoint<C extends DayChange>(joint: Map<C, string>): [string, Map<string, C[]>][] {
+  const by = new Map<string, Map<string, C[]>>();
+  for (const [c, family] of joint) {
+    let days = by.get(family);
+    if (!days) by.set(family, (days = new Map()));
+    let list = days.get(c.day);
+    if (!list) days.set(c.day, (list = []));
+    list.push(c);
+  }
+  return [...by]
+    .sort((a, b) => byCodeUnits(a[0], b[0]))
+    .map(([f, days]) => [f, new Map([...days].sort((a, b) => byCodeUnits(a[0], b[0])))]);
+}
+
+export interface FamilyOnceChanged {
+  /** Servers whose contract moved in the window, per registry name (the tile's own figure). */
+  servers: number;
+  /** The same with each family counted once: a server whose change in the window was its family's joint change counts as that family. */
+  units: number;
+  /** The family whose members made the largest part of `servers`; null without one. */
+  largest: FamilyShare | null;
+}
+
+/**
+ * "Servers whose contract moved in the last `days` days" (the window ending on `asOfDay`, inclusive)
+ * per registry name and with each family counted once: a target with a joint change (familyOnceDrifts'
+ * rule) in the window counts as its family, every other changed target as itself. null day: nothing
+ * counted.
+ */
+export function familyOnceChanged(families: readonly Family[], changes: readonly DayChange[], asOfDay: string | null, days: number): FamilyOnceChanged {
+  if (asOfDay === null) return { servers: 0, units: 0, largest: null };
+  const since = dayNum(asOfDay) - (days - 1);
+  const within = changes.filter((c) => dayNum(c.day) >= since && dayNum(c.day) <= dayNum(asOfDay));
+  const { joint } = jointChanges(families, within);
+  const unitOf = new Map<string, string>();
+  for (const c of [...within].sort((a, b) => byCodeUnits(a.day, b.day))) {
+    const family = joint.get(c);
+    if (family !== undefined && !unitOf.get(c.target)?.startsWith('family:')) unitOf.set(c.target, `family:${family}`);
+    else if (!unitOf.has(c.target)) unitOf.set(c.target, `target:${c.target}`);
+  }
+  const counts = new Map<string, number>();
+  for (const u of unitOf.values()) if (u.startsWith('family:')) counts.set(u.slice(7), (counts.get(u.slice(7)) ?? 0) + 1);
+  return { servers: unitOf.size, units: new Set(unitOf.values()).size, largest: largestShare(families, counts, unitOf.size) };
 }
 
 /**

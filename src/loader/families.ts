@@ -9,8 +9,8 @@
 // history per contract, and a server that moves platform changes its contract hash rarely on the same
 // day; said in the methodology.
 import {
-  byCodeUnits, contractFamilies, everChangedShare, familyOnce, familyOnceDrifts, halfLife, kaplanMeier, templateKey, volatility,
-  type EverChangedRow, type Family, type FamilyMembership, type FamilyShare, type FirstChangeInterval, type HalfLife, type KeyedInterval, type KMRow, type Volatility,
+  byCodeUnits, contractFamilies, everChangedShare, familyOnce, familyOnceChanged, familyOnceDrifts, halfLife, kaplanMeier, templateKey, volatility,
+  type EverChangedRow, type Family, type FamilyMembership, type FamilyOnceChanged, type FamilyShare, type FirstChangeInterval, type HalfLife, type KeyedInterval, type KMRow, type Volatility,
 } from '../lib/index.ts';
 import type { Archive } from './views.ts';
 import type { Drift } from '../lib/index.ts';
@@ -33,6 +33,9 @@ export interface FamiliesView {
     /** The family behind the largest part of the per-name first changes / all changes. */
     firstChangeLargest: FamilyShare | null;
     changesLargest: FamilyShare | null;
+    /** The dashboard's "changed in the last 7 / 30 days" tiles with each family's joint change counted once. */
+    changed7: FamilyOnceChanged;
+    changed30: FamilyOnceChanged;
   };
 }
 
@@ -85,7 +88,10 @@ async function buildFamilies(a: Archive): Promise<FamiliesView> {
     byId: new Map(families.map((f) => [f.id, f])),
     byTarget,
     unkeyed,
-    once: { intervals: once.intervals, km, halfLife: halfLife(km), everChanged: everChangedShare(once.intervals), volatility: volatility(d.drifts), firstChangeLargest: once.largest, changesLargest: d.largest },
+    once: { intervals: once.intervals, km, halfLife: halfLife(km), everChanged: everChangedShare(once.intervals), volatility: volatility(d.drifts), firstChangeLargest: once.largest, changesLargest: d.largest,
+      changed7: familyOnceChanged(families, a.changes, a.asOfDay, 7),
+      changed30: familyOnceChanged(families, a.changes, a.asOfDay, 30),
+    },
   };
 }
 

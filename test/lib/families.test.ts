@@ -2,7 +2,7 @@
 // day ranges of shared keys that follow joint changes, and the per-name figures counted once per family.
 import { describe, expect, it } from 'vitest';
 import { detectDrift } from '../../src/lib/detect-drift.ts';
-import { contractFamilies, familyNote, familyOnce, familyOnceDrifts, normaliseTenant, platformOf, templateKey, tenantWords, type KeyedInterval } from '../../src/lib/families.ts';
+import { contractFamilies, familyNote, familyOnce, familyOnceChanged, familyOnceDrifts, normaliseTenant, platformOf, templateKey, tenantWords, type KeyedInterval } from '../../src/lib/families.ts';
 import type { FirstChangeInterval } from '../../src/lib/first-change-intervals.ts';
 import { halfLife } from '../../src/lib/survival/half-life.ts';
 import { kaplanMeier } from '../../src/lib/survival/kaplan-meier.ts';
@@ -170,5 +170,36 @@ describe('familyOnceDrifts', () => {
     expect([v.changes, v.volatile]).toEqual([4, [{ target: 'c', changes: 2 }]]);
     expect(v.perTarget.find((t) => t.target === `family:${K1.slice(0, 16)}`)).toEqual({ target: `family:${K1.slice(0, 16)}`, changes: 1 });
     expect(once.largest).toMatchObject({ events: 2, total: 5, share: 0.4 });
+  });
+});
+
+describe('familyOnceChanged', () => {
+  // Six tenants of one template hold K1 from day 1 and move to K2 together on day 5; stark changes alone
+  // on day 7; acme (a member) changes alone on day 9, after the joint change, so that one is its own.
+  const tenants = ['acme', 'globex', 'hooli', 'initech', 'soylent', 'umbrella'];
+  const families = contractFamilies(tenants.flatMap((t) => [iv(t, K1, '2026-01-01', '2026-01-05', true), iv(t, K2, '2026-01-05', '2026-01-12', false)]));
+  const changes = [...tenants.map((target) => ({ target, day: '2026-01-05' })), { target: 'stark', day: '2026-01-07' }, { target: 'acme', day: '2026-01-09' }];
+
+  it('counts the joint change once: 7 servers moved in 7 days, 2 units; one family made 6 of the 7', () => {
+    const w = familyOnceChanged(families, changes, '2026-01-11', 7);
+    expect([w.servers, w.units]).toEqual([7, 2]);
+    expect(w.largest).toEqual({ family: K1.slice(0, 16), platform: 'p', events: 6, total: 7, share: 6 / 7 });
+    expect(familyNote(w.largest, 'servers that changed')).toMatch(/^6 of the 7 servers that changed behind this figure \(86%\)/);
+  });
+
+  it('window edges: the joint day just outside the window leaves only own changes; asOfDay null counts nothing', () => {
+    // 2026-01-11 back 6 days is 2026-01-06: the joint day (01-05) is out, acme's solo change (01-09) and stark's are in.
+    const w = familyOnceChanged(families, changes, '2026-01-11', 6);
+    expect([w.servers, w.units, w.largest]).toEqual([2, 2, null]);
+    // A window ending before a change does not count it.
+    expect(familyOnceChanged(families, changes, '2026-01-06', 1)).toEqual({ servers: 0, units: 0, largest: null });
+    expect(familyOnceChanged(families, changes, null, 30)).toEqual({ servers: 0, units: 0, largest: null });
+  });
+
+  it('near misses: two members changing on different days are two units; servers in no family count as themselves', () => {
+    const apart = [{ target: 'acme', day: '2026-01-05' }, { target: 'globex', day: '2026-01-06' }, { target: 'echo-one', day: '2026-01-06' }];
+    const w = familyOnceChanged(families, apart, '2026-01-11', 30);
+    expect([w.servers, w.units, w.largest]).toEqual([3, 3, null]);
+    expect(familyOnceChanged([], changes, '2026-01-11', 30)).toMatchObject({ servers: 7, units: 7, largest: null });
   });
 });

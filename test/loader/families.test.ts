@@ -67,4 +67,10 @@ describe('contract families of the template world', () => {
     expect(f.once.volatility.volatile).toEqual([]);
     expect(f.once.changesLargest).toMatchObject({ events: 6, total: 9 });
   });
+
+  it("the dashboard's changed-in-N-days tiles count the release once: 8 servers, 3 units, one family made 6 of them", () => {
+    expect(a.tiles.changed30).toBe(8);
+    expect(f.once.changed30).toEqual({ servers: a.tiles.changed30, units: 3, largest: { family: f.families[0]!.id, platform: '127.0.0.1', events: 6, total: 8, share: 0.75 } });
+    expect(f.once.changed7.servers).toBe(a.tiles.changed7);
+  });
 });
