@@ -9,8 +9,8 @@
 // history per contract, and a server that moves platform changes its contract hash rarely on the same
 // day; said in the methodology.
 import {
-  byCodeUnits, contractFamilies, everChangedShare, familyOnce, familyOnceChanged, familyOnceDrifts, halfLife, kaplanMeier, templateKey, volatility,
-  type EverChangedRow, type Family, type FamilyMembership, type FamilyOnceChanged, type FamilyShare, type FirstChangeInterval, type HalfLife, type KeyedInterval, type KMRow, type Volatility,
+  byCodeUnits, contractFamilies, sha256Hex, everChangedShare, familyOnce, familyOnceChanged, familyOnceDrifts, halfLife, kaplanMeier, templateKey, volatility,
+  type EverChangedRow, type Family, type FamilyMembership, type FamilyOnceChanged, type FamilyShare, type FirstChangeInterval, type HalfLife, type KeyedInterval, type KMRow, type TemplateKey, type Volatility,
 } from '../lib/index.ts';
 import type { Archive } from './views.ts';
 import type { Drift } from '../lib/index.ts';
@@ -56,17 +56,24 @@ async function buildFamilies(a: Archive): Promise<FamiliesView> {
   const keyed: KeyedInterval[] = [];
   let unkeyed = 0;
   const byName = new Map(a.servers.map((s) => [s.name, s]));
+  const memo = keysMemo(a);
   for (const i of a.intervals) {
     const s = byName.get(i.target);
     const body = s?.versions.find((v) => v.toolsSha256 === i.tools_sha256)?.bodySha256 ?? null;
     let key: ReturnType<typeof templateKey> = null;
     if (s && body !== null) {
-      const tools = await a.tools(body, i.tools_sha256);
-      if (typeof tools !== 'string') key = templateKey(s.name, s.endpoint, tools);
+      const id = memo.id(s.name, s.endpoint, i.tools_sha256, body);
+      key = memo.get(id) ?? null;
+      if (!key) {
+        const tools = await a.tools(body, i.tools_sha256);
+        if (typeof tools !== 'string') key = templateKey(s.name, s.endpoint, tools);
+        if (key) memo.set(id, key);
+      }
     }
     if (key === null) unkeyed++;
     keyed.push({ ...i, key: key?.key ?? null, platform: key?.platform ?? null });
   }
+  memo.save();
   const families = contractFamilies(keyed);
   const byTarget = new Map<string, FamilyMembership[]>();
   for (const f of families) for (const m of f.memberships) {
@@ -91,6 +98,31 @@ async function buildFamilies(a: Archive): Promise<FamiliesView> {
     once: { intervals: once.intervals, km, halfLife: halfLife(km), everChanged: everChangedShare(once.intervals), volatility: volatility(d.drifts), firstChangeLargest: once.largest, changesLargest: d.largest,
       changed7: familyOnceChanged(families, a.changes, a.asOfDay, 7),
       changed30: familyOnceChanged(families, a.changes, a.asOfDay, 30),
+    },
+  };
+}
+
+/**
+ * Template keys kept across builds in the build cache (Archive.memo): a key depends only on the name, the
+ * endpoint and the contract's tools, so a contract keyed once is never read again and a day's build keys
+ * only its new contracts. One entry for the whole map (not a file per contract), sealed under the src/lib
+ * fingerprint so a change to the definition keys everything again; what could not be keyed is not kept.
+ */
+function keysMemo(a: Archive) {
+  type Stored = { keys: [string, string, string][] };
+  const name = `family-keys-${sha256Hex(a.memo?.libPrint ?? '').slice(0, 32)}`;
+  const stored = a.memo?.read<Stored>(name) ?? null;
+  const map = new Map<string, TemplateKey>((stored?.keys ?? []).map(([id, key, platform]) => [id, { key, platform }]));
+  let added = 0;
+  return {
+    id: (target: string, endpoint: string | null, tools: string, body: string) => sha256Hex([target, endpoint ?? '', tools, body].join('\0')).slice(0, 32),
+    get: (id: string) => map.get(id),
+    set(id: string, key: TemplateKey) {
+      map.set(id, key);
+      added++;
+    },
+    save() {
+      if (added > 0) a.memo?.write(name, { keys: [...map].map(([id, k]) => [id, k.key, k.platform]) } satisfies Stored);
     },
   };
 }

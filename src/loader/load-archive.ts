@@ -216,6 +216,8 @@ export function loadArchive(dir: string, opts: ReadOptions = {}): Promise<Archiv
       for (const c of a.changes) if (a.v2.cachingByTarget.get(c.target)?.cacheScope === 'private') c.privateScopeList = true;
       // The validation gate's records: whether the v2 figures passed a gate (/statistics/).
       a.validations = readValidations(dir);
+      // Derived values later views keep across builds (families.ts), under the build cache.
+      if (raw.cache.dir) a.memo = { read: (key) => raw.cache.readChanges(key), write: (key, value) => raw.cache.writeChanges(key, value), libPrint: raw.cache.libPrint() };
       raw.cache.save();
       raw.timings.mark('v2', performance.now() - t0, { v2_rows: a.v2.rows });
       return a;

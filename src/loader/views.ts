@@ -350,6 +350,11 @@ export interface Archive {
    * file name, and the files that are not sound records. Set by loadArchive, as v2 is.
    */
   validations?: { records: StoredValidation[]; problems: Problem[] };
+  /**
+   * Values derived once and kept in the build cache across builds (cache.ts, sealed under their key), for
+   * views built after the load (families.ts: template keys). Set by loadArchive; absent without a cache.
+   */
+  memo?: { read<T>(key: string): T | null; write(key: string, value: unknown): void; libPrint: string };
   cacheStats: { hits: number; misses: number; changeHits: number; changeMisses: number; bodyHits: number; bodyMisses: number; summaryWorkers?: number };
   /** The Content-Type of the rows that carried a raw tools/list body; null when unknown. */
   contentType(bodySha256: string): string | null;

@@ -74,3 +74,40 @@ describe('contract families of the template world', () => {
     expect(f.once.changed7.servers).toBe(a.tiles.changed7);
   });
 });
+
+describe('template keys kept in the build cache', () => {
+  it('a second build keys no contract again (no tools read) and finds the same families; a cache from other src/lib sources is not used', async () => {
+    const { mkdtemp } = await import('node:fs/promises');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { forgetArchive } = await import('../../src/loader/load-archive.ts');
+    const cacheDir = await mkdtemp(path.join(os.tmpdir(), 'mcps-family-keys-'));
+    try {
+      const load = async (libPrint?: string) => {
+        forgetArchive(dir);
+        const b = await loadArchive(dir, { cache: { dir: cacheDir, sourceRoot: process.cwd() } });
+        if (libPrint !== undefined) b.memo = { ...b.memo!, libPrint };
+        let reads = 0;
+        const tools = b.tools.bind(b);
+        b.tools = (body, sha) => {
+          reads++;
+          return tools(body, sha);
+        };
+        return { view: await familiesOf(b), reads: () => reads, b };
+      };
+      const first = await load();
+      expect(first.reads()).toBe(first.b.intervals.length);
+      const second = await load();
+      expect(second.reads()).toBe(0);
+      expect(second.view.families).toEqual(f.families);
+      expect(second.view.once.halfLife).toEqual(f.once.halfLife);
+      // Other src/lib sources (another fingerprint): nothing is found, everything is keyed again.
+      const other = await load('other sources');
+      expect(other.reads()).toBe(other.b.intervals.length);
+      expect(other.view.families).toEqual(f.families);
+    } finally {
+      forgetArchive(dir);
+      await rm(cacheDir, { recursive: true, force: true });
+    }
+  });
+});
