@@ -27,8 +27,8 @@ ${exitCodes({ 0: 'measured', 2: 'bad usage' })}`,
   options: { targets: { type: 'string', default: '2000' }, days: { type: 'string', default: '30' }, archive: { type: 'string' } },
 });
 const { values } = script(COMMAND);
-const targets = checked(COMMAND, () => integer('--targets', values.targets, { min: 1 }));
-const days = checked(COMMAND, () => integer('--days', values.days, { min: 2 }));
+const targets = checked(COMMAND, () => integer('--targets', values.targets, { min: 1 })) ?? 2000;
+const days = checked(COMMAND, () => integer('--days', values.days, { min: 2 })) ?? 30;
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'mcps-bench-families-'));
 try {
