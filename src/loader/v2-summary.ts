@@ -54,13 +54,16 @@ import {
 import type { BuildCache } from './cache.ts';
 
 /** Bump when what this module derives (not src/lib, which is fingerprinted) changes. */
-export const V2_SUMMARY_VERSION = 'v2-summary-5';
+export const V2_SUMMARY_VERSION = 'v2-summary-6';
 
 /** A target's row in the latest full v2 run, cut to what the descriptors show. */
 export type V2Latest = Pick<
   ObservationV2,
   'run_id' | 'day' | 'observed_at' | 'outcome' | 'status' | 'era' | 'protocol_version' | 'supported_versions' | 'instructions_sha256' | 'auth_schemes' | 'auth_bearer' | 'auth_metadata_valid' | 'auth_metadata_source' | 'auth_http_status' | 'canary_sent' | 'canary_in_channel'
->;
+> & {
+  /** The registry name whose probe this row repeats (one probe per endpoint); null when the row made its own probe or none. */
+  probe_shared_with: string | null;
+};
 
 export interface V2StatisticsView {
   run: RunV2;
@@ -282,6 +285,7 @@ export async function readV2Summary(dir: string, allRuns: readonly AnyRun[], cac
 
 function cutLatest(r: ObservationV2): V2Latest {
   return {
+    probe_shared_with: r.probe_shared_with ?? null,
     run_id: r.run_id,
     day: r.day,
     observed_at: r.observed_at,
