@@ -2,7 +2,9 @@
 // loopback serving the REAL 2025-12-12 listing ('+' versions and all): the same roster as one chain,
 // the one pace held across chains, a boundary item deleted between days, a failed page, a cursor the
 // registry does not honour, the first day on one chain, and the roster file the archive reads back.
+import fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,12 +12,16 @@ import { DEFAULT_ROSTER_LIMITS, fetchRoster, rosterBounds, type FetchedRoster, t
 import { chainBoundaries, compareKeys, cursorKey, fetchRosterChains, ROSTER_CHAINS, rosterChains } from '../../collector/roster-chains.ts';
 import { Store } from '../../collector/store.ts';
 import { selectTargets } from '../../collector/targets.ts';
+import { main } from '../../collector/cli.ts';
+import { verifyArchive } from '../../collector/ops/verify.ts';
+import { runCollector } from '../../collector/run.ts';
 import { todaysRoster } from '../../collector/todays-roster.ts';
 import { readObject } from '../../src/archive/objects.ts';
+import { loadArchive } from '../../src/loader/load-archive.ts';
 import { sha256Hex, type Roster } from '../../src/lib/index.ts';
 import { loadRealListing } from '../../sandbox/fixtures.ts';
-import { compareEntries, listPage, startRegistry, type RegistryEntry } from '../../sandbox/registry-server.ts';
-import { tmpData } from './world.ts';
+import { compareEntries, listPage, OFFICIAL_META, startRegistry, type RegistryEntry } from '../../sandbox/registry-server.ts';
+import { startWorld, tmpData } from './world.ts';
 
 const agent = new Agent();
 afterAll(() => agent.close());
@@ -250,4 +256,51 @@ describe('todaysRoster over chains: the file the archive reads', () => {
       await reg.close();
     }
   }, 60_000);
+});
+
+describe('runCollector over chains: what everything downstream reads', () => {
+  it('day 1 on one chain (no previous roster), days 2 and 3 on 3: complete rosters, a retirement, verify finds nothing, the loader reads the servers', async () => {
+    const world = await startWorld({ endpoints: 2, hostCount: 1 });
+    // The world's servers and 448 without a remote (nothing to probe): 5 pages in all.
+    const pad = Array.from({ length: 448 }, (_, i): RegistryEntry => ({ server: { name: `zz.example/pad-${String(i).padStart(4, '0')}`, version: '1.0.0' }, _meta: { [OFFICIAL_META]: { status: 'active', isLatest: true } } }));
+    let entries = [...world.entries, ...pad];
+    const reg = await startRegistry({ entries: () => entries });
+    const data = tmpData();
+    const run = (d: number) =>
+      runCollector({ registry: reg.url, data, allowPrivate: true, now: new Date(Date.UTC(2026, 2, d, 3)), timeoutMs: 2000, optout: null, methodology: 'v1', rosterLimits: { backoffMs: 5, paceRequests: 60_000, chains: 3 } });
+    const roster = (file: string | null) => JSON.parse(fs.readFileSync(join(data, 'rosters', file!), 'utf8')) as Roster;
+    try {
+      const d1 = await run(1);
+      expect(roster(d1.run.roster_file).pages.some((p) => p.chain !== undefined)).toBe(false); // no previous roster: one chain
+      const d2 = await run(2);
+      const r2 = roster(d2.run.roster_file);
+      expect(new Set(r2.pages.map((p) => p.chain))).toEqual(new Set([0, 1, 2]));
+      expect(r2.complete).toBe(true);
+      expect(r2.targets.map((t) => t.name)).toEqual(roster(d1.run.roster_file).targets.map((t) => t.name));
+      entries = entries.filter((e) => e.server.name !== 'zz.example/pad-0100');
+      const d3 = await run(3);
+      expect(d3.run).toMatchObject({ roster_complete: true });
+      expect(d3.run.outcomes.retired).toBe(1);
+      expect((await verifyArchive(data)).problems).toEqual([]);
+      const archive = await loadArchive(data);
+      expect(archive.servers).toHaveLength(roster(d1.run.roster_file).targets.length);
+      // The registry entry a row points at (page and index on a chained roster's page) is the server's.
+      const entryOf = (name: string) => archive.servers.find((s) => s.name === name)!.registryRow!;
+      for (const name of ['zz.example/pad-0099', 'zz.example/pad-0300', world.entries[0]!.server.name]) {
+        const row = entryOf(name);
+        const page = JSON.parse((await readObject(data, row.registry_page_sha256!))!.toString('utf8')) as { servers: RegistryEntry[] };
+        expect(page.servers[row.registry_page_index!]!.server.name).toBe(name);
+      }
+    } finally {
+      await reg.close();
+      await world.close();
+    }
+  }, 120_000);
+
+  it('--roster-chains takes 1 to 8 or auto', async () => {
+    let err = '';
+    const code = await main(['plan', '--now', '2026-03-01T03:00:00Z', '--work', tmpData(), '--data', tmpData(), '--roster-chains', '9'], { stdout: () => {}, stderr: (t) => void (err += t), env: {} });
+    expect(code).toBe(2);
+    expect(err).toBe('collect: --roster-chains must be an integer from 1 to 8, got "9"\n');
+  });
 });
