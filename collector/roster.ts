@@ -5,7 +5,7 @@
 //   - a full last page still carries nextCursor and the next call returns an empty page;
 //   - about 180 requests/min per client, then 429, with or without Retry-After.
 // Pages are fetched one after another (each cursor comes from the page before), paced under the
-// published rate by `Pacer`: every attempt, retries included, takes a slot, so in steady state the
+// published rate by `Pacer` (roster-chains.ts runs several such chains at once, sharing one `Pacer`): every attempt, retries included, takes a slot, so in steady state the
 // registry never has to say 429. A 429 is still handled: Retry-After (delta-seconds or HTTP-date),
 // or without one a doubling back-off; and the pace halves, then climbs back a quarter of the pace per
 // quiet window, instead of hammering.

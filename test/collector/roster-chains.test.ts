@@ -77,6 +77,9 @@ describe('chainBoundaries, rosterChains (pure)', () => {
     const PACE = { paceRequests: 150, paceWindowMs: 60_000 };
     expect(rosterChains({ complete: null, cut: null }, PACE)).toBe(1);
     expect(rosterChains({ complete: { pages: 1_150, ms: 1_150 * 550 }, cut: null }, PACE)).toBe(1); // ≈ 11 min
+    // The budget's edge: one chain just under an hour, two just over it.
+    expect(rosterChains({ complete: { pages: 6_545, ms: 6_545 * 550 }, cut: null }, PACE)).toBe(1);
+    expect(rosterChains({ complete: { pages: 6_546, ms: 6_546 * 550 }, cut: null }, PACE)).toBe(2);
     expect(rosterChains({ complete: { pages: 29_018, ms: 29_018 * 550 }, cut: null }, PACE)).toBe(2); // 4.4 h; 0.55 s ÷ 0.4 s
     // Yesterday on 2 chains at 0.275 s a page is the same registry: the same answer, not fewer chains.
     expect(rosterChains({ complete: { pages: 29_018, ms: 29_018 * 275, chains: 2 }, cut: null }, PACE)).toBe(2);
