@@ -2,20 +2,22 @@
 // The registry lists by key (name, then version, as byte strings) and a cursor "<name>:<version>" asks
 // for the items after that key, whether or not an item with that key still exists (keyset paging). So
 // the key space can be split at keys taken from the previous complete roster (the cursors its pages
-// were asked with: keys of items the registry itself named, at equal quantiles of the listing), and
-// chain k pages from boundary k until a page reaches an item past boundary k + 1. Every item belongs to
-// exactly one chain (the boundary item to the chain before), so the chains' kept items, in chain order,
-// are the listing a single chain reads. All chains take their slots from the one `Pacer`: the registry
-// sees the same requests a minute as from one chain; only the latency of a page is overlapped.
+// were asked with: keys of items the registry itself named, at equal quantiles of the listing). Chain k
+// pages from boundary k; chain k − 1 keeps its items up to the first item chain k listed (so the
+// boundary item, and anything added after it since chain k asked, is chain k − 1's) and stops at the
+// page that reaches it. Every item belongs to exactly one chain, and the chains' kept items, in chain
+// order, are the listing a single chain reads. All chains take their slots from the one `Pacer`: the
+// registry sees the same requests a minute as from one chain; only the latency of a page is overlapped.
 //
 // Nothing is taken on trust (the bodies and the cursors in them are hostile):
-//   - every chain's items must be in strictly increasing key order and after its start cursor: a
-//     cursor the registry did not honour, or an order that is not ours, is a loud failure;
-//   - coverage: chain k must reach past its end boundary (an item past it, or a next cursor equal to
-//     it) or the listing's end; the first item chain k + 1 listed must not come after the first item
-//     chain k saw past the boundary (a skipping cursor would), and after a chain that reached the
-//     listing's end the next must list nothing. A chain that fails a page, or a bound, cuts the roster
-//     exactly as a failed page cuts a single chain: incomplete, reason "page N failed: ...".
+//   - every chain's items must be in strictly increasing key order, the first after its start cursor:
+//     a cursor the registry did not honour, or an order that is not ours, is a loud failure;
+//   - coverage holds by construction: chain k − 1 reads until it reaches chain k's first item (or one
+//     past it) or the listing's end, after which chain k must have listed nothing; a page ending right
+//     at the boundary is followed by one more, which the next chain asked for too (one request more a
+//     boundary), so what was added behind the boundary since is not lost. A cursor that skips entries costs chain k − 1 more pages, never
+//     an entry. A chain that fails a page, or a bound, cuts the roster exactly as a failed page cuts a
+//     single chain: incomplete, reason "page N failed: ...".
 // Recorded: the roster's pages in chain order (the run's pages, as a single chain records them), each
 // with `chain` (its chain's number) and, on a page only partly the roster's, `listed` (how many of its
 // first servers[] entries are). A roster on one chain is written exactly as before, with neither field.
@@ -102,14 +104,16 @@ export function chainBoundaries(previous: Pick<Roster, 'complete' | 'pages'> | n
 interface Chain {
   pages: RosterPage[];
   bodies: FetchedPage[];
-  /** The first key the chain listed (null: none), and the first key it saw past its end boundary. */
+  /** The first key the chain listed (null: none). */
   first: Key | null;
-  past: Key | null;
-  /** How it ended: its end boundary reached, the listing's end, a failure of its own, or stopped because another failed. */
-  end: 'boundary' | 'listing' | 'failed' | 'stopped';
+  /** How it ended: where the next chain starts, the listing's end, a failure of its own, or stopped because another failed. */
+  end: 'next' | 'listing' | 'failed' | 'stopped';
   /** A failure: the page (its index in the chain) and what happened. */
   failure: { page: number | null; reason: string } | null;
 }
+
+/** What a chain's first page says about where it starts: its first keyed entry, nothing (the listing ended), or no usable answer. */
+type Head = { key: Key } | { key: null; why: 'empty' | 'failed' | 'unkeyed' };
 
 /** Paging `boundaries.length + 1` chains at once under one pacer; the same result a single chain gives. */
 export async function fetchRosterChains(
@@ -128,12 +132,19 @@ export async function fetchRosterChains(
   const pacer = new Pacer({ requests: limits.paceRequests, windowMs: limits.paceWindowMs, burst: limits.paceBurst });
   let fetched = 0;
   let stop = false;
+  // Each chain's first page, as the chain before it needs it: that chain keeps what sorts before it.
+  const heads = Array.from({ length: n }, () => {
+    let resolve!: (h: Head) => void;
+    const promise = new Promise<Head>((r) => (resolve = r));
+    return { promise, resolve };
+  });
 
   const runChain = async (k: number): Promise<Chain> => {
-    const c: Chain = { pages: [], bodies: [], first: null, past: null, end: 'stopped', failure: null };
+    const c: Chain = { pages: [], bodies: [], first: null, end: 'stopped', failure: null };
     const start = k === 0 ? null : boundaries[k - 1]!;
-    const endCursor = k === n - 1 ? null : boundaries[k]!;
-    const endKey = k === n - 1 ? null : keys[k]!;
+    const endCursor = k === n - 1 ? null : boundaries[k]!; // for messages
+    /** Entries from this key on are the next chain's (null: none are, the listing's end is this chain's); undefined until its first page. */
+    let endKey: Key | null | undefined = k === n - 1 ? null : undefined;
     let last: Key | null = k === 0 ? null : keys[k - 1]!;
     let cursor = start;
     const seen = new Set<string>();
@@ -156,26 +167,35 @@ export async function fetchRosterChains(
       c.pages.push(record);
       const at = c.pages.length - 1;
       if (!page.servers || record.sha256 === null) return fail(at, record.error ?? 'no body');
-      // Order and the cut: items strictly after the last key (the start cursor first), kept up to the end boundary.
-      let listed = page.servers.length;
-      for (let i = 0; i < page.servers.length; i++) {
-        const key = entryKey(page.servers[i]);
+      // Order: every keyed entry strictly after the one before it, the first after the start cursor.
+      for (const entry of page.servers) {
+        const key = entryKey(entry);
         if (key === null) continue;
         if (last !== null && compareKeys(last, key) >= 0) {
-          const what = c.first === null && start !== null ? `chain ${k + 1} of ${n}: the registry answered ${keyText(key)}, not after its start cursor ${start}` : `chain ${k + 1} of ${n}: ${keyText(key)} listed after ${keyText(last)}, out of key order`;
-          return fail(null, what);
+          return fail(null, c.first === null && start !== null ? `chain ${k + 1} of ${n}: the registry answered ${keyText(key)}, not after its start cursor ${start}` : `chain ${k + 1} of ${n}: ${keyText(key)} listed after ${keyText(last)}, out of key order`);
         }
         c.first ??= key;
         last = key;
-        if (endKey !== null && c.past === null && compareKeys(key, endKey) > 0) {
-          c.past = key;
-          listed = i;
-        }
       }
+      if (at === 0) heads[k]!.resolve(c.first !== null ? { key: c.first } : { key: null, why: page.servers.length === 0 ? 'empty' : 'unkeyed' });
+      if (endKey === undefined) {
+        const head = await heads[k + 1]!.promise;
+        if (head.key === null && head.why === 'failed') return c; // that chain's failure is the roster's
+        if (head.key === null && head.why === 'unkeyed') return fail(null, `chain ${k + 2} of ${n}: its first page lists no entry with a name and version after ${endCursor}`);
+        endKey = head.key;
+      }
+      // The cut: entries from the next chain's first one on are that chain's.
+      const cutAt = endKey === null ? -1 : page.servers.findIndex((e) => {
+        const key = entryKey(e);
+        return key !== null && compareKeys(key, endKey as Key) >= 0;
+      });
+      const listed = cutAt < 0 ? page.servers.length : cutAt;
       if (listed < page.servers.length) record.listed = listed;
       c.bodies.push({ sha256: record.sha256, servers: page.servers.slice(0, listed) });
       const next = record.next_cursor;
-      if (c.past !== null || (endCursor !== null && next === endCursor)) return ((c.end = 'boundary'), c);
+      // Reached: the next chain's first entry, or one past it (deleted since). A next cursor equal to the
+      // boundary is asked again: what was added behind it since the next chain asked is this chain's.
+      if (cutAt >= 0) return ((c.end = 'next'), c);
       if (page.servers.length === 0 || next === null) return ((c.end = 'listing'), c);
       if (seen.has(next)) return fail(null, `repeated cursor ${next}`);
       seen.add(next);
@@ -183,7 +203,11 @@ export async function fetchRosterChains(
     }
   };
 
-  const chains = await Promise.all(Array.from({ length: n }, (_, k) => runChain(k)));
+  const chains = await Promise.all(
+    Array.from({ length: n }, (_, k) =>
+      runChain(k).finally(() => heads[k]!.resolve({ key: null, why: 'failed' })), // a chain that ended before its first page answered
+    ),
+  );
   const pages = chains.flatMap((c) => c.pages);
   const bodies = chains.flatMap((c) => c.bodies);
   const cut = (reason: string): FetchedRoster => ({ pages, bodies, complete: false, incompleteReason: oneLine(reason) });
@@ -193,14 +217,11 @@ export async function fetchRosterChains(
     if (c.failure) return cut(c.failure.page === null ? c.failure.reason : `page ${offset + c.failure.page + 1} failed: ${c.failure.reason}`);
     offset += c.pages.length;
   }
-  // A chain stopped by another's failure has been reported above; every chain ended on its own here.
+  // Every chain ended on its own (a stopped one was stopped by a failure reported above). Coverage:
+  // each chain read up to where the next one starts, or to the listing's end; after that end nothing.
   for (let k = 0; k + 1 < n; k++) {
-    const [c, d] = [chains[k]!, chains[k + 1]!];
-    if (c.end === 'listing' || (c.end === 'boundary' && c.past === null)) {
-      // The listing's end (nothing after it), or a next cursor equal to the boundary (the next chain's first request).
-      if (c.end === 'listing' && d.first !== null) return cut(`chain ${k + 2} of ${n} listed ${keyText(d.first)} after the listing's end chain ${k + 1} reached`);
-    } else if (c.past !== null && (d.first === null || compareKeys(d.first, c.past) > 0)) {
-      return cut(`chain ${k + 2} of ${n} did not list ${keyText(c.past)}, which chain ${k + 1} saw past their boundary ${boundaries[k]}: its cursor skipped entries`);
+    if (chains[k]!.end === 'listing' && chains[k + 1]!.first !== null) {
+      return cut(`chain ${k + 2} of ${n} listed ${keyText(chains[k + 1]!.first!)} after the listing's end chain ${k + 1} reached`);
     }
   }
   return { pages, bodies, complete: true, incompleteReason: null };

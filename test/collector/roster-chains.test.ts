@@ -181,10 +181,12 @@ describe('fetchRosterChains against the sandbox registry', () => {
       expect(one).toMatchObject({ complete: false, incompleteReason: 'page 2 failed: http 500' });
       expect(three).toMatchObject({ complete: false, incompleteReason: 'page 2 failed: http 500' });
       expect(three.pages[1]).toMatchObject({ cursor: failing, http_status: 500, sha256: null, attempts: LIMITS.maxAttempts, chain: 0 });
-      // A later chain's failure is numbered where its page sits in the roster.
-      reg.failCursor(boundaries[1]!, 503);
+      // A later chain's failure is numbered where its page sits in the roster: the third chain's second
+      // page (the chain before it asks for its boundary again, never past it).
+      const second = yesterday.pages[yesterday.pages.findIndex((p) => p.cursor === boundaries[1]) + 1]!.cursor!;
+      reg.failCursor(second, 503);
       const late = await fetchRosterChains(reg.url, deps, LIMITS, boundaries);
-      const at = late.pages.findIndex((p) => p.cursor === boundaries[1]);
+      const at = late.pages.findIndex((p) => p.cursor === second);
       expect(late).toMatchObject({ complete: false, incompleteReason: `page ${at + 1} failed: http 503` });
       expect(late.pages[at]!.chain).toBe(2);
     } finally {
@@ -192,41 +194,70 @@ describe('fetchRosterChains against the sandbox registry', () => {
     }
   });
 
-  // A registry that answers the list API but mishandles a cursor (hostile, or changed): it must fail loudly.
-  async function misbehaving(entries: RegistryEntry[], f: (params: URLSearchParams) => URLSearchParams): Promise<{ url: string; server: Server }> {
+  // A registry that answers the list API but mishandles a cursor (hostile, or changed), or changes while it is read.
+  async function misbehaving(answer: (params: URLSearchParams) => { status: number; body: unknown }): Promise<{ url: string; server: Server }> {
     const server = createServer((req, res) => {
-      const u = new URL(req.url ?? '/', 'http://x');
-      const { status, body } = listPage(entries, f(u.searchParams));
+      const { status, body } = answer(new URL(req.url ?? '/', 'http://x').searchParams);
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v0.1/servers`, server };
   }
+  const visible = (entries: RegistryEntry[]) => entries.filter((e) => e._meta?.[OFFICIAL_META]?.status !== 'deleted').map(keyOf);
 
-  it('fails loudly when a chain\'s first page answers entries not after its cursor, or its cursor skips entries', async () => {
+  it("fails loudly when a chain's first page answers entries not after its cursor, or none with a name and version", async () => {
     const reg = await startRegistry({ entries: listing });
     const boundaries = chainBoundaries(asPrevious(await single(reg.url)), 3);
     await reg.close();
     const b = boundaries[1]!;
-    // The second boundary's cursor ignored: the listing from its start.
-    const ignores = await misbehaving(listing, (p) => (p.get('cursor') === b ? (p.delete('cursor'), p) : p));
-    // The second boundary's cursor read as a later key: ten entries silently skipped. Today's listing has
-    // lost an entry inside chain 2, so its pages do not end at the boundary and it sees past it.
-    const skip = keyOf(listing[listing.findIndex((e) => keyOf(e) === b) + 10]!);
-    const inside = listing.findIndex((e) => keyOf(e) === boundaries[0]) + 5;
-    const today = listing.filter((_, i) => i !== inside);
-    const skips = await misbehaving(today, (p) => (p.get('cursor') === b ? (p.set('cursor', skip), p) : p));
+    // The third chain's cursor ignored: the listing from its start.
+    const ignores = await misbehaving((p) => listPage(listing, p.get('cursor') === b ? (p.delete('cursor'), p) : p));
+    // The third chain's first page: entries without a name and version.
+    const unkeyed = await misbehaving((p) => (p.get('cursor') === b ? { status: 200, body: { servers: [{ server: {} }, 7], metadata: { nextCursor: 'zzz:1' } } } : listPage(listing, p)));
     try {
       const r1 = await fetchRosterChains(ignores.url, deps, LIMITS, boundaries);
       expect(r1.complete).toBe(false);
       expect(r1.incompleteReason).toMatch(/^chain 3 of 3: the registry answered .+, not after its start cursor /);
-      const r2 = await fetchRosterChains(skips.url, deps, LIMITS, boundaries);
-      expect(r2.complete).toBe(false);
-      expect(r2.incompleteReason).toMatch(/^chain 3 of 3 did not list .+, which chain 2 saw past their boundary .+: its cursor skipped entries$/);
+      const r2 = await fetchRosterChains(unkeyed.url, deps, LIMITS, boundaries);
+      expect(r2).toMatchObject({ complete: false, incompleteReason: `chain 3 of 3: its first page lists no entry with a name and version after ${b}` });
     } finally {
       ignores.server.close();
+      unkeyed.server.close();
+    }
+  });
+
+  it('a cursor that skips entries costs the chain before it pages, never an entry; an entry added behind a chain\'s start while it runs is kept once', async () => {
+    const reg = await startRegistry({ entries: listing });
+    const boundaries = chainBoundaries(asPrevious(await single(reg.url)), 3);
+    await reg.close();
+    const b = boundaries[1]!;
+    // The third chain's cursor read as a later key: ten entries skipped. Today's listing has lost an
+    // entry inside the second chain, so that chain's pages do not end at the boundary.
+    const skip = keyOf(listing[listing.findIndex((e) => keyOf(e) === b) + 10]!);
+    const inside = listing.findIndex((e) => keyOf(e) === boundaries[0]) + 5;
+    const today = listing.filter((_, i) => i !== inside);
+    const skips = await misbehaving((p) => listPage(today, p.get('cursor') === b ? (p.set('cursor', skip), p) : p));
+    // Once the third chain has asked from the boundary, a new version sorting right after it is published.
+    const [name, version] = cursorKey(b)!;
+    const added: RegistryEntry = { server: { name, version: `${version}\u0001` }, _meta: listing[0]!._meta };
+    let now = listing;
+    const grows = await misbehaving((p) => {
+      const answer = listPage(now, p);
+      if (p.get('cursor') === b) now = [...listing, added].sort(compareEntries);
+      return answer;
+    });
+    try {
+      const r1 = await fetchRosterChains(skips.url, deps, LIMITS, boundaries);
+      expect(r1.incompleteReason).toBeNull();
+      expect(listed(r1)).toEqual(visible(today));
+      const r2 = await fetchRosterChains(grows.url, deps, LIMITS, boundaries);
+      expect(r2.incompleteReason).toBeNull();
+      expect(listed(r2)).toEqual(visible(now));
+      expect(listed(r2).filter((k) => k === keyOf(added))).toHaveLength(1);
+    } finally {
       skips.server.close();
+      grows.server.close();
     }
   });
 });
