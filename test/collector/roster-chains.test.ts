@@ -15,7 +15,7 @@ import { selectTargets } from '../../collector/targets.ts';
 import { main } from '../../collector/cli.ts';
 import { verifyArchive } from '../../collector/ops/verify.ts';
 import { runCollector } from '../../collector/run.ts';
-import { todaysRoster } from '../../collector/todays-roster.ts';
+import { previousRoster, rosterHistory, todaysRoster } from '../../collector/todays-roster.ts';
 import { readObject } from '../../src/archive/objects.ts';
 import { loadArchive } from '../../src/loader/load-archive.ts';
 import { sha256Hex, type Roster } from '../../src/lib/index.ts';
@@ -311,6 +311,14 @@ describe('runCollector over chains: what everything downstream reads', () => {
       expect(new Set(r2.pages.map((p) => p.chain))).toEqual(new Set([0, 1, 2]));
       expect(r2.complete).toBe(true);
       expect(r2.targets.map((t) => t.name)).toEqual(roster(d1.run.roster_file).targets.map((t) => t.name));
+      // Tomorrow's auto rule and bounds read how many chains day 2 ran on.
+      const store = Store.open(data, new Date().toISOString());
+      try {
+        const runs = store.readRuns();
+        expect(rosterHistory(store, runs, previousRoster(store, runs)).complete).toMatchObject({ pages: r2.pages.length, chains: 3 });
+      } finally {
+        store.close();
+      }
       entries = entries.filter((e) => e.server.name !== 'zz.example/pad-0100');
       const d3 = await run(3);
       expect(d3.run).toMatchObject({ roster_complete: true });
