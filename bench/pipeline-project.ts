@@ -6,8 +6,10 @@
 // Model. The registry grows linearly (the same number of new servers and listing rows a day): two
 // rates, the registry's measured one and the higher one bench:years' clone uses. Every job figure is
 // built from a measured per-unit cost (its source beside it) times what drives it on that day:
-//   plan     the roster: listing pages one after another (each cursor comes from the page before),
-//            at the slower of the pace (150 a minute) and a page's latency;
+//   plan     the roster: listing pages along c cursor chains under the one pace (each chain's cursor
+//            comes from its page before), c as the collector's auto rule gives it (collector/
+//            roster-chains.ts rosterChains: 1 until one chain would take an hour): the wall is
+//            max(pages × a page's latency ÷ c, pages at the pace of 150 a minute);
 //   probe    shard k of n: its endpoints at the measured seconds a v2 probe keeps a slot, over the
 //            shard's concurrency, or its largest host's endpoints over that host's limit, whichever
 //            is longer; n = ⌈endpoints ÷ the per-shard bound⌉, every host in one shard;
@@ -18,6 +20,7 @@
 //   publish  the changed per-server files to the object store behind the CDN.
 // Matrix waves: at most MATRIX.concurrent jobs run at once, so n shards take ⌈n ÷ 20⌉ waves.
 
+import { rosterChains } from '../collector/roster-chains.ts';
 import { fmtValue } from './years-table.ts';
 
 export interface Rate {
@@ -107,6 +110,16 @@ export function registryAt(rate: Rate, days: number): RegistryAt {
   return { days, servers, rows, pages: Math.ceil(rows / 100), endpoints: Math.round(servers * TODAY.endpointsPerServer) };
 }
 
+/** The chains the collector's auto rule picks for a listing of `pages` (yesterday's, at the page latency). */
+export function rosterChainsAt(pages: number, c: Costs): number {
+  return rosterChains({ complete: { pages, ms: pages * c.roster.latencySeconds * 1000 }, cut: null }, { paceRequests: 60 / c.roster.paceSecondsPerPage, paceWindowMs: 60_000 });
+}
+
+/** The roster's wall: its chains overlap the page latency, the one pace bounds them all. */
+export function rosterSeconds(pages: number, c: Costs): number {
+  return Math.max((pages * c.roster.latencySeconds) / rosterChainsAt(pages, c), pages * c.roster.paceSecondsPerPage);
+}
+
 /** The per-host limit: clamp(⌈n ÷ divisor⌉, 1, max(maxCap, ⌈n ÷ span⌉)) (span null: the cap alone). */
 export function hostLimit(n: number, h: Costs['hostLimit']): number {
   const cap = h.span === null ? h.max : Math.max(h.max, Math.ceil(n / h.span));
@@ -143,9 +156,10 @@ export function projectPipeline(rate: Rate, c: Costs): { rows: JobRow[]; registr
   const add = (job: string, metric: string, unit: JobRow['unit'], limit: number | null, limitLabel: string, f: (r: RegistryAt, i: number) => number, note: string) =>
     rows.push({ job, metric, unit, limit, limitLabel, values: at.map((r, i) => f(r, i)), note });
 
-  const secondsPerPage = Math.max(c.roster.paceSecondsPerPage, c.roster.latencySeconds);
-  add('plan (roster)', 'wall', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => r.pages * secondsPerPage + c.shard.setupSeconds, `pages one after another at the slower of the pace (${(60 / c.roster.paceSecondsPerPage).toFixed(0)}/min) and a page's latency (${c.roster.latencySeconds} s); ${c.roster.source}`);
-  add('plan (roster)', 'registry requests a minute', 'count', null, 'registry ≈ 180 a minute', () => 60 / secondsPerPage, `at most the pace (${(60 / c.roster.paceSecondsPerPage).toFixed(0)} a minute after a burst of 20: a sixth in hand by design, not a margin to grow into); one request at a time`);
+  const pace = `${(60 / c.roster.paceSecondsPerPage).toFixed(0)}/min`;
+  add('plan (roster)', 'cursor chains', 'count', null, '—', (r) => rosterChainsAt(r.pages, c), `the collector's auto rule on yesterday's listing at ${c.roster.latencySeconds} s a page: one chain up to an hour, then as many as the pace can use`);
+  add('plan (roster)', 'wall', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => rosterSeconds(r.pages, c) + c.shard.setupSeconds, `max(pages × a page's latency (${c.roster.latencySeconds} s) ÷ chains, pages at the pace (${pace})); ${c.roster.source}`);
+  add('plan (roster)', 'registry requests a minute', 'count', null, 'registry ≈ 180 a minute', (r) => (60 * r.pages) / rosterSeconds(r.pages, c), `at most the pace (${pace} after a burst of 20, shared by every chain: a sixth in hand by design, not a margin to grow into)`);
   add('plan (roster)', 'peak memory', 'bytes', LIMITS.ramBytes, 'runner RAM 16 GB', (r) => 300e6 + r.servers * c.roster.bytesPerTarget, `Node + the roster's targets (${c.roster.bytesPerTarget} B a target)`);
   add('probe (shards)', 'matrix jobs', 'count', LIMITS.matrixJobs, 'matrix 256 jobs', (_r, i) => plans[i]!.shards, `⌈endpoints outside the largest host ÷ ${c.shard.maxEndpoints.toLocaleString('en')}⌉ + the largest host's own shard`);
   add('probe (shards)', 'slowest shard, wall', 'seconds', LIMITS.jobSeconds, 'job 6 h', (_r, i) => plans[i]!.slowestShardSeconds, `the larger of the largest host (${(c.probe.largestHostShare * 100).toFixed(0)} % of endpoints) at its limit and a full shard at concurrency ${c.probe.concurrency}; ${c.probe.secondsPerProbe} s a probe; ${c.probe.source}`);

@@ -59,7 +59,8 @@ function measureSealRow(n = 50_000): number {
  *   endpoints, the gateway (47 %, 12,220 endpoints) at its 16 slots the critical path: a probe holds
  *   its slot 47.7 × 60 × 16 ÷ 12,220 ≈ 3.75 s.
  * - roster: the pace is 150 a minute (0.4 s); an operator measured the real registry's pages at
- *   300–800 ms each: 0.55 s, the mean, is the page time (pages go one after another).
+ *   300–800 ms each: 0.55 s, the mean, is a page's latency (a chain's pages go one after another;
+ *   chains overlap it under the one pace).
  * - incremental verify: 18.4 s and 408 MB at 42,000 targets a steady day (bench:years, second run):
  *   ∝ targets; the scrub is its own job (verify in parts).
  * - the store: ≈ 4,000 new keys and 13.9 MB a day at 42,000 targets (bench:years, second run).
@@ -70,7 +71,7 @@ function measureSealRow(n = 50_000): number {
  *   ≈ 2 KB; a change adds a set file (1.6 KB), a patch, a raw body (6.5 KB) and a change page.
  */
 export const COSTS: Costs = {
-  roster: { paceSecondsPerPage: 0.4, latencySeconds: 0.55, bytesPerTarget: 1_500, source: 'pages one after another (collector/roster.ts); bytesPerTarget measured at run time' },
+  roster: { paceSecondsPerPage: 0.4, latencySeconds: 0.55, bytesPerTarget: 1_500, source: 'cursor chains under one pacer (collector/roster-chains.ts); bytesPerTarget measured at run time' },
   probe: { secondsPerProbe: 3.75, concurrency: 64, largestHostShare: 0.47, rssBytes: 600e6, source: 'bench:scale --methodology v2 (47.7 min at 26,000 endpoints)' },
   hostLimit: { divisor: 500, max: 16, span: 2_000 },
   // collector/run-options.ts: 5,000 endpoints a shard (≈ 16 min of a bridge day at bench:scale's rate).

@@ -13,6 +13,7 @@ import { DEFAULTS, runCollector, SCHEDULE_DEFAULTS, type CollectorOptions, type 
 import { DEFAULT_MAX_ENDPOINTS_PER_SHARD } from './run-options.ts';
 import { SHARD_COMMANDS, SHARD_OPTIONS, shardRun, type ShardCommand } from './shards/cli.ts';
 import { DEFAULT_ROSTER_LIMITS, ROSTER_BOUNDS } from './roster.ts';
+import { ROSTER_CHAINS } from './roster-chains.ts';
 import { PROBER_VERSION, SIGNING_KEY_LABEL, USER_AGENT } from './version.ts';
 
 const DEFAULT_OPTOUT = fileURLToPath(new URL('../optout.txt', import.meta.url));
@@ -51,6 +52,10 @@ options of a run (one job, or plan):
                        pages × ${ROSTER_BOUNDS.pageHeadroom} + ${ROSTER_BOUNDS.extraPages}, and that many pages at its time per page (no faster than
                        the rate) × ${ROSTER_BOUNDS.timeHeadroom} + ${ROSTER_BOUNDS.slackMs / 60_000} min; a roster cut short since then doubles into them
                        (first run: ${DEFAULT_ROSTER_LIMITS.maxPages} pages, ${DEFAULT_ROSTER_LIMITS.maxWallMs / 60_000} min; at most ${ROSTER_BOUNDS.ceilingPages} pages, ${ROSTER_BOUNDS.ceilingMs / 3600_000} h)
+  --roster-chains <n>  page the listing along n cursor chains at once, under the one rate above, split at
+                       keys of the last complete roster (1 to ${ROSTER_CHAINS.max}, or auto; default auto: one chain while
+                       the last roster would take one chain at most ${ROSTER_CHAINS.wallBudgetMs / 3600_000} h, beyond that enough to fit it, no
+                       more than the rate can use); a first run pages one chain
   --data <dir>         archive directory (default ${DEFAULTS.data}/)
   --methodology <m>    v1, v2, v1,v2 or auto (default ${DEFAULTS.methodology}): the series the run records.
                        v1,v2 probes each target with v2 then v1 in one job and writes both day files
@@ -108,6 +113,7 @@ ${exitCodes({
 export const RUN_OPTIONS = {
   registry: { type: 'string' },
   'registry-rate': { type: 'string' },
+  'roster-chains': { type: 'string' },
   data: { type: 'string' },
   limit: { type: 'string' },
   methodology: { type: 'string' },
@@ -189,10 +195,11 @@ async function oneJob(values: Values, io: Io): Promise<number> {
 function runOptions(values: Record<string, unknown>): CollectorOptions {
   const str = (k: string) => values[k] as string | undefined;
   const rate = integer('registry-rate', str('registry-rate'), { min: 1 });
+  const chains = str('roster-chains') === 'auto' ? undefined : integer('roster-chains', str('roster-chains'), { min: 1, max: ROSTER_CHAINS.max });
   const span = str('per-host-span') === 'none' ? 0 : integer('per-host-span', str('per-host-span'), { min: 0 });
   return {
     registry: url('registry', str('registry')),
-    rosterLimits: rate !== undefined ? { paceRequests: rate } : undefined,
+    rosterLimits: rate !== undefined || chains !== undefined ? { paceRequests: rate, chains } : undefined,
     data: str('data'),
     limit: integer('limit', str('limit'), { min: 1 }) ?? null,
     methodology: oneOf('methodology', str('methodology'), METHODOLOGY_CHOICES),

@@ -5,7 +5,7 @@
 //   - a full last page still carries nextCursor and the next call returns an empty page;
 //   - about 180 requests/min per client, then 429, with or without Retry-After.
 // Pages are fetched one after another (each cursor comes from the page before), paced under the
-// published rate by `Pacer`: every attempt, retries included, takes a slot, so in steady state the
+// published rate by `Pacer` (roster-chains.ts runs several such chains at once, sharing one `Pacer`): every attempt, retries included, takes a slot, so in steady state the
 // registry never has to say 429. A 429 is still handled: Retry-After (delta-seconds or HTTP-date),
 // or without one a doubling back-off; and the pace halves, then climbs back a quarter of the pace per
 // quiet window, instead of hammering.
@@ -42,6 +42,11 @@ export interface RosterLimits {
   paceBurst: number;
   pageCap: number;
   timeoutMs: number;
+  /**
+   * Cursor chains paged at once under the one pace (roster-chains.ts): a count, or 'auto' (the default),
+   * which `rosterLimitsFor` resolves from the previous roster (`rosterChains`).
+   */
+  chains: number | 'auto';
 }
 
 /**
@@ -67,12 +72,13 @@ export const DEFAULT_ROSTER_LIMITS: Omit<RosterLimits, 'timeoutMs'> = {
   paceWindowMs: 60_000,
   paceBurst: 20,
   pageCap: 4 * MiB,
+  chains: 'auto',
 };
 
 /** What a run's roster bounds are derived from (`rosterHistory` in todays-roster.ts reads it from the archive). */
 export interface RosterHistory {
-  /** The previous complete roster: its pages, and how long fetching it took (null: unknown). */
-  complete: { pages: number; ms: number | null } | null;
+  /** The previous complete roster: its pages, how long fetching it took (null: unknown), and over how many cursor chains (absent: one). */
+  complete: { pages: number; ms: number | null; chains?: number } | null;
   /** The newest roster since then when it was cut short (a bound, a failed page): today's listing is at least this. */
   cut: { pages: number; ms: number | null } | null;
 }
@@ -97,14 +103,19 @@ export const ROSTER_BOUNDS = {
   ceilingMs: 2 * 3600_000,
 } as const;
 
-/** The page and time bounds of today's roster from the rosters before it (pure). */
-export function rosterBounds(h: RosterHistory, pace: Pick<RosterLimits, 'paceRequests' | 'paceWindowMs'>): { maxPages: number; maxWallMs: number } {
+/**
+ * The page and time bounds of today's roster from the rosters before it (pure). Yesterday's time a page
+ * is taken back to one chain's (× the chains it ran on) and shared by today's `chains`: a day on fewer
+ * chains than the one before gets the time it needs.
+ */
+export function rosterBounds(h: RosterHistory, pace: Pick<RosterLimits, 'paceRequests' | 'paceWindowMs'>, chains = 1): { maxPages: number; maxWallMs: number } {
   const B = ROSTER_BOUNDS;
   const atPace = pace.paceWindowMs / pace.paceRequests;
   const prev = h.complete;
   let pages = prev ? Math.ceil(Math.max(1, prev.pages) * B.pageHeadroom) + B.extraPages : B.firstRunPages;
   if (h.cut) pages = Math.max(pages, Math.ceil(h.cut.pages * B.cutGrowth));
-  const perPage = Math.max(atPace, prev && prev.ms !== null && prev.ms > 0 ? prev.ms / Math.max(1, prev.pages) : 0);
+  const oneChain = prev && prev.ms !== null && prev.ms > 0 ? (prev.ms * Math.max(1, prev.chains ?? 1)) / Math.max(1, prev.pages) : 0;
+  const perPage = Math.max(atPace, oneChain / Math.max(1, chains));
   let wall = Math.ceil(pages * perPage * B.timeHeadroom) + B.slackMs;
   if (h.cut?.ms) wall = Math.max(wall, Math.ceil(h.cut.ms * B.cutGrowth));
   return { maxPages: Math.min(pages, B.ceilingPages), maxWallMs: Math.min(wall, B.ceilingMs) };
@@ -224,7 +235,8 @@ export async function fetchRoster(
   }
 }
 
-async function fetchPage(
+/** One page, retried within `limits` under `pacer` (a chain of roster-chains.ts shares the run's pacer). */
+export async function fetchPage(
   url: URL,
   cursor: string | null,
   deps: { dispatcher: Dispatcher; putObject: (b: Uint8Array) => Promise<string> },

@@ -2,10 +2,13 @@
 // — the one an earlier attempt of the same run wrote (a resumed run reuses it), or the registry paged
 // (roster.ts), its targets selected (targets.ts) and the roster written (store.ts) — and the roster
 // retirement compares it with, and the limits today's paging runs under: its page and time bounds
-// derived from the rosters before it (`rosterBounds` in roster.ts, fed by `rosterHistory`).
+// derived from the rosters before it (`rosterBounds` in roster.ts, fed by `rosterHistory`), over one
+// cursor chain or, when `limits.chains` says more, several split at the previous complete roster's keys
+// (roster-chains.ts; a first day, with no previous roster, pages one chain).
 import { Agent } from 'undici';
 import type { AnyRun, Roster } from '../src/lib/index.ts';
 import { DEFAULT_ROSTER_LIMITS, fetchRoster, rosterBounds, type RosterHistory, type RosterLimits } from './roster.ts';
+import { chainBoundaries, fetchRosterChains, rosterChains } from './roster-chains.ts';
 import type { Store } from './store.ts';
 import { selectTargets } from './targets.ts';
 
@@ -31,7 +34,9 @@ export async function todaysRoster(store: Store, o: TodaysRosterOptions): Promis
   const registryAgent = new Agent({ headersTimeout: o.limits.timeoutMs, bodyTimeout: o.limits.timeoutMs });
   try {
     if (o.previous) await store.rememberPages(o.previous.pages.flatMap((p) => (p.sha256 ? [p.sha256] : [])));
-    const fetched = await fetchRoster(o.registry, { dispatcher: registryAgent, putObject: (b) => store.putPage(b) }, o.limits);
+    const deps = { dispatcher: registryAgent, putObject: (b: Uint8Array) => store.putPage(b) };
+    const boundaries = chainBoundaries(o.previous ?? null, typeof o.limits.chains === 'number' ? o.limits.chains : 1);
+    const fetched = boundaries.length === 0 ? await fetchRoster(o.registry, deps, o.limits) : await fetchRosterChains(o.registry, deps, o.limits, boundaries);
     const { targets, entries } = selectTargets(fetched.bodies);
     const roster: Roster = {
       day: o.day,
@@ -67,7 +72,8 @@ export function rosterHistory(store: Store, runs: readonly AnyRun[], prev: Roste
   const facts = ({ roster }: RosterFile) => {
     const run = runs.find((r) => r.run_id === roster.run_id);
     const ms = run ? Date.parse(roster.fetched_at) - Date.parse(run.started_at) : NaN;
-    return { pages: roster.counts.pages, ms: ms > 0 ? ms : null };
+    const chains = new Set(roster.pages.map((p) => p.chain ?? 0)).size;
+    return { pages: roster.counts.pages, ms: ms > 0 ? ms : null, ...(chains > 1 ? { chains } : {}) };
   };
   // The newest run with a roster, if it came after the previous complete roster's run (runs.jsonl is in order).
   let newest: AnyRun | null = null;
@@ -79,10 +85,14 @@ export function rosterHistory(store: Store, runs: readonly AnyRun[], prev: Roste
   return { complete: prev ? facts(prev) : null, cut: cut ? facts(cut) : null };
 }
 
-/** Today's roster limits: the defaults, the bounds derived from `history`, then what the caller set (tests, --registry-rate); a bound set by the caller is kept. */
-export function rosterLimitsFor(history: RosterHistory, given: Partial<RosterLimits> & { timeoutMs: number }): RosterLimits {
+/**
+ * Today's roster limits: the defaults, the chains (`auto`: `rosterChains`) and the bounds derived from
+ * `history`, then what the caller set (tests, --registry-rate, --roster-chains); a bound set by the caller is kept.
+ */
+export function rosterLimitsFor(history: RosterHistory, given: Partial<RosterLimits> & { timeoutMs: number }): RosterLimits & { chains: number } {
   const set = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<RosterLimits>;
   const limits: RosterLimits = { ...DEFAULT_ROSTER_LIMITS, ...set, timeoutMs: given.timeoutMs };
-  const bounds = rosterBounds(history, limits);
-  return { ...limits, maxPages: set.maxPages ?? bounds.maxPages, maxWallMs: set.maxWallMs ?? bounds.maxWallMs };
+  const chains = limits.chains === 'auto' ? rosterChains(history, limits) : limits.chains;
+  const bounds = rosterBounds(history, limits, chains);
+  return { ...limits, chains, maxPages: set.maxPages ?? bounds.maxPages, maxWallMs: set.maxWallMs ?? bounds.maxWallMs };
 }

@@ -54,6 +54,8 @@ export interface RegistryServer {
   throttle(count: number, retryAfter?: string): void;
   /** The next `count` list requests answer this status with a short body (e.g. 500, 503). */
   failNext(count: number, status: number): void;
+  /** Every list request asking with this cursor answers this status (null: stop); several chains in flight cannot take each other's failure. */
+  failCursor(cursor: string | null, status: number): void;
   close(): Promise<void>;
 }
 
@@ -140,6 +142,7 @@ export async function startRegistry(opts: RegistryOptions): Promise<RegistryServ
   let retryAfter = '1';
   let failing = 0;
   let failStatus = 500;
+  let failingCursor: { cursor: string; status: number } | null = null;
   const entries = typeof opts.entries === 'function' ? opts.entries : () => opts.entries as RegistryEntry[];
   let rateLimited = 0;
   /** Admission times of the rate limit's window, oldest first (from `head`). */
@@ -182,8 +185,9 @@ export async function startRegistry(opts: RegistryOptions): Promise<RegistryServ
       throttled--;
       return send(429, { title: 'Too Many Requests', status: 429 }, { 'retry-after': retryAfter });
     }
-    const fail = failing > 0 ? failStatus : null;
-    if (fail !== null) failing--;
+    const byCursor = failingCursor !== null && url.searchParams.get('cursor') === failingCursor.cursor ? failingCursor.status : null;
+    const fail = byCursor ?? (failing > 0 ? failStatus : null);
+    if (fail !== null && byCursor === null) failing--;
     const answer = () => {
       if (fail !== null) return send(fail, { title: 'error', status: fail });
       const { status, body } = listPage(entries(), url.searchParams, { sorted: opts.sorted });
@@ -213,6 +217,9 @@ export async function startRegistry(opts: RegistryOptions): Promise<RegistryServ
     failNext(count, status) {
       failing = count;
       failStatus = status;
+    },
+    failCursor(cursor, status) {
+      failingCursor = cursor === null ? null : { cursor, status };
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -20,6 +20,18 @@ export const RosterPage = z
     next_cursor: z.string().max(2048).nullable(),
     attempts: z.number().int().positive(),
     error: z.string().max(1024).nullable(),
+    /**
+     * Rosters paged over several cursor chains only (absent on a roster of one chain, and on every
+     * roster written before them): the chain that fetched the page, counted from 0. Pages are in chain
+     * order, so the roster's pages are still the listing in order.
+     */
+    chain: z.number().int().nonnegative().optional(),
+    /**
+     * Rosters paged over several cursor chains only: on the last page of a chain, the number of its
+     * first servers[] entries that are the roster's; the rest are past the chain's end and listed by
+     * the next chain. Absent: all `count` of them.
+     */
+    listed: z.number().int().nonnegative().optional(),
   })
   .strict();
 export type RosterPage = z.infer<typeof RosterPage>;
