@@ -64,8 +64,8 @@ export interface CheckpointBase {
   exact: boolean;
 }
 
-/** The loader's sources that decide a fold's state (their bytes, so any edit is another base). */
-const FOLD_SOURCES = ['src/loader/fold.ts', 'src/loader/day-summary.ts', 'src/loader/checkpoint.ts', 'src/loader/load-archive.ts'];
+/** The loader's sources that decide a fold's state and which shard holds a target (their bytes: any edit is another base). */
+const FOLD_SOURCES = ['src/loader/fold.ts', 'src/loader/day-summary.ts', 'src/loader/shards.ts', 'src/loader/checkpoint.ts', 'src/loader/load-archive.ts'];
 
 /** Where to cut: after the last closed day older than the newest (any day before the newest when none is closed). */
 export function checkpointCut(entries: readonly FoldEntry[]): number {

@@ -5,7 +5,9 @@
 //      builds by the content hash of the day's files (cache.ts) — a daily rebuild validates one new
 //      day, not a year; a first build summarises days in worker threads (workers.ts);
 //   2. the day summaries are folded, in time order, into a compact state per target (fold.ts): its ok rows as
-//      runs of rows that agree on what drift reads, so a target costs what it changed, not its days;
+//      runs of rows that agree on what drift reads, so a target costs what it changed, not its days; with
+//      checkpoints (ReadOptions.checkpoints, checkpoint.ts) from the fold a build kept after the last closed
+//      day, so a daily build folds the newest days only and the cache keeps no summary of older ones;
 //   3. each target and then the population are derived through src/lib (derive.ts, changes.ts);
 //   4. the few full rows pages show are read back from their day files by line number (rows.ts).
 // The loader reads no environment and no working directory: the caller names the archive, the

@@ -172,6 +172,19 @@ describe('fold checkpoints', () => {
       expect(changed.daysRead).toBe(days.length);
       expect(differences(changed.pages, (await build(work)).pages)).toEqual([]);
     }, 600_000);
+
+    it('another number of shards: no checkpoint matches, a fold from the start, the same result', async () => {
+      const days = daysOf(gen);
+      const cache = tmp('mcp-schema-cp-cache-');
+      const work = tmp('mcp-schema-cp-work-');
+      prefixOf(gen, work, days.at(-1)!);
+      await build(work, { cache });
+      expect((await build(work, { cache })).daysRead).toBe(1);
+      const three = await build(work, { cache, shards: 3 });
+      expect(three.daysRead).toBe(days.length);
+      expect(differences(three.pages, (await build(work, { shards: 3 })).pages)).toEqual([]);
+      expect((await build(work, { cache, shards: 3 })).daysRead).toBe(1);
+    }, 600_000);
   });
 
   describe('the stitched headline (v1, the bridge, v2)', () => {
