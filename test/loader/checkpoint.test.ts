@@ -120,6 +120,31 @@ describe('fold checkpoints', () => {
     }, 120_000);
   }
 
+  it('rows out of time order (a target folded again row by row, through days the checkpoint holds): every build equal to the fold from the start', async () => {
+    // The golden archive with one ok row on 2025-12-17 and one on 2025-12-19 stamped before every earlier day.
+    const dir = tmp('mcp-schema-cp-disorder-');
+    cpSync(path.join(FIXTURES, 'golden'), dir, { recursive: true });
+    const moved: string[] = [];
+    for (const [day, nth] of [['2025-12-17', 0], ['2025-12-19', 3]] as const) {
+      const file = path.join(dir, 'observations', `${day}.jsonl`);
+      const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+      const k = lines.map((l, i) => [i, JSON.parse(l) as { outcome: string }] as const).filter(([, r]) => r.outcome === 'ok')[nth]![0];
+      const row = JSON.parse(lines[k]!) as { target: string; observed_at: string; day: string };
+      row.observed_at = '2025-12-14T12:00:00.000Z';
+      row.day = '2025-12-14';
+      lines[k] = JSON.stringify(row);
+      moved.push(row.target);
+      writeFileSync(file, lines.join('\n') + '\n');
+    }
+    expect(new Set(moved).size).toBe(2);
+    const { cache, reads } = await dayByDay(dir, 2);
+    // Not vacuous: the newest build folded two days after its checkpoint, then all five again for the
+    // disordered targets (three of them read from their files: their summaries were deleted), and the re-read targets are the edits'.
+    expect(reads.at(-1)).toBe(2 + 5);
+    const raw = await readRawArchive(dir, { cache: { dir: cache, sourceRoot: ROOT }, checkpoints: true });
+    expect([...raw.fold.disordered].sort()).toEqual([...moved].sort());
+  }, 120_000);
+
   describe('a generated archive (changes, retirements, late joiners)', () => {
     let gen: string;
     beforeAll(async () => {
