@@ -87,6 +87,7 @@ export class Checkpoints {
   /** Per shard, how many days the checkpoint it started from held (0: folded from the start). */
   readonly restored = new Map<number, number>();
   private readonly saved = new Set<number>();
+  private readonly shards: number;
 
   constructor(
     private readonly cache: BuildCache,
@@ -109,8 +110,6 @@ export class Checkpoints {
     this.cut = checkpointCut(entries);
     this.shards = base.shards;
   }
-
-  private readonly shards: number;
 
   private name(at: number, k: number): string {
     return `${this.ids[at]!}-${k}of${this.shards}`;
