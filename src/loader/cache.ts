@@ -14,6 +14,9 @@
 //   days/<key>-<k>of<S>.v8     shard k of S of that summary: its targets' rows only (splitDaySummary), so a
 //                              build in S shards (shards.ts) reads each day whole once, then one part a shard
 //   changes/<key>.rows.v8      the full rows a build read back from a day (rows.ts); .rows.<k>of<S>: one shard's
+//   checkpoints/<id>-<k>of<S>.v8  shard k's fold state after a prefix of the days (checkpoint.ts, sealed), id =
+//                              a hash chain over what it was folded from: a build folds only the days after it;
+//                              days/ entries of the days it holds are deleted
 //   members/                   the bundle members (src/outputs/members.ts), kept here by their writer
 // Writes go through src/archive/atomic.ts (temp file, rename), so concurrent builds (the test suite)
 // never read half a file. A missing or unreadable entry is rebuilt; nothing here is ever the only copy.
@@ -25,7 +28,7 @@
 // computed again. A day-summary worker (workers.ts) writes its days unsealed; this build seals them when it
 // first reads them (`fresh`), and an unsealed entry from anywhere else is refused.
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { writeAtomic } from '../archive/atomic.ts';
@@ -185,12 +188,58 @@ export class BuildCache {
     writeAtomic(path.join(this.dir, 'changes', `${key}.v8`), sealEntry(key, serialize(value)));
   }
 
+  /** Fold checkpoints kept in checkpoints/ (checkpoint.ts): their file names; none without a cache. */
+  checkpointFiles(): string[] {
+    if (!this.dir) return [];
+    try {
+      return readdirSync(path.join(this.dir, 'checkpoints')).filter((f) => f.endsWith('.v8'));
+    } catch {
+      return [];
+    }
+  }
+
+  /** A sealed checkpoint entry (checkpoints/<key>.v8); null when absent or refused (counted in `rejected`). */
+  readCheckpoint<T>(key: string): T | null {
+    if (!this.dir) return null;
+    return this.readEntry<T>(key, path.join(this.dir, 'checkpoints', `${key}.v8`));
+  }
+
+  /** Seal and write a checkpoint entry already serialised (v8) under its key. */
+  writeCheckpoint(key: string, payload: Buffer): void {
+    if (!this.dir) return;
+    writeAtomic(path.join(this.dir, 'checkpoints', `${key}.v8`), sealEntry(key, payload));
+  }
+
+  /** Delete checkpoint entries by file name (an entry already gone is no error). */
+  dropCheckpoints(files: readonly string[]): void {
+    if (!this.dir) return;
+    for (const f of files) rmSync(path.join(this.dir, 'checkpoints', f), { force: true });
+  }
+
+  /**
+   * Delete every day summary (whole or a shard's part) whose day key is not in `keep`: the days a fold
+   * checkpoint holds are not read again (checkpoint.ts), and a summary gone is a miss, read again from
+   * the day's files. Returns how many entries were deleted.
+   */
+  pruneDaySummaries(keep: ReadonlySet<string>): number {
+    if (!this.dir) return 0;
+    let dropped = 0;
+    const folder = path.join(this.dir, 'days');
+    for (const f of readdirSync(folder)) {
+      const key = /^([0-9a-f]{64})(?:-\d+of\d+)?\.v8$/.exec(f)?.[1];
+      if (key === undefined || keep.has(key)) continue;
+      rmSync(path.join(folder, f), { force: true });
+      dropped++;
+    }
+    return dropped;
+  }
+
   save(): void {
     this.stats.save();
   }
 }
 
-/** The first bytes of every entry under days/ and changes/: the entry format (bump when the seal changes). */
+/** The first bytes of every entry under days/, changes/ and checkpoints/: the entry format (bump when the seal changes). */
 export const CACHE_ENTRY_MAGIC = 'mcp-schema cache entry 1\n';
 const MAGIC = Buffer.from(CACHE_ENTRY_MAGIC, 'latin1');
 /** A stored file's SHA-256 from the index (a file neither local nor indexed is an error, named). */

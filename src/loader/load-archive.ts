@@ -5,7 +5,9 @@
 //      builds by the content hash of the day's files (cache.ts) — a daily rebuild validates one new
 //      day, not a year; a first build summarises days in worker threads (workers.ts);
 //   2. the day summaries are folded, in time order, into a compact state per target (fold.ts): its ok rows as
-//      runs of rows that agree on what drift reads, so a target costs what it changed, not its days;
+//      runs of rows that agree on what drift reads, so a target costs what it changed, not its days; with
+//      checkpoints (ReadOptions.checkpoints, checkpoint.ts) from the fold a build kept after the last closed
+//      day, so a daily build folds the newest days only and the cache keeps no summary of older ones;
 //   3. each target and then the population are derived through src/lib (derive.ts, changes.ts);
 //   4. the few full rows pages show are read back from their day files by line number (rows.ts).
 // The loader reads no environment and no working directory: the caller names the archive, the
@@ -29,6 +31,7 @@ import { BRIDGE_DAYS, bridgeDays, SERIES, type AnyRun, type RunSeries } from '..
 import { BuildCache, type CacheOptions, type DaySource } from './cache.ts';
 import { deriveArchive } from './derive.ts';
 import type { DaySummary } from './day-summary.ts';
+import { Checkpoints, type DaySeen } from './checkpoint.ts';
 import { adoptExact, emptyFold, exactFold, foldBridgeV1, foldDay, type Fold } from './fold.ts';
 import { shardCount, shardMember, targetsOf } from './shards.ts';
 import { prebuildDaySummaries, type Prebuild } from './workers.ts';
@@ -57,6 +60,11 @@ export interface ReadOptions {
    * `bySlug` held. With more than one, pages read `rows` and `serversIn(k)` / `server(slug)` instead.
    */
   shards?: number | 'auto';
+  /**
+   * Keep fold checkpoints in the cache (checkpoint.ts): a build folds only the days after the newest one
+   * that matches its days, and the day summaries of the days it holds are deleted (with a cache only).
+   */
+  checkpoints?: boolean;
 }
 
 /** Which series the headline uses, from the archive's runs (the bridge rule of src/lib/bridge.ts). */
@@ -85,15 +93,6 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   for (const day of days) sources.push(await cache.source(dir, day));
   const v2Sources: DaySource[] = [];
   for (const day of v2Days) v2Sources.push(await cache.source(dir, day, 'v2'));
-  let summaryWorkers = 0;
-  if (opts.cache && opts.prebuild) {
-    try {
-      summaryWorkers = await prebuildDaySummaries(cache, dir, [...sources, ...v2Sources], { ...opts.prebuild, sourceRoot: opts.cache.sourceRoot });
-    } catch (error) {
-      // Workers are an optimisation: without them every day is read in this thread below.
-      process.stderr.write(`[archive] day-summary workers unavailable (${String(error).slice(0, 200)}); reading in one thread\n`);
-    }
-  }
   // v2 days that also have v1 rows (the bridge): their ok rows are kept whole for the stitch (fold.ts wholeDays).
   const v1DaySet = new Set(days.map((d) => d.day));
   const wholeDays = new Set(v2Days.map((d) => d.day).filter((d) => v1DaySet.has(d)));
@@ -105,7 +104,27 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   const foldIndex = order.map(({ src, series }): number => (headline.seamDay === null || series === 'v2' || src.day.day < headline.seamDay ? 0 : -1));
   for (let k = 0, n = 0; k < order.length; k++) if (foldIndex[k]! >= 0) foldIndex[k] = n++;
   const shardTotal = opts.shards === 'auto' ? shardCount(targetsOf(read.runs)) : Math.max(1, Math.floor(opts.shards ?? 1));
-  const plan: FoldPlan = { dir, cache, order, foldIndex, seamDay: headline.seamDay, wholeDays, exact: opts.exact ?? false, shards: shardTotal };
+  const exact = opts.exact ?? false;
+  // Fold checkpoints (checkpoint.ts): the fold after a prefix of these days, so only the days after it are read.
+  const checkpoints = opts.cache && opts.checkpoints
+    ? new Checkpoints(
+        cache,
+        { sourceRoot: opts.cache.sourceRoot, libPrint: cache.libPrint(), series: headline.series, seamDay: headline.seamDay, bridgeLength: headline.bridgeLength, shards: shardTotal, exact },
+        order.map(({ src, series }) => ({ day: src.day.day, series, key: src.key, whole: series === 'v2' && wholeDays.has(src.day.day), closed: src.day.files.every((f) => f.endsWith('.gz')) })),
+      )
+    : null;
+  const from = checkpoints?.find(0) ?? 0;
+  let summaryWorkers = 0;
+  if (opts.cache && opts.prebuild) {
+    try {
+      // Only the days after the checkpoint are read (a checkpoint refused below reads the rest in this thread).
+      summaryWorkers = await prebuildDaySummaries(cache, dir, order.slice(from).map((o) => o.src), { ...opts.prebuild, sourceRoot: opts.cache.sourceRoot });
+    } catch (error) {
+      // Workers are an optimisation: without them every day is read in this thread below.
+      process.stderr.write(`[archive] day-summary workers unavailable (${String(error).slice(0, 200)}); reading in one thread\n`);
+    }
+  }
+  const plan: FoldPlan = { dir, cache, order, foldIndex, seamDay: headline.seamDay, wholeDays, exact, shards: shardTotal, checkpoints };
   const dayFiles: DayInfo[] = [];
   // The days the headline folds (RowRef.d indexes this list): v1's, or the stitched timeline.
   const foldDays: DayInfo[] = [];
@@ -123,7 +142,7 @@ export async function readRawArchive(dir: string, opts: ReadOptions = {}): Promi
   });
   cache.save();
   timings.mark('load', performance.now() - t0 - foldMs, { days: days.length, rows: rowCount, cache_hits: cache.hits, cache_misses: cache.misses });
-  timings.mark('fold', foldMs, { targets: fold.targets.size, disordered: fold.disordered.size, ...(shardTotal > 1 ? { shards: shardTotal } : {}) });
+  timings.mark('fold', foldMs, { targets: fold.targets.size, disordered: fold.disordered.size, ...(shardTotal > 1 ? { shards: shardTotal } : {}), ...(checkpoints ? { checkpoint_days: checkpoints.restored.get(0) ?? 0 } : {}) });
 
   // `runs` are v1's (the runs bundle, coverage by run, editions); the headline's own runs (tiles, the
   // latest full run) are v2's once the headline is stitched (derive.ts).
@@ -163,6 +182,7 @@ interface FoldPlan {
   wholeDays: ReadonlySet<string>;
   exact: boolean;
   shards: number;
+  checkpoints: Checkpoints | null;
 }
 
 /**
@@ -170,21 +190,31 @@ interface FoldPlan {
  * every target). Targets whose rows were not in time order are folded again with every ok row kept
  * (fold.ts disordered). `seen` gets each day's summary of the first pass (its counts and problems).
  */
-async function foldShard(plan: FoldPlan, k: number, seen?: (index: number, summary: DaySummary) => void): Promise<{ fold: Fold; foldMs: number }> {
-  const { fold, tables } = emptyFold({ seamDay: plan.seamDay, wholeDays: plan.wholeDays, exact: plan.exact, only: shardMember(k, plan.shards) });
+async function foldShard(plan: FoldPlan, k: number, seen?: (index: number, day: DaySeen) => void): Promise<{ fold: Fold; foldMs: number }> {
+  const only = shardMember(k, plan.shards);
+  // From the newest checkpoint of these days when there is one (checkpoint.ts), else from the start.
+  const restored = plan.checkpoints?.restore(k, plan.wholeDays, only) ?? null;
+  const { fold, tables } = restored ?? emptyFold({ seamDay: plan.seamDay, wholeDays: plan.wholeDays, exact: plan.exact, only });
+  const start = restored?.at ?? 0;
+  // What shard 0's days added (rows, problems): the checkpoint's days', then each day read here.
+  const log: DaySeen[] | null = k === 0 ? (restored?.seen ?? []) : null;
+  if (seen && restored?.seen) restored.seen.forEach((day, i) => seen(i, day));
   let foldMs = 0;
   // The first shard reads each day whole (its counts and problems); the others their part (cache.ts daySummaryPart).
   const read = (d: number) => (k === 0 || plan.shards === 1 ? plan.cache.daySummary(plan.dir, plan.order[d]!.src) : plan.cache.daySummaryPart(plan.dir, plan.order[d]!.src, k, plan.shards));
-  for (let d = 0; d < plan.order.length; d++) {
+  for (let d = start; d < plan.order.length; d++) {
     const summary = await read(d);
     const f0 = performance.now();
     if (plan.foldIndex[d]! >= 0) foldDay(fold, tables, summary, plan.foldIndex[d]!);
     else foldBridgeV1(fold, tables, summary);
     foldMs += performance.now() - f0;
+    log?.push({ n: summary.n, problems: summary.problems });
     seen?.(d, summary);
+    if (d + 1 === plan.checkpoints?.cut) plan.checkpoints.save(k, d + 1, fold, log);
   }
   if (fold.disordered.size > 0) {
     const f0 = performance.now();
+    // Every day again, for those targets only (days a checkpoint holds are read from their files when their summaries are gone).
     const exact = exactFold(fold, fold.disordered);
     for (let d = 0; d < plan.order.length; d++) if (plan.foldIndex[d]! >= 0) foldDay(exact, tables, await read(d), plan.foldIndex[d]!);
     adoptExact(fold, exact);

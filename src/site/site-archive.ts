@@ -21,6 +21,9 @@ export function siteArchive(): Promise<Archive> {
     prebuild: { workers: workers(), ...membersPrebuild(dir, cache.dir, cache.sourceRoot) },
     timings: buildTimings,
     bridgeDays: bridgeDays(),
+    // Fold checkpoints (src/loader/checkpoint.ts): a daily build folds the days after the last closed one,
+    // and the cache keeps no day summary of the days before it, so its size follows targets, not days.
+    checkpoints: true,
   });
 }
 
