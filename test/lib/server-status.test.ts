@@ -1,7 +1,9 @@
 // The status files' shard rule and shape (src/lib server-status.ts): the name indexes' rule on the slug,
 // and a shape that refuses what format 1's per-server files carried (a date field) or another version.
 import { describe, expect, it } from 'vitest';
-import { nameIndexShard, sha256Hex, statusPath, statusShard, StatusShard, STATUS_SHARD_RULE, type ServerStatusEntry } from '../../src/lib/index.ts';
+import { sha256Hex } from '../../src/lib/canonical.ts';
+import { nameIndexShard } from '../../src/lib/name-index.ts';
+import { statusPath, statusShard, StatusShard, STATUS_SHARD_RULE, type ServerStatusEntry } from '../../src/lib/server-status.ts';
 
 const entry: ServerStatusEntry = {
   slug: 'io.github.x_y',
