@@ -131,7 +131,7 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
     indexes.add(s, facts.tools, facts.hashes);
     const served = s.status === 'ok' && s.current?.setHash ? servingKey(s.current.setHash, s.name) : null;
     if (served) serving.add(served);
-    status.add(serverStatusEntry(a, s, facts, served ? (setObservations.get(served) ?? null) : null));
+    await status.add(serverStatusEntry(a, s, facts, served ? (setObservations.get(served) ?? null) : null));
     const line = JSON.stringify(d);
     await writeFile(path.join(api, 'servers', `${s.slug}.json`), line);
     files++;

@@ -5,8 +5,10 @@
 // (at most 256) is the day's upload of what moved, whatever the archive's size.
 //   /api/status/<shard>.json        { version, kind, shard, shard_rule, methodology, as_of, as_of_day, servers: [...] }
 //   /api/schema/status.json         its JSON Schema
-// Entries are held as JSON text per shard until the write: a few hundred bytes a server.
-import { mkdir, writeFile } from 'node:fs/promises';
+// Entries are held as JSON text per shard and spilled to a scratch folder past SPILL_BYTES, so the
+// writer holds one shard at a time, not ≈ 750 B for each of hundreds of thousands of servers.
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import { byCodeUnits, STATUS_DIR, STATUS_SCHEMA_PATH, STATUS_SHARD_RULE, statusPath, statusShard, StatusShard, type QualityCheck, type ServerStatusEntry } from '../lib/index.ts';
@@ -45,28 +47,58 @@ export function serverStatusEntry(a: Archive, s: ServerView, f: Pick<ServerFacts
   };
 }
 
-export class StatusFiles {
-  private readonly shards = new Map<string, [string, string][]>();
-  constructor(private readonly pub: Pick<Publication, 'permalink' | 'simulated'>) {}
+/** Entries held in memory before they are spilled to the scratch folder (a line each: slug, tab, JSON). */
+const SPILL_BYTES = 32 << 20;
 
-  add(entry: ServerStatusEntry): void {
+export class StatusFiles {
+  private readonly pending = new Map<string, string[]>();
+  private readonly spilled = new Set<string>();
+  private held = 0;
+  private scratch: string | null = null;
+  /** `spillBytes`: what is held before a spill (a test passes a small one to take the spilling path). */
+  constructor(
+    private readonly pub: Pick<Publication, 'permalink' | 'simulated'>,
+    private readonly spillBytes = SPILL_BYTES,
+  ) {}
+
+  async add(entry: ServerStatusEntry): Promise<void> {
     const shard = statusShard(entry.slug);
-    const list = this.shards.get(shard);
-    const item: [string, string] = [entry.slug, JSON.stringify(entry)];
-    if (list) list.push(item);
-    else this.shards.set(shard, [item]);
+    const line = `${entry.slug}\t${JSON.stringify(entry)}\n`;
+    const list = this.pending.get(shard);
+    if (list) list.push(line);
+    else this.pending.set(shard, [line]);
+    this.held += line.length;
+    if (this.held > this.spillBytes) await this.spill();
+  }
+
+  private async spill(): Promise<void> {
+    this.scratch ??= await mkdtemp(path.join(os.tmpdir(), 'mcps-status-'));
+    for (const [shard, lines] of this.pending) {
+      await appendFile(path.join(this.scratch, shard), lines.join(''));
+      this.spilled.add(shard);
+    }
+    this.pending.clear();
+    this.held = 0;
+  }
+
+  /** A shard's entries, sorted by slug (UTF-16 code units), as JSON texts. */
+  private async entries(shard: string): Promise<string[]> {
+    const lines = [...(this.spilled.has(shard) && this.scratch ? (await readFile(path.join(this.scratch, shard), 'utf8')).split('\n').filter(Boolean) : []), ...(this.pending.get(shard) ?? []).map((l) => l.slice(0, -1))];
+    const items = lines.map((l): [string, string] => [l.slice(0, l.indexOf('\t')), l.slice(l.indexOf('\t') + 1)]);
+    return items.sort(([x], [y]) => byCodeUnits(x, y)).map(([, json]) => json);
   }
 
   /** Every shard that holds a server, and the schema; returns the files written. */
   async write(outDir: string, asOf: string | null): Promise<number> {
     await mkdir(path.join(outDir, ...STATUS_DIR.split('/').filter(Boolean)), { recursive: true });
     let files = 0;
-    for (const [shard, items] of [...this.shards].sort(([x], [y]) => byCodeUnits(x, y))) {
+    for (const shard of [...new Set([...this.spilled, ...this.pending.keys()])].sort(byCodeUnits)) {
       const head = { version: 1, kind: 'status', shard, shard_rule: STATUS_SHARD_RULE, methodology: 'v1', as_of: asOf, as_of_day: asOf?.slice(0, 10) ?? null, ...(this.pub.simulated ? { simulated: true } : {}) } satisfies Omit<StatusShard, 'servers'>;
-      const servers = items.sort(([x], [y]) => byCodeUnits(x, y)).map(([, json]) => json);
-      await writeFile(path.join(outDir, ...statusPath(shard).split('/').filter(Boolean)), `${JSON.stringify(head).slice(0, -1)},"servers":[${servers.join(',')}]}`);
+      await writeFile(path.join(outDir, ...statusPath(shard).split('/').filter(Boolean)), `${JSON.stringify(head).slice(0, -1)},"servers":[${(await this.entries(shard)).join(',')}]}`);
       files++;
     }
+    if (this.scratch) await rm(this.scratch, { recursive: true, force: true });
+    this.scratch = null;
     await mkdir(path.join(outDir, 'api', 'schema'), { recursive: true });
     const json = { $id: this.pub.permalink(STATUS_SCHEMA_PATH), title: 'mcp-schema status shard', ...(zodToJsonSchema(StatusShard, { $refStrategy: 'none', target: 'jsonSchema7' }) as Record<string, unknown>) };
     await writeFile(path.join(outDir, ...STATUS_SCHEMA_PATH.split('/').filter(Boolean)), JSON.stringify(json, null, 2));

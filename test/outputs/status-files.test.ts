@@ -8,7 +8,7 @@
 //   - the status shards carry the new day, the 30-day window and the latest instants;
 //   - a descriptor validates against the published format 2 JSON Schema, a status shard against its
 //     own, and the frozen format 1 schema stays published and refuses a format 2 descriptor (the near miss).
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,7 @@ import { loadArchive } from '../../src/loader/load-archive.ts';
 import type { Archive, ServerView } from '../../src/loader/views.ts';
 import { DESCRIPTOR_SCHEMA_PATH, DESCRIPTOR_V1_SCHEMA_PATH } from '../../src/outputs/descriptor.ts';
 import { writeServerFiles } from '../../src/outputs/server-files.ts';
+import { StatusFiles } from '../../src/outputs/status-files.ts';
 import { BREAKS_NAME, collectArchive } from '../helpers/archive.ts';
 import { TEST_PUBLICATION as pub, TEST_REGISTRY_SCHEMAS } from '../helpers/publication.ts';
 
@@ -111,6 +112,34 @@ describe('per-server files of two consecutive days', () => {
     const broke = after.servers.find((s) => s.name === BREAKS_NAME)!;
     const d = JSON.parse(await read('after', `/api/servers/${broke.slug}.json`));
     expect(d._meta['org.mcp-schema/descriptor'].status_url).toBe(pub.permalink(statusPath(statusShard(broke.slug))));
+  });
+});
+
+describe('the status writer', () => {
+  it('writes the same bytes whether it held every entry or spilled them to its scratch folder; entries sorted by slug', async () => {
+    const shard = StatusShard.parse(JSON.parse(await read('after', `/api/status/${files('after', 'api/status')[0]}`)));
+    const entries = after.servers.flatMap((s) => {
+      const f = StatusShard.parse(JSON.parse(readFileSync(path.join(out.after, ...statusPath(statusShard(s.slug)).split('/').filter(Boolean)), 'utf8')));
+      return f.servers.filter((e) => e.slug === s.slug);
+    });
+    expect(entries).toHaveLength(after.servers.length);
+    const write = async (dir: string, spillBytes?: number) => {
+      const w = new StatusFiles(pub, spillBytes);
+      for (const e of [...entries].reverse()) await w.add(e); // given out of order: the writer sorts
+      await w.write(path.join(work, dir), after.asOf);
+    };
+    await write('held');
+    await write('spilled', 1);
+    const names = readdirSync(path.join(work, 'held', 'api', 'status')).sort();
+    expect(readdirSync(path.join(work, 'spilled', 'api', 'status')).sort()).toEqual(names);
+    expect(names).toEqual(files('after', 'api/status'));
+    for (const n of names) {
+      const held = readFileSync(path.join(work, 'held', 'api', 'status', n), 'utf8');
+      expect(readFileSync(path.join(work, 'spilled', 'api', 'status', n), 'utf8'), n).toBe(held);
+      expect(held, n).toBe(await read('after', `/api/status/${n}`));
+    }
+    const slugs = shard.servers.map((e) => e.slug);
+    expect(slugs).toEqual([...slugs].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
   });
 });
 
