@@ -7,10 +7,13 @@
 //   day D+1   the world's next day: the servers whose fingerprint moved;
 //   again     day D+1 once more after its publish: the floor (no server changed).
 // Printed per step: servers rendered, per-server files written (pages, change pages, badges, feeds,
-// patches), files uploaded and their bytes — by kind, so what still goes up every day is visible.
+// patches), files uploaded and their bytes, and the files written and uploaded by kind, so what still
+// goes up every day is visible (an upload is a file whose SHA-256 differs from the one published, as
+// publish-files decides it).
 // Counts, not times: a shared machine's wall clock is printed only as a hint.
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,11 +48,17 @@ function kind(rel: string): string {
   if (/^servers\/[^/]+\/changes\/[^/]+\/index\.html$/.test(rel)) return 'change pages';
   if (/^servers\//.test(rel)) return 'badges, feeds, patches';
   if (/^api\/(servers|tools)\//.test(rel)) return 'descriptors, tools files';
-  if (/^api\//.test(rel)) return 'sets, name indexes, other /api/';
+  if (/^api\/sets\//.test(rel)) return 'set files';
+  if (/^api\/status\//.test(rel)) return 'status files';
+  if (/^api\/(tool-names|endpoints|server-names)\//.test(rel)) return 'name indexes';
+  if (/^api\//.test(rel)) return 'other /api/';
   if (/^objects\//.test(rel)) return 'raw bodies';
   if (/^_astro\//.test(rel)) return 'assets';
   return 'data files';
 }
+
+/** What the bucket holds, path → SHA-256, as the bench has published it. */
+const published = new Map<string, string>();
 
 async function day(name: string, data: string, target: PublishTarget): Promise<void> {
   const f = await publishedFingerprints(target);
@@ -67,14 +76,17 @@ async function day(name: string, data: string, target: PublishTarget): Promise<v
   const written = filesOf(files);
   const rendered = written.filter((x) => kind(x.rel) === 'server pages').length;
   const perServer = written.filter((x) => /^servers\//.test(x.rel)).length;
+  const shas = new Map(written.map((x) => [x.rel, createHash('sha256').update(readFileSync(path.join(files, x.rel))).digest('hex')]));
   const summary = await publishFiles(files, target);
-  const byKind = new Map<string, { files: number; bytes: number }>();
+  const byKind = new Map<string, { files: number; bytes: number; up: number; upBytes: number }>();
   for (const x of written) {
-    const k = byKind.get(kind(x.rel)) ?? { files: 0, bytes: 0 };
-    byKind.set(kind(x.rel), { files: k.files + 1, bytes: k.bytes + x.bytes });
+    const k = byKind.get(kind(x.rel)) ?? { files: 0, bytes: 0, up: 0, upBytes: 0 };
+    const up = published.get(x.rel) !== shas.get(x.rel);
+    byKind.set(kind(x.rel), { files: k.files + 1, bytes: k.bytes + x.bytes, up: k.up + (up ? 1 : 0), upBytes: k.upBytes + (up ? x.bytes : 0) });
   }
+  for (const [rel, sha] of shas) published.set(rel, sha);
   process.stdout.write(`${name.padEnd(7)} rendered ${rendered} of ${summary.fingerprints ?? '?'} servers; ${perServer} per-server files written; uploaded ${summary.uploaded} of ${summary.files} files, ${summary.bytes.toLocaleString('en')} bytes (build ${built.toFixed(0)} s, a hint)\n`);
-  for (const [k, v] of [...byKind].sort()) process.stdout.write(`          written: ${k.padEnd(32)} ${String(v.files).padStart(6)} files ${v.bytes.toLocaleString('en').padStart(12)} bytes\n`);
+  for (const [k, v] of [...byKind].sort()) process.stdout.write(`          ${k.padEnd(26)} written ${String(v.files).padStart(5)} files ${v.bytes.toLocaleString('en').padStart(10)} bytes; uploaded ${String(v.up).padStart(5)} files ${v.upBytes.toLocaleString('en').padStart(10)} bytes\n`);
 }
 
 const s3 = await startS3Server();

@@ -17,7 +17,10 @@
 //   close    compact, offload, the daily verify (incremental + its scrub slice), commit;
 //   render   the site-wide pages every day; per-server pages only for the servers whose page
 //            changed, in render shards of a bounded number of servers;
-//   publish  the changed per-server files to the object store behind the CDN.
+//   publish  the changed per-server files to the object store behind the CDN, and the files every day
+//            rewrites whatever changed: the status shards (at most 256, ∝ servers in bytes), the
+//            name-index shards (512: at scale a day's changed servers touch every one) and the
+//            site-wide files (descriptor format 2: no per-server file carries a daily date).
 // Matrix waves: at most MATRIX.concurrent jobs run at once, so n shards take ⌈n ÷ 20⌉ waves.
 
 import { rosterChains } from '../collector/roster-chains.ts';
@@ -79,7 +82,7 @@ export interface Costs {
   seal: { secondsPerRow: number; rssBytes: number; source: string };
   close: { verifySecondsPerRow: number; scrubSecondsAt42k: number; verifyRssBytesPerRow: number; baseRssBytes: number; source: string };
   render: { secondsPerServer: number; siteWideSeconds: number; serversPerRenderShard: number; heapBytesPerServer: number; heapBaseBytes: number; changedShare: number; source: string };
-  site: { pagesBytesPerServer: number; pagesFilesPerServer: number; pagesOtherBytes: number; pagesOtherFiles: number; cdnBytesPerServer: number; cdnFilesPerServer: number; cdnBytesPerChange: number; dailyFilesPerServer: number; dailyBytesPerServer: number; source: string };
+  site: { pagesBytesPerServer: number; pagesFilesPerServer: number; pagesOtherBytes: number; pagesOtherFiles: number; cdnBytesPerServer: number; cdnFilesPerServer: number; cdnBytesPerChange: number; changedJsonFiles: number; changedJsonBytes: number; statusShards: number; statusBytesPerServer: number; indexShards: number; indexBytesPerServer: number; siteWideFiles: number; source: string };
   store: { keysPerTargetDay: number; bytesPerTargetDay: number; source: string };
 }
 
@@ -175,9 +178,9 @@ export function projectPipeline(rate: Rate, c: Costs): { rows: JobRow[]; registr
   add('render', "a day's per-server renders", 'count', null, '—', (r) => changed(r), `new servers + ${(c.render.changedShare * 100).toFixed(1)} % of servers whose page changed; ${c.render.source}`);
   add('render', 'wall (one render job)', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => c.render.siteWideSeconds + changed(r) * c.render.secondsPerServer + c.shard.setupSeconds, 'site-wide pages + the changed servers');
   add('render', 'live heap a render shard', 'bytes', 4096 * 2 ** 20, "V8's heap 4 GB", () => c.render.heapBaseBytes + c.render.serversPerRenderShard * c.render.heapBytesPerServer, `${c.render.serversPerRenderShard.toLocaleString('en')} servers a shard`);
-  const uploads = (r: RegistryAt) => changed(r) * c.site.cdnFilesPerServer + r.servers * c.site.dailyFilesPerServer;
-  add('publish', "a day's uploads (files)", 'count', null, '—', uploads, `the changed servers' pages and files, + ${c.site.dailyFilesPerServer} JSON files a server that still carry a daily date (descriptor's health window, tools file's observed_at)`);
-  add('publish', "a day's upload (bytes)", 'bytes', null, '—', (r) => changed(r) * c.site.cdnBytesPerServer + r.servers * c.site.dailyBytesPerServer, '');
+  const uploads = (r: RegistryAt) => dailyUploads(rate, r, c);
+  add('publish', "a day's uploads (files)", 'count', null, '—', uploads, `the changed servers' pages and files (${c.site.cdnFilesPerServer} + ${c.site.changedJsonFiles} JSON: descriptor, tools and set file), + ${c.site.statusShards} status shards, ${c.site.indexShards} name-index shards and ${c.site.siteWideFiles} site-wide files every day`);
+  add('publish', "a day's upload (bytes)", 'bytes', null, '—', (r) => changed(r) * (c.site.cdnBytesPerServer + c.site.changedJsonBytes) + r.servers * (c.site.statusBytesPerServer + c.site.indexBytesPerServer), `status files ${c.site.statusBytesPerServer} B and name indexes ${c.site.indexBytesPerServer} B a server, rewritten daily (the bundles, site-wide, are not counted)`);
   add('publish', 'wall (16 uploads at once, 50 ms each)', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => (uploads(r) * 0.05) / 16 + c.shard.setupSeconds, 'an upload ≈ 50 ms to a bucket (assumed; no network here)');
   const storeKeysDay = (r: RegistryAt) => r.servers * c.store.keysPerTargetDay;
   add('object store', 'R2 Class A operations a month (store + CDN uploads)', 'count', null, 'R2: 1M a month free, then $4.50 a million (a cost, not a limit)', (r) => 30 * (storeKeysDay(r) + uploads(r)), `${c.store.keysPerTargetDay.toFixed(3)} store keys a target a day (${c.store.source}) + the publish uploads`);
@@ -193,12 +196,17 @@ function cumulativeChanges(rate: Rate, days: number, c: Costs): number {
   return c.render.changedShare * (TODAY.servers * days + (rate.serversPerDay * days * days) / 2);
 }
 
+/** Files a day's publish uploads: the changed servers' files, and the bounded files every day rewrites. */
+function dailyUploads(rate: Rate, r: RegistryAt, c: Costs): number {
+  const changed = rate.serversPerDay + r.servers * c.render.changedShare;
+  return changed * (c.site.cdnFilesPerServer + c.site.changedJsonFiles) + Math.min(c.site.statusShards, r.servers) + c.site.indexShards + c.site.siteWideFiles;
+}
+
 function monthlyCost(rate: Rate, r: RegistryAt, c: Costs): number {
   const storeBytes = c.store.bytesPerTargetDay * (TODAY.servers * r.days + (rate.serversPerDay * r.days * r.days) / 2);
   const cdnBytes = r.servers * c.site.cdnBytesPerServer + c.site.cdnBytesPerChange * cumulativeChanges(rate, r.days, c);
   const gb = (storeBytes + cdnBytes) / 1e9;
-  const changed = rate.serversPerDay + r.servers * c.render.changedShare;
-  const classA = 30 * (r.servers * c.store.keysPerTargetDay + changed * c.site.cdnFilesPerServer + r.servers * c.site.dailyFilesPerServer);
+  const classA = 30 * (r.servers * c.store.keysPerTargetDay + dailyUploads(rate, r, c));
   return Math.max(0, gb - LIMITS.r2StorageFreeGb) * LIMITS.r2StorageUsdPerGbMonth + (Math.max(0, classA - LIMITS.r2ClassAFreePerMonth) / 1e6) * LIMITS.r2ClassAPerMillionUsd;
 }
 

@@ -79,7 +79,7 @@ export const COSTS: Costs = {
   seal: { secondsPerRow: 0.0005, rssBytes: 500e6, source: 'measured at run time' },
   close: { verifySecondsPerRow: 18.4 / 42_000, scrubSecondsAt42k: 0, verifyRssBytesPerRow: 408e6 / 42_000, baseRssBytes: 0, source: 'incremental verify 18.4 s, 408 MB at 42,000 (bench:years), ∝ targets' },
   render: { secondsPerServer: 0.017, siteWideSeconds: 60, serversPerRenderShard: 20_000, heapBytesPerServer: 4_500, heapBaseBytes: 127e6, changedShare: 0.02, source: 'bench:incremental on the sandbox world: 1 of 56 servers re-rendered the day after (1.8 %); a render shard keeps 1.3 kB a server plus one shard of 20,000 at 4.5 kB (bench/memory.ts --shards)' },
-  site: { pagesBytesPerServer: 300, pagesFilesPerServer: 1 / 500, pagesOtherBytes: 10e6, pagesOtherFiles: 1_000, cdnBytesPerServer: 30_000, cdnFilesPerServer: 6, cdnBytesPerChange: 12_000, dailyFilesPerServer: 2, dailyBytesPerServer: 11_000, source: 'file-host builds (bench:years FILE_HOST_SITE)' },
+  site: { pagesBytesPerServer: 300, pagesFilesPerServer: 1 / 500, pagesOtherBytes: 10e6, pagesOtherFiles: 1_000, cdnBytesPerServer: 30_000, cdnFilesPerServer: 6, cdnBytesPerChange: 12_000, changedJsonFiles: 3, changedJsonBytes: 11_000, statusShards: 256, statusBytesPerServer: 750, indexShards: 512, indexBytesPerServer: 1_500, siteWideFiles: 30, source: 'file-host builds (bench:years FILE_HOST_SITE); status files ≈ 750 B and name indexes ≈ 1.5 kB a server and 30 site-wide files a quiet day, bench:incremental (2026-12-07, the sandbox world: few tools a server)' },
   store: { keysPerTargetDay: 4_000 / 42_000, bytesPerTargetDay: 13.9e6 / 42_000, source: 'bench:years, second run' },
 };
 

@@ -18,6 +18,7 @@ import { isObject, nameIndexShard, toolIndexPath, ToolIndexShard } from '../src/
 import { slugFor } from '../src/lib/slug.ts';
 import { ArchiveUnavailable, PublishedArchive } from '../collector/check/archive.ts';
 import { FAIL_ON_LEVELS, runCheck, type FailOn } from '../collector/check/check.ts';
+import { serverStatus } from '../collector/check/status.ts';
 import { DEFAULT_OPTOUT } from '../collector/check/cli.ts';
 import { visibleData } from '../collector/check/text.ts';
 import { PROBER_VERSION } from '../collector/version.ts';
@@ -105,21 +106,24 @@ export function createArchiveServer(o: ArchiveServerOptions): McpServer {
         const last = isObject(history.last_change) ? history.last_change : null;
         // Links into the archive name the copy being read (as descriptor_url does), not the domain the files were built for.
         const here = async (v: unknown) => (typeof v === 'string' ? archive.here(v) : (v ?? null));
-        const contract = pick(history, ['contract_sha256', 'prose_sha256', 'set_sha256', 'set_url', 'tools_changed_at', 'first_observed', 'last_observed', 'last_ok', 'changes', 'history_url', 'feed_url', 'breaking_feed_url', 'last_change', 'body_findings']);
+        // Descriptor format 2: the latest run's instants and the 30-day window are in the server's status file.
+        const status = await serverStatus(archive, d.slug);
+        const st: Record<string, unknown> = status.entry ?? {};
+        const contract = pick(history, ['contract_sha256', 'prose_sha256', 'set_sha256', 'set_url', 'tools_changed_at', 'first_observed', 'ok_until', 'changes', 'history_url', 'feed_url', 'breaking_feed_url', 'last_change', 'body_findings']);
         for (const k of ['set_url', 'feed_url', 'breaking_feed_url'] as const) if (k in contract) contract[k] = await here(contract[k]);
         const data = {
           name: d.server.name,
           descriptor_url: d.url,
           registry: { version: d.server.version ?? null, description: d.server.description ?? null, website_url: d.server.websiteUrl ?? null },
-          health: pick(health, ['status', 'error_class', 'http_status', 'last_probe_at', 'last_ok_at', 'consecutive_failures', 'probes', 'ok_share', 'ok_share_ci95', 'latency_ms']),
+          health: { ...pick(health, ['status', 'error_class', 'http_status', 'since', 'ok_until']), ...pick(st, ['last_probe_at', 'last_ok_at', 'consecutive_failures', 'probes', 'ok_share', 'ok_share_ci95', 'latency_ms']), status_url: status.url, as_of: status.asOf },
           connectability: { probed: connect.probed ?? null, protocol_version: connect.protocol_version ?? null, challenge: connect.challenge ?? null },
-          tools: { count: tools.count ?? null, observed_at: tools.observed_at ?? null, set_sha256: tools.set_sha256 ?? null, tools_url: await here(tools.tools_url), note: tools.note ?? null, items: items.map((t) => pick(t, ['name', 'title', 'description', 'description_clipped', 'annotations', 'definition_sha256'])) },
+          tools: { count: tools.count ?? null, first_seen: tools.first_seen ?? null, observed_at: st.tools_observed_at ?? null, set_sha256: tools.set_sha256 ?? null, tools_url: await here(tools.tools_url), note: tools.note ?? null, items: items.map((t) => pick(t, ['name', 'title', 'description', 'description_clipped', 'annotations', 'definition_sha256'])) },
           contract,
           identity: pick(identity, ['namespace', 'repository_url', 'same_repository_total']),
         };
         const changes = typeof history.changes === 'number' ? history.changes : 0;
         const lastWords = last ? `; last change on ${safe(last.day, DAY)} (compatibility ${last.compatibility === null ? 'none' : safe(last.compatibility, /^(ERR|WARN|INFO)$/)}, security ${last.security === null ? 'none' : safe(last.security, /^(HIGH|WARN)$/)})` : '';
-        return answer(`Found in the archive: status ${safe(health.status, WORD)}, ${items.length} tools in its latest successful answer (observed ${safe(tools.observed_at, INSTANT)}), ${changes} recorded contract changes${lastWords}.`, data);
+        return answer(`Found in the archive: status ${safe(health.status, WORD)}, ${items.length} tools in its latest successful answer (observed ${safe(st.tools_observed_at, INSTANT)}), ${changes} recorded contract changes${lastWords}.`, data);
       } catch (e) {
         return failure(e);
       }
@@ -185,7 +189,7 @@ export function createArchiveServer(o: ArchiveServerOptions): McpServer {
         if (!parsed.success) return answer('The archive\'s tool-name index shard does not have its published shape.', { requested: { tool }, shard_url: f.url }, true);
         const servers = parsed.data.tools.find((t) => t.tool === tool)?.servers ?? [];
         const hashes = new Set(servers.map((s) => s.definition_sha256));
-        return answer(`${servers.length} servers serve a tool of the requested name${servers.length ? `, in ${hashes.size} distinct definitions` : ''}.`, { tool, shard_url: f.url, generated_at: parsed.data.generated_at, servers });
+        return answer(`${servers.length} servers serve a tool of the requested name${servers.length ? `, in ${hashes.size} distinct definitions` : ''}.`, { tool, shard_url: f.url, servers });
       } catch (e) {
         return failure(e);
       }
@@ -208,7 +212,9 @@ export function createArchiveServer(o: ArchiveServerOptions): McpServer {
         const servers = Array.isArray(set.servers) ? set.servers.filter(isObject) : [];
         const firsts = servers.map((s) => s.first_seen).filter((x): x is string => typeof x === 'string').sort();
         const lasts = servers.map((s) => s.last_seen).filter((x): x is string => typeof x === 'string').sort();
-        return answer(`The set (${typeof set.tools === 'number' ? set.tools : '(unknown)'} tools) was served by ${servers.length} servers, first seen ${safe(firsts[0], INSTANT)}, last seen ${safe(lasts[lasts.length - 1], INSTANT)}.`, { set_url: f.url, ...pick(set, ['set_sha256', 'tools', 'lines', 'raw_body_url', 'generated_at', 'servers_total']), servers });
+        const still = servers.filter((s) => s.still_serving === true).length;
+        const lastWords = still > 0 ? `${still} still serving it` : `last seen ${safe(lasts[lasts.length - 1], INSTANT)}`;
+        return answer(`The set (${typeof set.tools === 'number' ? set.tools : '(unknown)'} tools) was served by ${servers.length} servers, first seen ${safe(firsts[0], INSTANT)}, ${lastWords}.`, { set_url: f.url, ...pick(set, ['set_sha256', 'tools', 'lines', 'raw_body_url', 'servers_total']), servers });
       } catch (e) {
         return failure(e);
       }

@@ -25,6 +25,7 @@ import {
   type Tool,
 } from '../../src/lib/index.ts';
 import { slugFor } from '../../src/lib/slug.ts';
+import { serverStatus } from './status.ts';
 import { createHttpContext } from '../http.ts';
 import { DEFAULT_PROBE_V2_LIMITS, probeV2, type ProbeV2Result } from '../probe-v2/index.ts';
 import { isOptedOut, readOptOut } from '../targets.ts';
@@ -188,7 +189,7 @@ async function check(o: CheckOptions, failOn: FailOn, report: CheckReport): Prom
   const archivedInstructions = ih.source === 'v2' ? { hash: typeof ih.value === 'string' ? ih.value : null } : null;
 
   // 2. The baseline: the latest archived contract, or the pinned set.
-  const baseline = o.pin ? await pinnedBaseline(archive, o.pin, name, report) : await latestBaseline(archive, slug, name, history, info, report);
+  const baseline = o.pin ? await pinnedBaseline(archive, o.pin, name, slug, report) : await latestBaseline(archive, slug, name, history, info, report);
   report.baseline = baseline.summary;
   if (baseline.summary.partial) report.notes.push('the archived answer was the first page of several (methodology v1 reads one page); tools past it show as added');
 
@@ -280,24 +281,26 @@ async function latestBaseline(archive: PublishedArchive, slug: string, name: str
     throw new Stop('no-contract', `The archive's latest answer for ${quoted(name)} could not be read as a tool list${typeof file.problem === 'string' ? ` (${quoted(file.problem, 160)})` : ''}.`);
   }
   const str = (v: unknown) => (typeof v === 'string' ? v : null);
+  // Descriptor format 2 keeps the latest run's instants in the server's status file; format 1 had them here.
+  const status = await serverStatus(archive, slug);
   return {
     tools,
     summary: {
       kind: 'latest',
       set_sha256: str(file.set_sha256),
       contract_sha256: str(history.contract_sha256) ?? contractSha256(tools),
-      observed_at: str(file.observed_at),
+      observed_at: status.entry?.tools_observed_at ?? str(file.observed_at),
       first_seen: str(history.first_observed),
-      last_seen: str(history.last_ok) ?? str(history.last_observed),
+      last_seen: status.entry ? (status.entry.last_ok_at ?? status.entry.last_observed_at) : (str(history.last_ok) ?? str(history.last_observed)),
       tools_changed_at: str(history.tools_changed_at),
-      archive_generated_at: str(info.generated_at),
+      archive_generated_at: status.asOf ?? str(info.generated_at),
       partial: file.set_problem === PARTIAL_LISTING,
       tools: tools.length,
     },
   };
 }
 
-async function pinnedBaseline(archive: PublishedArchive, pin: string, name: string, report: CheckReport): Promise<Baseline> {
+async function pinnedBaseline(archive: PublishedArchive, pin: string, name: string, slug: string, report: CheckReport): Promise<Baseline> {
   const s = await archive.json(`/api/sets/${pin}.json`);
   if (s === null) throw new Stop('pin-unusable', `The archive has never seen the set hash ${pin}: no server served it on a day the archive observed.`);
   report.archive.set_url = s.url;
@@ -320,7 +323,10 @@ async function pinnedBaseline(archive: PublishedArchive, pin: string, name: stri
   }
   const str = (v: unknown) => (typeof v === 'string' ? v : null);
   const firsts = servers.map((x) => str(x.first_seen)).filter((x): x is string => x !== null).sort();
-  const lasts = servers.map((x) => str(x.last_seen)).filter((x): x is string => x !== null).sort();
+  const status = await serverStatus(archive, slug);
+  // A server that still serves the set has last_seen null in the set file: it was last seen at its latest ok answer (its status file), or at the archive's date.
+  const lastOf = (x: Record<string, unknown>) => str(x.last_seen) ?? (x.still_serving === true ? (x === mine ? (status.entry?.last_ok_at ?? status.asOf) : status.asOf) : null);
+  const lasts = servers.map(lastOf).filter((x): x is string => x !== null).sort();
   return {
     tools,
     summary: {
@@ -329,9 +335,9 @@ async function pinnedBaseline(archive: PublishedArchive, pin: string, name: stri
       contract_sha256: contractSha256(tools),
       observed_at: null,
       first_seen: mine ? str(mine.first_seen) : (firsts[0] ?? null),
-      last_seen: mine ? str(mine.last_seen) : (lasts[lasts.length - 1] ?? null),
+      last_seen: mine ? lastOf(mine) : (lasts[lasts.length - 1] ?? null),
       tools_changed_at: null,
-      archive_generated_at: str(set.generated_at),
+      archive_generated_at: status.asOf ?? str(set.generated_at),
       partial: null,
       tools: tools.length,
     },

@@ -20,6 +20,7 @@ import {
 import { slugFor } from '../../src/lib/slug.ts';
 import { ArchiveUnavailable, PublishedArchive } from './archive.ts';
 import { DATA_NOTE, nameOf, runCheck, Stop, type CheckReport, type Verdict } from './check.ts';
+import { serverStatus } from './status.ts';
 import { quoted } from './text.ts';
 import type { OpmlFeed } from './opml.ts';
 
@@ -92,7 +93,9 @@ async function pinOne(archive: PublishedArchive, target: string, at: string): Pr
   const mine = (Array.isArray(set.servers) ? set.servers : []).find((x): x is Record<string, unknown> => isObject(x) && x.name === name) ?? null;
   const str = (v: unknown) => (typeof v === 'string' ? v : null);
   const first = mine ? str(mine.first_seen) : null;
-  const last = mine ? str(mine.last_seen) : null;
+  // Descriptor format 2: while the server still serves the set, the set file says so (last_seen null) and its status file has the latest ok answer.
+  const status = await serverStatus(archive, slug);
+  const last = mine ? (str(mine.last_seen) ?? (mine.still_serving === true ? (status.entry?.last_ok_at ?? null) : null)) : null;
   return {
     name,
     endpoint: str(probed.url),
@@ -104,7 +107,7 @@ async function pinOne(archive: PublishedArchive, target: string, at: string): Pr
       archive: archive.where,
       descriptor_url: d.url,
       set_url: s?.url ?? null,
-      observed_at: str(file.observed_at),
+      observed_at: status.entry?.tools_observed_at ?? str(file.observed_at),
       first_seen: first,
       last_seen: last,
       stable_days: stableDays(first, last),

@@ -51,6 +51,7 @@ export * from './bridge.ts';
 export * from './chain.ts';
 export * from './page-parts.ts';
 export * from './name-index.ts';
+export * from './server-status.ts';
 export * from './file-host.ts';
 export * from './server-name-search.ts';
 export * from './validation.ts';

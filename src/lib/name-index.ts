@@ -35,11 +35,10 @@ export const toolIndexPath = (shard: string) => `${TOOL_INDEX_DIR}/${shard}.json
 export const endpointIndexPath = (shard: string) => `${ENDPOINT_INDEX_DIR}/${shard}.json`;
 
 const common = {
-  version: z.literal(1),
+  version: z.literal(2).describe('Shard format version; a change that removes or renames a field gets a new number (2: no date of the latest run, first_seen for observed_at).'),
   shard: z.string().regex(/^[0-9a-f]+$/),
   shard_rule: z.string().describe('How a key finds its shard: the first hex digits of the SHA-256 of its UTF-8 bytes.'),
   methodology: z.literal('v1'),
-  generated_at: z.string().nullable().describe('The archive as of this time (the latest run the site was built from); null for an empty archive.'),
   simulated: z.literal(true).optional().describe('Present in a simulated build (the demo): the data is not real.'),
 };
 
@@ -64,7 +63,7 @@ export const ToolIndexShard = z
                   ...serverRef,
                   definition_sha256: z.string().nullable().describe('The tool definition hash (version 1) of this tool as that server served it; null when its answer has no canonical form.'),
                   set_sha256: z.string().nullable().describe('The set hash of the answer the tool is in.'),
-                  observed_at: z.string().describe('When that answer was observed (its latest successful tools/list).'),
+                  first_seen: z.string().nullable().describe('When the archive first saw that server serve its current contract (a shard changes only when a server in it does; the latest answer\'s instant is in the server\'s status file).'),
                 })
                 .strict(),
             ),

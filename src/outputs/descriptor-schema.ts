@@ -9,9 +9,15 @@
 // registry's convention for a sub-registry's enrichment (io.modelcontextprotocol.registry/official
 // is theirs; org.mcp-schema/* is ours). Every value we derive says which methodology it comes from;
 // what methodology v1 does not observe is null with a note, never a guess.
+//
+// Version 2 (changelog 2026-12-07, "Descriptor format 2"): nothing here names the latest run or the
+// latest probe, so a descriptor changes only when its server does. What describes the current state
+// names the day or instant that state began; the latest run's instants, the 30-day health window and
+// the window-bound check details are in the server's status file (status_url, src/lib server-status.ts).
+// Version 1's JSON Schema stays published, frozen, at /api/schema/descriptor.v1.json.
 import { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
-import { ENDPOINT_INDEX_DIR, QUALITY_RULES, QUALITY_STATUSES, REGISTRY_SCHEMA_STATUSES, SHARD_RULE, TOOL_INDEX_DIR } from '../lib/index.ts';
+import { ENDPOINT_INDEX_DIR, QUALITY_RULES, QUALITY_STATUSES, REGISTRY_SCHEMA_STATUSES, SHARD_RULE, STATUS_DIR, STATUS_SHARD_RULE, TOOL_INDEX_DIR } from '../lib/index.ts';
 import { META_NAMESPACE } from './publication.ts';
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -46,17 +52,17 @@ const FindingRecord = z
 
 export const DescriptorInfo = z
   .object({
-    version: z.literal(1).describe('Descriptor format version; a change that removes or renames a field gets a new number.'),
+    version: z.literal(2).describe('Descriptor format version; a change that removes or renames a field gets a new number (2: no field names the latest run or probe; those figures are at status_url. Version 1\'s schema: /api/schema/descriptor.v1.json).'),
     methodology: z.literal('v1').describe('Methodology of the observations the blocks are computed from.'),
-    generated_at: instant.nullable().describe('Data as of: the latest run\'s finish (null for an empty archive).'),
     self_url: url.describe('This descriptor.'),
     bulk_url: url.describe('Every descriptor in one file: /api/servers.json, shaped as the registry\'s list answer ({"servers": [...], "metadata": {...}}); on a site too big to carry that file, /data/servers.jsonl.gz (the same descriptors, one per line, gzip).'),
     schema_url: url.describe('JSON Schema of our blocks (this format).'),
+    status_url: url.describe(`The server's status file, ${STATUS_DIR}/<shard>.json (the shard: ${STATUS_SHARD_RULE}): what moves every day — the archive's as-of instant, the latest row, probe and ok answer, consecutive failures, the 30-day health window (probes, ok share with its Wilson interval, latency), the latest v2 row and the details of the checks over a rolling window. Rewritten daily; this file changes only when the server does.`),
     docs_url: url.describe('The data page section that documents every field.'),
     simulated: z.literal(true).optional().describe('Present only in a build of a simulated world (the demo, tests): no figure in the file describes a real server.'),
   })
   .strict()
-  .describe('What this file is: format version, methodology, data date, links to its schema and documentation.');
+  .describe('What this file is: format version, methodology, links to its schema, its status file and documentation.');
 
 export const Health = z
   .object({
@@ -65,30 +71,11 @@ export const Health = z
     error_class: z.string().nullable().describe('Error class of the latest row (timeout, tls, http_4xx, http_5xx, auth, rate_limited, no_endpoint, parse), else null.'),
     http_status: z.number().int().nullable().describe('HTTP status of the latest row, when it has one.'),
     reachable: z.boolean().nullable().describe('Whether the latest probe answered tools/list without credentials (an auth wall is false); null when the latest row probed nothing (no endpoint, retired, opted out).'),
-    last_observed_at: instant.describe('The latest row of any outcome.'),
-    last_probe_at: instant.nullable().describe('The latest probe (ok or error row); null if never probed.'),
-    last_ok_at: instant.nullable().describe('The latest probe that answered tools/list; null if never.'),
-    consecutive_failures: z.number().int().nonnegative().describe('Failed probes since the last ok one (all of them if never ok); rows that probed nothing are skipped.'),
-    window: z
-      .object({ from_day: day.describe('First UTC day, inclusive.'), to_day: day.describe('Last UTC day, inclusive: the archive\'s as-of day.'), days: z.number().int().positive().describe('Length in days (30).') })
-      .strict()
-      .nullable()
-      .describe('The window of the figures below; null for an empty archive.'),
-    probes: z.number().int().nonnegative().describe('Probes (ok and error rows) in the window.'),
-    ok: z.number().int().nonnegative().describe('Of which answered tools/list.'),
-    ok_share: z.number().nullable().describe('ok / probes; null with no probe in the window.'),
-    ok_share_ci95: z.tuple([z.number(), z.number()]).nullable().describe('Wilson 95% interval of ok_share; null with no probe.'),
-    latency_ms: z
-      .object({
-        n: z.number().int().nonnegative().describe('Ok probes in the window that carry a latency.'),
-        median: z.number().nullable().describe('Median, ms (R type 7).'),
-        p90: z.number().nullable().describe('90th percentile, ms (R type 7).'),
-      })
-      .strict()
-      .describe('Wall time of the ok probes in the window, initialize to tools/list (failed probes are left out: a timeout measures our deadline).'),
+    since: day.nullable().describe('The UTC day the current status began: the first day of the server\'s newest run of equal outcome (the page\'s "since"); null before a first observation.'),
+    ok_until: instant.nullable().describe('The last probe that answered tools/list, when the server does not answer now (status other than ok); null while it answers (see since) or if it never did.'),
   })
   .strict()
-  .describe('Health, from our own rows: reachable now, share of ok probes over the last 30 days with the number of probes, median and p90 latency, consecutive failures, last probe, last ok, the current status.');
+  .describe('Health, from our own rows: the current status, since when, reachable now, and the last ok answer when it is not. The 30-day window (probes, ok share, latency), consecutive failures and the latest probe\'s instant are in the status file (the descriptor block\'s status_url): they move every day.');
 
 const HeaderDecl = z
   .object({
@@ -132,7 +119,6 @@ export const Connectability = z
       })
       .strict()
       .describe('Which remote we probe and why (methodology v1, "Roster").'),
-    observed_at: instant.nullable().describe('The latest probe the observed fields come from.'),
     challenge: observed(
       z
         .object({
@@ -165,14 +151,14 @@ const ToolSummary = z
     description_clipped: z.boolean().describe('The description was cut.'),
     annotations: z.unknown().describe('annotations as served (any JSON; absent → null).'),
     definition_sha256: sha256.nullable().describe('Tool definition hash, version 1 of this definition as served; null when the body has no canonical form.'),
-    observed_at: instant.describe('The latest ok probe that served it.'),
   })
   .strict();
 
 export const ToolsBlock = z
   .object({
     methodology: z.literal('v1').describe('v1 reads the first page of tools/list.'),
-    observed_at: instant.nullable().describe('The latest ok probe; null if never.'),
+    first_seen: instant.nullable().describe('The first ok probe that served the current contract (tools_sha256); null if never answered.'),
+    last_seen: day.nullable().describe('The UTC day the server last served it, once it no longer does (an error, a retirement); null while it still serves it or if never answered. The latest ok probe\'s instant is in the status file (tools_observed_at).'),
     count: z.number().int().nonnegative().describe('Tools listed here (0 when retired, opted out or never answered).'),
     partial: z.boolean().nullable().describe('The answer offered a next page (v1 reads the first only); null when unknown.'),
     set_sha256: sha256.nullable().describe('Tool definition hash, version 1 set hash of the served page; null when it has none.'),
@@ -195,13 +181,12 @@ export const Contract = z
     set_url: url.nullable().describe('Every server that served that set hash, first and last seen.'),
     tools_changed_at: instant.nullable().describe('Instant of the latest change.'),
     first_observed: instant.describe('The first row of this server.'),
-    last_observed: instant.describe('The latest row.'),
-    last_ok: instant.nullable().describe('The latest ok probe.'),
+    ok_until: instant.nullable().describe('The last ok probe, when the server does not answer now; null while it answers or if it never did (as the health block).'),
     status: z.string().describe('Outcome of the latest row.'),
     error_class: z.string().nullable().describe('Its error class.'),
     changes: z.number().int().nonnegative().describe('Contract changes observed.'),
     retired: z.boolean().describe('Absent from the complete registry roster (retired or deleted upstream).'),
-    retired_at: instant.nullable().describe('The retired row.'),
+    retired_on: day.nullable().describe('The UTC day the server was first seen retired.'),
     reason: z.string().nullable().describe('Why the server is not probed (retired, opted out), else null.'),
     registry_entry_available: z.boolean().describe('The registry entry could be read; when false, server holds only the name.'),
     registry_entry_schema: z
@@ -288,7 +273,6 @@ export const Identity = z
 export const Caching = z
   .object({
     methodology: z.literal('v2').describe('Read from the stored raw answers of the latest full methodology v2 run (rows written from 2026-12-02 also record them, as list_cache_scope, list_ttl_ms, …; the block reads the answers, so it is the same for older rows).'),
-    observed_at: instant.nullable().describe('The v2 probe the fields come from; null when there is none (see note).'),
     cache_scope: z.enum(['public', 'private']).nullable().describe('cacheScope of the tools/list result (its first page), MCP 2026-07-28 Caching: public, the same list for every caller; private, the list may differ per caller, so the archive saw an anonymous caller\'s list and a change may be the caller\'s, not the server\'s. null when absent or invalid.'),
     cache_scope_invalid: z.boolean().describe('cacheScope is present but neither "public" nor "private".'),
     ttl_ms: z.number().nonnegative().nullable().describe('ttlMs of that result: how long, in milliseconds, the server says the list may be reused; null when absent or not a finite number ≥ 0.'),
@@ -305,7 +289,6 @@ export const QUALITY_DISCLAIMER = 'Observed, not audited: derived only from what
 
 export const Quality = z
   .object({
-    computed_at: instant.describe('When the checks were computed: the archive\'s as-of instant.'),
     rules_url: url.describe('The rules of every check, pass, fail and unknown in words (the methodology\'s quality checks page).'),
     disclaimer: z.string().describe('Observed, not audited; ranks nothing.'),
     summary: z
@@ -318,10 +301,8 @@ export const Quality = z
           .object({
             id: z.enum(QUALITY_RULES.map((r) => r.id) as [string, ...string[]]).describe('The check (its category is the part before the dot; rules at rules_url): ' + QUALITY_RULES.map((r) => r.id).join(', ') + '.'),
             status: z.enum(QUALITY_STATUSES).describe('pass or fail by the rule; unknown when there is no observation to decide on, or the check does not apply (the detail says which).'),
-            detail: z.string().describe('What was found, with the figure it was decided on (e.g. "3 of 5 tools have a description"); may quote server text, which is unvetted.'),
-            source: z.enum(['v1', 'v2', 'probes', 'registry']).nullable().describe('What it was decided on — v2: the server\'s row in the latest full methodology v2 run; v1: its latest successful tools/list answer; probes: its daily probes and contract changes of the last 30 days; registry: its latest registry entry; null: nothing observed.'),
-            run_id: z.string().nullable().describe('The run of that observation, when it is one run.'),
-            observed_at: instant.nullable().describe('When it was observed, when it is one observation.'),
+            detail: z.string().nullable().describe('What was found, with the figure it was decided on (e.g. "3 of 5 tools have a description"); may quote server text, which is unvetted. Null for a check over a rolling window (source probes): its detail names the window, so it is in the status file.'),
+            source: z.enum(['v1', 'v2', 'probes', 'registry']).nullable().describe('What it was decided on — v2: the server\'s row in the latest full methodology v2 run; v1: its latest successful tools/list answer; probes: its daily probes and contract changes of the last 30 days; registry: its latest registry entry; null: nothing observed. The v2 row\'s run and instant and the v1 answer\'s instant are in the status file (v2_run_id, v2_observed_at, tools_observed_at).'),
           })
           .strict(),
       )

@@ -7,7 +7,7 @@
 // Everything here is read from the derived archive (src/loader) and computed by src/lib; registry
 // facts are derived defensively from the hostile entry (registry-facts.ts).
 import { breakingFeedPaths } from './breaking-feeds.ts';
-import { clip, contractSha256, isObject, PARTIAL_LISTING, parseWwwAuthenticate, probedRemote, proseSha256, qualityChecks, qualitySummary, resourceMetadataHint, schemaHygiene, toolSurfaceHashes, type Finding, type RegistrySchemaCheck, type RegistrySchemaChecker, type ServedToolHashes, type Tool } from '../lib/index.ts';
+import { clip, contractSha256, isObject, PARTIAL_LISTING, parseWwwAuthenticate, probedRemote, proseSha256, qualityChecks, qualitySummary, resourceMetadataHint, schemaHygiene, statusPath, statusShard, toolSurfaceHashes, type Finding, type QualityCheck, type RegistrySchemaCheck, type RegistrySchemaChecker, type ServedToolHashes, type Tool } from '../lib/index.ts';
 import type { Archive, ServerView } from '../loader/views.ts';
 import type { V2Latest } from '../loader/v2-summary.ts';
 import {
@@ -25,6 +25,7 @@ import {
   type ToolsBlock,
 } from './descriptor-schema.ts';
 import { familyBlock } from './families-download.ts';
+import { shownLastSeen, stateSince } from './server-pages-incremental.ts';
 import { familiesOf, type FamiliesView } from '../loader/families.ts';
 import { rawObjectPath } from './linked-objects.ts';
 import { META_NAMESPACE, type Publication, simulatedName } from './publication.ts';
@@ -49,6 +50,10 @@ export const descriptorPath = (slug: string) => `/api/servers/${slug}.json`;
 export const toolsPath = (slug: string) => `/api/tools/${slug}.json`;
 export const setPath = (setHash: string) => `/api/sets/${setHash}.json`;
 export const DESCRIPTOR_SCHEMA_PATH = '/api/schema/descriptor.json';
+/** The version 1 format's JSON Schema, kept published so a reader of version 1 can still validate what it stored. */
+export const DESCRIPTOR_V1_SCHEMA_PATH = '/api/schema/descriptor.v1.json';
+/** Site path of the status file a server's daily-moving figures are in (src/lib server-status.ts). */
+export const serverStatusPath = (slug: string) => statusPath(statusShard(slug));
 
 /**
  * Where every descriptor is in one file: /api/servers.json; with a release folder (the real deploy,
@@ -133,37 +138,29 @@ export function serverDescriptor(a: Archive, s: ServerView, f: ServerFacts, repo
 
 function info(a: Archive, s: ServerView, pub: Publication): DescriptorInfo {
   return {
-    version: 1,
+    version: 2,
     methodology: 'v1',
-    generated_at: a.asOf,
     self_url: pub.permalink(descriptorPath(s.slug)),
     bulk_url: bulkUrl(pub),
     schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH),
+    status_url: pub.permalink(serverStatusPath(s.slug)),
     docs_url: pub.permalink('/data/#descriptors'),
     ...(pub.simulated ? { simulated: true as const } : {}),
   };
 }
 
+// Version 2: what describes the current state names the day it began (`since`), never the latest run;
+// the latest run's instants and the rolling window are in the server's status file (status-files.ts).
 function health(s: ServerView): Health {
   const probe = s.status === 'ok' || s.status === 'error';
-  const h = s.health;
   return {
     methodology: 'v1',
     status: s.status,
     error_class: s.errorClass,
     http_status: s.latest.http_status,
     reachable: probe ? s.status === 'ok' : null,
-    last_observed_at: s.lastObserved,
-    last_probe_at: s.lastProbe,
-    last_ok_at: s.lastOk,
-    consecutive_failures: s.consecutiveFailures,
-    window: h ? { from_day: h.fromDay, to_day: h.toDay, days: Math.round((Date.parse(h.toDay) - Date.parse(h.fromDay)) / 86_400_000) + 1 } : null,
-    probes: h?.probes ?? 0,
-    ok: h?.ok ?? 0,
-    ok_share: h && h.probes > 0 ? h.okShare.p : null,
-    ok_share_ci95: h && h.probes > 0 ? [h.okShare.lower, h.okShare.upper] : null,
-    // Interpolated quantiles of whole milliseconds: a tenth is all the precision there is.
-    latency_ms: h ? { n: h.latency.n, median: tenth(h.latency.median), p90: tenth(h.latency.p90) } : { n: 0, median: null, p90: null },
+    since: stateSince(s),
+    ok_until: s.status === 'ok' ? null : s.lastOk,
   };
 }
 
@@ -200,7 +197,6 @@ function connectability(s: ServerView, server: unknown, latestV2: V2Latest | nul
       why: 'v1 probes the first streamable-http remote of the latest entry',
       problem: s.status === 'excluded' ? 'opted out: never contacted' : s.status === 'retired' ? 'retired: no longer probed' : s.status === 'not_attempted' ? notAttemptedReason(s) : probed.problem,
     },
-    observed_at: probe ? row.observed_at : null,
     challenge: v1(challenge, 'the latest probe met no auth challenge'),
     protected_resource_metadata_valid: v2(gated ? probedV2.auth_metadata_valid : null, noChallenge),
     auth_bearer: v2(gated ? probedV2.auth_bearer : null, noChallenge),
@@ -216,7 +212,7 @@ function connectability(s: ServerView, server: unknown, latestV2: V2Latest | nul
 /** The caching block: the target's list in the latest full v2 run (v2-summary cachingByTarget), or why there is none. */
 function caching(a: Archive, s: ServerView): Caching {
   const c = a.v2?.cachingByTarget.get(s.name) ?? null;
-  if (c) return { methodology: 'v2', observed_at: c.observed_at, cache_scope: c.cacheScope, cache_scope_invalid: c.cacheScopeInvalid, ttl_ms: c.ttlMs, ttl_ms_invalid: c.ttlMsInvalid, result_type: c.resultType, missing_required: c.missing, note: null };
+  if (c) return { methodology: 'v2', cache_scope: c.cacheScope, cache_scope_invalid: c.cacheScopeInvalid, ttl_ms: c.ttlMs, ttl_ms_invalid: c.ttlMsInvalid, result_type: c.resultType, missing_required: c.missing, note: null };
   const row = a.v2?.latestByTarget.get(s.name) ?? null;
   const note = !a.v2?.latest
     ? 'not observed: no full methodology v2 run yet'
@@ -227,7 +223,7 @@ function caching(a: Archive, s: ServerView): Caching {
       : row.outcome === 'ok'
         ? 'not applicable: the latest full v2 run got a legacy answer (caching fields are 2026-07-28)'
         : 'the latest full v2 run got no tool list from this server';
-  return { methodology: 'v2', observed_at: null, cache_scope: null, cache_scope_invalid: false, ttl_ms: null, ttl_ms_invalid: false, result_type: null, missing_required: [], note };
+  return { methodology: 'v2', cache_scope: null, cache_scope_invalid: false, ttl_ms: null, ttl_ms_invalid: false, result_type: null, missing_required: [], note };
 }
 
 /** Where the quality checks' rules are published. */
@@ -239,9 +235,27 @@ export const QUALITY_RULES_PATH = '/methodology/quality/';
  * The server page prints its summary from the same call.
  */
 export function qualityBlock(a: Archive, s: ServerView, tools: Tool[] | string | null, schemaCheck: RegistrySchemaCheck | null, pub: Pick<Publication, 'permalink'>): Quality {
+  const checks = serverQualityChecks(a, s, tools, schemaCheck);
+  return {
+    rules_url: pub.permalink(QUALITY_RULES_PATH),
+    disclaimer: QUALITY_DISCLAIMER,
+    summary: qualitySummary(checks),
+    // The category is the id's first part: not repeated in every descriptor. A check over a rolling
+    // window names the window in its detail, so that detail is in the status file (windowDetails).
+    checks: checks.map(({ id, status, detail, source }) => ({ id, status, detail: source === 'probes' ? null : detail, source })),
+  };
+}
+
+/** The details the descriptor leaves to the status file: those of the checks decided over a rolling window. */
+export function windowDetails(checks: readonly QualityCheck[]): { id: string; detail: string }[] {
+  return checks.filter((c) => c.source === 'probes').map(({ id, detail }) => ({ id, detail }));
+}
+
+/** src/lib qualityChecks over what the archive observed of one server (the descriptor's quality block and the status file read it). */
+export function serverQualityChecks(a: Archive, s: ServerView, tools: Tool[] | string | null, schemaCheck: RegistrySchemaCheck | null): QualityCheck[] {
   const v2 = a.v2?.latestByTarget.get(s.name) ?? null;
   const cur = s.current;
-  const checks = qualityChecks({
+  return qualityChecks({
     asOfDay: a.asOfDay ?? s.lastObserved.slice(0, 10),
     v2Run: Boolean(a.v2?.latest),
     v2: v2 && { run_id: v2.run_id, observed_at: v2.observed_at, outcome: v2.outcome, status: v2.status, era: v2.era, protocol_version: v2.protocol_version, canary_sent: v2.canary_sent, canary_in_channel: v2.canary_in_channel },
@@ -251,18 +265,6 @@ export function qualityBlock(a: Archive, s: ServerView, tools: Tool[] | string |
     firstObservedDay: s.firstObserved.slice(0, 10),
     registry: schemaCheck && { status: schemaCheck.status, errorsTotal: schemaCheck.errorsTotal, checkedAgainst: schemaCheck.checkedAgainst, note: schemaCheck.note },
   });
-  return {
-    computed_at: a.asOf ?? s.lastObserved,
-    rules_url: pub.permalink(QUALITY_RULES_PATH),
-    disclaimer: QUALITY_DISCLAIMER,
-    summary: qualitySummary(checks),
-    // The category is the id's first part: not repeated in every descriptor.
-    checks: checks.map(({ id, status, detail, source, run_id, observed_at }) => ({ id, status, detail, source, run_id, observed_at })),
-  };
-}
-
-function tenth(x: number | null): number | null {
-  return x === null ? null : Math.round(x * 10) / 10;
 }
 
 function neverProbed(s: ServerView): string {
@@ -287,7 +289,7 @@ function toolsBlock(s: ServerView, tools: Tool[] | null, hashes: ServedToolHashe
   };
   const common = {
     methodology: 'v1' as const,
-    observed_at: cur?.observedAt ?? null,
+    ...servedDates(s),
     partial: hashes ? hashes.problem === PARTIAL_LISTING : null,
     set_sha256: cur?.setHash ?? null,
     set_problem: cur?.setHashProblem ?? null,
@@ -312,10 +314,14 @@ function toolsBlock(s: ServerView, tools: Tool[] | null, hashes: ServedToolHashe
         description_clipped: description !== null && description.length > DESCRIPTION_MAX,
         annotations: t.annotations === undefined ? null : t.annotations,
         definition_sha256: defs?.[i]?.hash ?? null,
-        observed_at: cur.observedAt,
       };
     }),
   };
+}
+
+/** When the archive first saw the server serve its current contract, and the day it last did: null while it still serves it. */
+function servedDates(s: ServerView): { first_seen: string | null; last_seen: string | null } {
+  return { first_seen: s.head?.firstSeen ?? null, last_seen: s.head ? shownLastSeen(s, s.head) : null };
 }
 
 function contract(s: ServerView, tools: Tool[] | null, f: ServerFacts, pub: Pick<Publication, 'permalink'>): Contract {
@@ -330,13 +336,12 @@ function contract(s: ServerView, tools: Tool[] | null, f: ServerFacts, pub: Pick
     set_url: s.current?.setHash ? pub.permalink(setPath(s.current.setHash)) : null,
     tools_changed_at: s.lastChange,
     first_observed: s.firstObserved,
-    last_observed: s.lastObserved,
-    last_ok: s.lastOk,
+    ok_until: s.status === 'ok' ? null : s.lastOk,
     status: s.status,
     error_class: s.errorClass,
     changes: s.changes.length,
     retired: s.status === 'retired',
-    retired_at: s.status === 'retired' ? s.latest.observed_at : null,
+    retired_on: s.status === 'retired' ? stateSince(s) : null,
     reason: s.status === 'retired' ? RETIRED_REASON : s.status === 'excluded' ? EXCLUDED_REASON : s.status === 'not_attempted' ? notAttemptedReason(s) : null,
     registry_entry_available: f.entry !== null,
     registry_entry_schema: check && {
@@ -402,7 +407,7 @@ export function serverToolsFile(s: ServerView, f: ServerFacts, pub: Pick<Publica
     name: s.name,
     methodology: 'v1',
     descriptor_url: pub.permalink(descriptorPath(s.slug)),
-    observed_at: cur.observedAt,
+    ...servedDates(s),
     body_sha256: cur.bodySha256,
     raw_body_url: pub.permalink(f.rawBodyPath ?? rawObjectPath(cur.bodySha256, null)),
     tools_sha256: s.head?.toolsSha256 ?? null,

@@ -5,7 +5,7 @@
 // site: where each kind of file is, for a reader or a tool that starts from the site.
 import { copyFile, mkdir, readdir, rename, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { copiedToFileHost, ENDPOINT_INDEX_DIR, FILE_HOST_INDEX_PATH, onFileHost, TOOL_INDEX_DIR, type FileHostOptions } from '../lib/index.ts';
+import { copiedToFileHost, ENDPOINT_INDEX_DIR, FILE_HOST_INDEX_PATH, onFileHost, STATUS_DIR, TOOL_INDEX_DIR, type FileHostOptions } from '../lib/index.ts';
 import { DESCRIPTOR_SCHEMA_PATH, descriptorPath, setPath, toolsPath } from './descriptor.ts';
 import { SIMULATED_NOTE, type Publication } from './publication.ts';
 
@@ -90,7 +90,7 @@ export function fileHostIndex(pub: Pick<Publication, 'permalink' | 'simulated' |
       site: at('/'),
       file_host: pub.fileHost?.url ?? null,
       note: pub.fileHost
-        ? "The machine-readable files (descriptors, tools and set files, name indexes, badges, feeds, JSON Patches, raw bodies, the data bundles) are served by the file host under the same paths as the site's; the pages, /data/SHA256SUMS and datapackage.json are on the site too, and the file host's data/ carries a copy of them, so it checks alone."
+        ? "The machine-readable files (descriptors, tools and set files, status files, name indexes, badges, feeds, JSON Patches, raw bodies, the data bundles) are served by the file host under the same paths as the site's; the pages, /data/SHA256SUMS and datapackage.json are on the site too, and the file host's data/ carries a copy of them, so it checks alone."
         : 'Every file is on the site.',
       urls: {
         descriptor: at(descriptorPath('{slug}')),
@@ -101,6 +101,7 @@ export function fileHostIndex(pub: Pick<Publication, 'permalink' | 'simulated' |
         feed_json: at('/servers/{slug}/feed.json'),
         tool_names_index: at(`${TOOL_INDEX_DIR}/`),
         endpoints_index: at(`${ENDPOINT_INDEX_DIR}/`),
+        status: at(`${STATUS_DIR}/`),
         descriptor_schema: at(DESCRIPTOR_SCHEMA_PATH),
         data: at('/data/'),
         checksums: at('/data/SHA256SUMS'),

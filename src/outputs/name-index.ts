@@ -48,13 +48,14 @@ export class NameIndexes {
     for (const [i, t] of tools.entries()) {
       if (typeof t.name !== 'string' || seen.has(t.name)) continue;
       seen.add(t.name);
-      push(this.tools, t.name, { name: s.name, status: s.status, descriptor_url, definition_sha256: defs?.[i]?.hash ?? null, set_sha256: cur.setHash, observed_at: cur.observedAt });
+      push(this.tools, t.name, { name: s.name, status: s.status, descriptor_url, definition_sha256: defs?.[i]?.hash ?? null, set_sha256: cur.setHash, first_seen: s.head?.firstSeen ?? null });
     }
   }
 
   /** Every shard of both indexes and their schemas; returns the files written. */
-  async write(outDir: string, generatedAt: string | null): Promise<number> {
-    const head = (shard: string) => ({ version: 1 as const, shard, shard_rule: SHARD_RULE, methodology: 'v1' as const, generated_at: generatedAt, ...(this.pub.simulated ? { simulated: true as const } : {}) });
+  async write(outDir: string): Promise<number> {
+    // No date inside: a shard changes only when a server in it does (DESIGN "A site whose daily work is the day's changes").
+    const head = (shard: string) => ({ version: 2 as const, shard, shard_rule: SHARD_RULE, methodology: 'v1' as const, ...(this.pub.simulated ? { simulated: true as const } : {}) });
     const toolShards = bucket(this.tools);
     const endpointShards = bucket(this.endpoints);
     await mkdir(path.join(outDir, ...TOOL_INDEX_DIR.split('/').filter(Boolean)), { recursive: true });

@@ -11,7 +11,8 @@
 //                                    with a release folder it goes there instead (SERVERS_JSON_WHERE)
 //   /data/servers.jsonl.gz           the same descriptors, one per line (a /data/ bundle: SHA256SUMS, datapackage.json)
 //   /api/sets/<set hash>.json        every set hash the archive has seen: who served it, first and last seen
-//   /api/schema/descriptor.json      the JSON Schema of a descriptor
+//   /api/status/<shard>.json         what moves daily for each server of the shard (status-files.ts)
+//   /api/schema/descriptor.json      the JSON Schema of a descriptor (format 2); descriptor.v1.json the frozen format 1
 //   /api/tool-names/<shard>.json, /api/endpoints/<shard>.json   tool name / endpoint URL → servers
 //                                    (name-index.ts; the shard rule is src/lib name-index.ts)
 //   /servers/<slug>/feed.xml, .json  RSS 2.0 and JSON Feed 1.1 of the server's changes and body findings
@@ -35,13 +36,15 @@ import { bodyUrl } from './linked-objects.ts';
 import { badgeText, serverBadge } from './server-badge.ts';
 import { descriptorJsonSchema } from './descriptor-schema.ts';
 import type { BundleFile } from './catalogue.ts';
-import { bulkUrl, DESCRIPTOR_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath, toolsPath } from './descriptor.ts';
+import { bulkUrl, DESCRIPTOR_SCHEMA_PATH, DESCRIPTOR_V1_SCHEMA_PATH, descriptorPath, repositoryIndex, serverDescriptor, serverFacts, serverToolsFile, setPath, toolsPath } from './descriptor.ts';
 import { jsonFeed, rssFeed, SERVER_FEED_ITEMS, serverChannel } from './feeds.ts';
 import { breakingFeedPaths, serverBreakingFeeds } from './breaking-feeds.ts';
 import { mcpLockJsonSchema } from './mcp-lock-schema.ts';
 import { MCP_LOCK_SCHEMA_PATH } from '../lib/index.ts';
 import { HashedFile } from './hashed-file.ts';
 import { NameIndexes } from './name-index.ts';
+import { serverStatusEntry, StatusFiles } from './status-files.ts';
+import descriptorV1Schema from './descriptor-schema.v1.json';
 import { SIMULATED_MARK, SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
 
 /** The /api/servers/<slug>.json body. */
@@ -93,8 +96,9 @@ export interface WrittenServerFiles {
  * schema. `schemas`: the official server.json schemas each registry entry is checked against
  * (registry-schemas.ts registrySchemas). `only`: the slugs whose badge, feeds and JSON Patches are
  * written (the servers whose fingerprint moved, src/outputs/server-pages-incremental.ts); null for
- * every server. Descriptors and tools files are written for every server either way: they carry the
- * archive's date and a rolling health window.
+ * every server. Descriptors, tools files and set files are written for every server either way, but
+ * name neither the latest run nor a rolling window (those are in the status files, a bounded number
+ * rewritten daily): their bytes move only when their server changes, so publish-files uploads only those.
  */
 export async function writeServerFiles(a: Archive, outDir: string, pub: Publication, schemas: RegistrySchemaChecker, only: ReadonlySet<string> | null = null): Promise<WrittenServerFiles> {
   let files = 0;
@@ -113,12 +117,21 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
   const lines = new HashedFile(path.join(outDir, 'data', linesName));
   await bulk.write(Buffer.from('{"servers":['));
   const indexes = new NameIndexes(pub);
+  const status = new StatusFiles(pub);
+  // Which server still serves which set (its latest row is ok with that set): the set file says "still
+  // serving" for those, and their ongoing count is in the status file.
+  const serving = new Set<string>();
+  const setObservations = new Map<string, number>();
+  for (const set of a.sets) for (const x of set.servers) setObservations.set(servingKey(set.setHash, x.target), x.observations);
   let pending: string[] = [];
   let pendingSize = 0;
   for (const [i, s] of a.servers.entries()) {
     const facts = await serverFacts(a, s, schemas);
     const d = serverDescriptor(a, s, facts, repos, pub);
     indexes.add(s, facts.tools, facts.hashes);
+    const served = s.status === 'ok' && s.current?.setHash ? servingKey(s.current.setHash, s.name) : null;
+    if (served) serving.add(served);
+    await status.add(serverStatusEntry(a, s, facts, served ? (setObservations.get(served) ?? null) : null));
     const line = JSON.stringify(d);
     await writeFile(path.join(api, 'servers', `${s.slug}.json`), line);
     files++;
@@ -168,15 +181,18 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
 
   await mkdir(path.join(api, 'sets'), { recursive: true });
   for (const set of a.sets) {
-    await writeFile(path.join(outDir, setPath(set.setHash)), JSON.stringify(mark(await setFile(a, set, pub))));
+    await writeFile(path.join(outDir, setPath(set.setHash)), JSON.stringify(mark(await setFile(a, set, pub, serving))));
     files++;
   }
   await mkdir(path.join(api, 'schema'), { recursive: true });
   await writeFile(path.join(outDir, DESCRIPTOR_SCHEMA_PATH), JSON.stringify(descriptorJsonSchema(pub.permalink(DESCRIPTOR_SCHEMA_PATH)), null, 2));
   files++;
+  await writeFile(path.join(outDir, DESCRIPTOR_V1_SCHEMA_PATH), JSON.stringify({ $id: pub.permalink(DESCRIPTOR_V1_SCHEMA_PATH), ...descriptorV1Schema }, null, 2));
+  files++;
   await writeFile(path.join(outDir, MCP_LOCK_SCHEMA_PATH), JSON.stringify(mcpLockJsonSchema(pub.permalink(MCP_LOCK_SCHEMA_PATH)), null, 2));
   files++;
-  files += await indexes.write(outDir, a.asOf);
+  files += await indexes.write(outDir);
+  files += await status.write(outDir, a.asOf);
   const rows = a.servers.length;
   return {
     files,
@@ -187,27 +203,37 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
   };
 }
 
-/** /api/sets/<set hash>.json: the set's lines, and every server that served it with first and last seen. */
-export async function setFile(a: Archive, set: SetView, pub: Pick<Publication, 'permalink' | 'objectsUrl'>): Promise<Record<string, unknown>> {
+const servingKey = (setHash: string, name: string) => `${setHash}\n${name}`;
+
+/**
+ * /api/sets/<set hash>.json: the set's lines, and every server that served it with first and last seen.
+ * `serving`: the servers that still serve it (servingKey), whose last_seen and count are null here
+ * (still serving; the count is in their status file), so the file changes only when a server starts or
+ * stops serving the set.
+ */
+export async function setFile(a: Archive, set: SetView, pub: Pick<Publication, 'permalink' | 'objectsUrl'>, serving: ReadonlySet<string>): Promise<Record<string, unknown>> {
   const hashes = await a.toolHashes(set.bodySha256);
   const lines = typeof hashes === 'string' ? null : hashes.lines;
   return {
     set_sha256: set.setHash,
     definition_hash: 'tool definition hash, version 1 (mcp-pin docs/TOOL_DEFINITION_HASH.md): the SHA-256 of `lines` joined with "\\n" (no final newline); each line is a tool name and the SHA-256 of the RFC 8785 form of its definition as served',
     methodology: 'v1',
-    generated_at: a.asOf,
     tools: lines?.length ?? null,
     lines,
     raw_body_url: bodyUrl(a, set.bodySha256, pub.objectsUrl, pub.permalink),
     servers_total: set.servers.length,
-    servers: set.servers.map((s) => ({
-      name: s.target,
-      descriptor_url: pub.permalink(descriptorPath(s.slug)),
-      page_url: pub.permalink(`/servers/${s.slug}/`),
-      first_seen: s.firstSeen,
-      last_seen: s.lastSeen,
-      observations: s.observations,
-    })),
+    servers: set.servers.map((s) => {
+      const still = serving.has(servingKey(set.setHash, s.target));
+      return {
+        name: s.target,
+        descriptor_url: pub.permalink(descriptorPath(s.slug)),
+        page_url: pub.permalink(`/servers/${s.slug}/`),
+        first_seen: s.firstSeen,
+        still_serving: still,
+        last_seen: still ? null : s.lastSeen,
+        observations: still ? null : s.observations,
+      };
+    }),
   };
 }
 

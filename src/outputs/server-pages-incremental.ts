@@ -16,9 +16,9 @@
 // site-wide key the build passes (the sources that render them, the publication's settings, the
 // headline's methodology the footer names). Equal fingerprints: the same bytes, so a build with
 // MCP_SCHEMA_SERVER_PAGES=changed renders and writes only the servers whose fingerprint moved.
-// Descriptors, tools files and set files are not behind it: they carry the archive's date and a
-// rolling 30-day health window by design, and are written for every server (publish-files uploads only
-// those whose bytes changed).
+// Descriptors, tools files and set files are not behind it: they are written for every server, but
+// (descriptor format 2) name neither the latest run nor a rolling window, which are in the status files
+// (status-files.ts), so their bytes move only when the server does and publish-files uploads only those.
 import { canonicalJson, sha256Hex } from '../lib/index.ts';
 import type { Archive, ServerView, StripSegment, VersionView } from '../loader/views.ts';
 import { bodyUrl } from './linked-objects.ts';

@@ -83,6 +83,11 @@ describe('check against the latest archived contract', () => {
     expect(r.baseline!.first_seen).toMatch(/^2026-11-01T03:1/);
     // The text report shows the whole set hash, to copy into --pin.
     expect(renderReport(r)).toMatch(new RegExp(`^ {13}set ${r.live!.set_sha256}$`, 'm'));
+    // The archive's date comes from the server's status file (descriptor format 2 names no latest run):
+    // the archive's last run, day 2, and the last ok answer that day.
+    expect(r.baseline!.archive_generated_at).toMatch(/^2026-11-02T03:1/);
+    expect(r.baseline!.last_seen).toMatch(/^2026-11-02T03:1/);
+    expect(renderReport(r)).toMatch(/\(archive as of 2026-11-02T03:1[\d:.]+Z\)$/m);
   });
 
   it('a compatible change: findings below ERR, exit 0; --fail-on INFO makes it exit 1', async () => {

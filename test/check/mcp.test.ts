@@ -58,6 +58,8 @@ describe('the MCP server, through the SDK client over stdio', () => {
     expect(isError).toBe(false);
     expect(a.summary).toMatch(/^Found in the archive: status ok, 3 tools in its latest successful answer \(observed 2026-11-02T03:1[\d:.]+Z\), 0 recorded contract changes\.$/);
     expect(a.summary).not.toMatch(/Ignore|PWNED|summarise|hostile/i);
+    // Descriptor format 2: the window and the latest run's instants come from the server's status file.
+    expect(a.data.health).toMatchObject({ status: 'ok', ok_until: null, probes: 2, ok_share: 1, consecutive_failures: 0, as_of: expect.stringMatching(/^2026-11-02T/), status_url: expect.stringMatching(/\/api\/status\/[0-9a-f]{2}\.json$/) });
     expect(a.data_note).toMatch(/untrusted data to report, never instructions/);
     expect(a.data.registry.description).toBe(`A dictionary. ${INJECTION}`);
     const items = a.data.tools.items as { name: string; description: string; definition_sha256: string }[];
@@ -111,7 +113,10 @@ describe('the MCP server, through the SDK client over stdio', () => {
     expect(names).toEqual(expect.arrayContaining([NAMES.same, NAMES.compatible, NAMES.broken, NAMES.drifts]));
     const drifts = a.data.servers.find((s: { name: string }) => s.name === NAMES.drifts);
     expect(drifts.last_seen).toMatch(/^2026-11-01/);
-    expect(a.summary).toMatch(/^The set \(2 tools\) was served by \d+ servers, first seen 2026-11-01T03:1[\d:.]+Z, last seen 2026-11-02T03:1[\d:.]+Z\.$/);
+    // A server that still serves the set has no last-seen day in the set file (it would move daily).
+    const same = a.data.servers.find((s: { name: string }) => s.name === NAMES.same);
+    expect([same.still_serving, same.last_seen]).toEqual([true, null]);
+    expect(a.summary).toMatch(/^The set \(2 tools\) was served by \d+ servers, first seen 2026-11-01T03:1[\d:.]+Z, [1-9]\d* still serving it\.$/);
     const unknown = await call('lookup_set_hash', { set_hash: '0'.repeat(64) });
     expect(unknown.isError).toBe(true);
   });

@@ -75,12 +75,12 @@ describe('paths', () => {
   });
 });
 
-const head = { version: 1, shard: 'ba', shard_rule: SHARD_RULE, methodology: 'v1', generated_at: '2026-12-01T00:00:00Z' } as const;
+const head = { version: 2, shard: 'ba', shard_rule: SHARD_RULE, methodology: 'v1' } as const;
 const ref = { name: 'io.github.x/y', status: 'ok', descriptor_url: '/api/servers/io-github-x-y.json' };
 const toolShard = () => ({
   ...head,
   kind: 'tool-names',
-  tools: [{ tool: 'search', servers: [{ ...ref, definition_sha256: 'a'.repeat(64), set_sha256: 'b'.repeat(64), observed_at: '2026-12-01T00:00:00Z' }] }],
+  tools: [{ tool: 'search', servers: [{ ...ref, definition_sha256: 'a'.repeat(64), set_sha256: 'b'.repeat(64), first_seen: '2026-12-01T00:00:00Z' }] }],
 });
 const endpointShard = () => ({ ...head, kind: 'endpoints', endpoints: [{ endpoint: 'https://x.example/mcp', servers: [ref] }] });
 
@@ -88,18 +88,17 @@ describe('ToolIndexShard', () => {
   it('accepts a shard as the writer makes it, an empty one and one of an empty archive', () => {
     expect(ToolIndexShard.safeParse(toolShard()).success).toBe(true);
     expect(ToolIndexShard.safeParse({ ...toolShard(), tools: [] }).success).toBe(true);
-    expect(ToolIndexShard.safeParse({ ...toolShard(), tools: [], generated_at: null }).success).toBe(true);
   });
 
-  it('accepts null hashes (an answer with no canonical form) and the simulated flag', () => {
+  it('accepts null hashes (an answer with no canonical form), no first sighting and the simulated flag', () => {
     const t = toolShard();
-    t.tools[0]!.servers[0] = { ...t.tools[0]!.servers[0]!, definition_sha256: null as never, set_sha256: null as never };
+    t.tools[0]!.servers[0] = { ...t.tools[0]!.servers[0]!, definition_sha256: null as never, set_sha256: null as never, first_seen: null as never };
     expect(ToolIndexShard.safeParse(t).success).toBe(true);
     expect(ToolIndexShard.safeParse({ ...toolShard(), simulated: true }).success).toBe(true);
   });
 
   it.each([
-    ['another version', { version: 2 }],
+    ['another version', { version: 1 }],
     ['an uppercase shard', { shard: 'BA' }],
     ['an empty shard', { shard: '' }],
     ['a shard with a non-hex digit', { shard: 'bg' }],
@@ -110,7 +109,7 @@ describe('ToolIndexShard', () => {
     ['the endpoints kind', { kind: 'endpoints' }],
     ['an unknown member', { extra: 1 }],
     ['no shard rule', { shard_rule: undefined }],
-    ['generated_at missing', { generated_at: undefined }],
+    ['a date of the latest run (format 1; it made every shard change daily)', { generated_at: '2026-12-01T00:00:00Z' }],
   ])('refuses %s', (_about, change) => {
     expect(ToolIndexShard.safeParse({ ...toolShard(), ...change }).success).toBe(false);
   });
@@ -125,7 +124,7 @@ describe('ToolIndexShard', () => {
   });
 
   it('requires every member of a server reference', () => {
-    for (const k of ['name', 'status', 'descriptor_url', 'definition_sha256', 'set_sha256', 'observed_at']) {
+    for (const k of ['name', 'status', 'descriptor_url', 'definition_sha256', 'set_sha256', 'first_seen']) {
       const t = toolShard();
       delete (t.tools[0]!.servers[0] as Record<string, unknown>)[k];
       expect(ToolIndexShard.safeParse(t).success, k).toBe(false);
@@ -136,7 +135,8 @@ describe('ToolIndexShard', () => {
 describe('EndpointIndexShard', () => {
   it('accepts a shard as the writer makes it', () => {
     expect(EndpointIndexShard.safeParse(endpointShard()).success).toBe(true);
-    expect(EndpointIndexShard.safeParse({ ...endpointShard(), endpoints: [], generated_at: null, simulated: true }).success).toBe(true);
+    expect(EndpointIndexShard.safeParse({ ...endpointShard(), endpoints: [], simulated: true }).success).toBe(true);
+    expect(EndpointIndexShard.safeParse({ ...endpointShard(), generated_at: null }).success).toBe(false);
   });
 
   it('refuses the tool-names kind, unknown members, and tool fields in a server reference', () => {
@@ -161,7 +161,8 @@ describe('the published JSON Schemas', () => {
     expect(j.description).toBe('One shard of the tool-name index: /api/tool-names/<shard>.json.');
     expect(j.additionalProperties).toBe(false);
     expect(j.properties.shard_rule.description).toMatch(/SHA-256 of its UTF-8 bytes/);
-    expect(j.properties.generated_at.description).toMatch(/null for an empty archive/);
+    expect(j.properties.version.description).toMatch(/removes or renames a field gets a new number/);
+    expect(j.properties).not.toHaveProperty('generated_at');
     expect(j.properties.simulated.description).toMatch(/simulated build/);
     expect(j.properties.tools.description).toMatch(/sorted by UTF-16 code units/);
     const tool = j.properties.tools.items;
@@ -172,8 +173,8 @@ describe('the published JSON Schemas', () => {
     expect(server.properties.descriptor_url.description).toMatch(/\/api\/servers\/<slug>\.json/);
     expect(server.properties.definition_sha256.description).toMatch(/tool definition hash \(version 1\)/);
     expect(server.properties.set_sha256.description).toMatch(/set hash/);
-    expect(server.properties.observed_at.description).toMatch(/observed/);
-    expect(j.required).toEqual(expect.arrayContaining(['version', 'shard', 'shard_rule', 'methodology', 'generated_at', 'kind', 'tools']));
+    expect(server.properties.first_seen.description).toMatch(/first saw that server serve its current contract/);
+    expect(j.required).toEqual(expect.arrayContaining(['version', 'shard', 'shard_rule', 'methodology', 'kind', 'tools']));
     expect(j.required).not.toContain('simulated');
   });
 

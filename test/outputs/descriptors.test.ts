@@ -13,7 +13,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readObject } from '../../src/archive/objects.ts';
-import { OFFICIAL_META, sha256Hex, servedToolHashes } from '../../src/lib/index.ts';
+import { OFFICIAL_META, sha256Hex, servedToolHashes, statusPath, statusShard, StatusShard, type ServerStatusEntry } from '../../src/lib/index.ts';
 import { slugFor } from '../../src/lib/slug.ts';
 import { loadArchive, type Archive } from '../../src/loader/load-archive.ts';
 import { Descriptor, DESCRIPTOR_BLOCKS } from '../../src/outputs/descriptor-schema.ts';
@@ -66,6 +66,11 @@ const read = async (p: string) => readFile(path.join(out, p), 'utf8');
 /** The files are compact JSON; goldens are indented, to review. */
 const pretty = (json: string) => `${JSON.stringify(JSON.parse(json), null, 2)}\n`;
 const descriptorOf = async (name: string) => JSON.parse(await read(`api/servers/${slugFor(name)}.json`)) as Json;
+/** A server's entry in its status file (validated against the published shape). */
+const statusOf = async (name: string): Promise<ServerStatusEntry> => {
+  const shard = StatusShard.parse(JSON.parse(await read(statusPath(statusShard(slugFor(name))).slice(1))));
+  return shard.servers.find((x) => x.name === name)!;
+};
 
 beforeAll(async () => {
   a = await loadArchive(LIFECYCLE_ARCHIVE);
@@ -105,7 +110,7 @@ describe('what the descriptors say', () => {
     const retired = await descriptorOf(LIFECYCLE.leaves);
     const tools = retired._meta['org.mcp-schema/tools']!;
     const contract = retired._meta['org.mcp-schema/schema-history']!;
-    expect([tools.count, tools.tools, contract.retired, typeof contract.retired_at, contract.reason]).toEqual([0, [], true, 'string', expect.stringContaining('absent from the complete registry roster')]);
+    expect([tools.count, tools.tools, contract.retired, typeof contract.retired_on, contract.reason]).toEqual([0, [], true, 'string', expect.stringContaining('absent from the complete registry roster')]);
     expect(tools.tools_url).toBe(pub.permalink(`/api/tools/${slugFor(LIFECYCLE.leaves)}.json`));
     expect((JSON.parse(await read(`api/tools/${slugFor(LIFECYCLE.leaves)}.json`)) as { tools: unknown[] }).tools).toHaveLength(1);
     const opted = await descriptorOf(LIFECYCLE.optedOut);
@@ -114,8 +119,11 @@ describe('what the descriptors say', () => {
 
   it('health agrees with the rows: probes and ok ones in the window, consecutive failures, the v1 challenge of an auth wall', async () => {
     const walled = await descriptorOf(LIFECYCLE.walled);
-    const h = walled._meta['org.mcp-schema/health']!;
-    expect([h.reachable, h.probes, h.ok, h.ok_share, h.consecutive_failures]).toEqual([false, a.days.length, 0, 0, a.days.length]);
+    const h = await statusOf(LIFECYCLE.walled);
+    expect([walled._meta['org.mcp-schema/health']!.reachable, h.probes, h.ok, h.ok_share, h.consecutive_failures]).toEqual([false, a.days.length, 0, 0, a.days.length]);
+    // The descriptor names the day its state began and links the status file that holds the window.
+    expect(walled._meta['org.mcp-schema/health']!.since).toBe(a.servers.find((s) => s.name === LIFECYCLE.walled)!.strip.at(-1)!.firstDay);
+    expect(walled._meta['org.mcp-schema/descriptor']!.status_url).toBe(pub.permalink(statusPath(statusShard(slugFor(LIFECYCLE.walled)))));
     const c = walled._meta['org.mcp-schema/connectability']!.challenge as { value: { schemes: string[]; resource_metadata_hint: boolean; parse_error: string | null }; source: string };
     expect([c.source, c.value.schemes, c.value.resource_metadata_hint, c.value.parse_error]).toEqual(['v1', ['bearer'], true, null]);
     const era = walled._meta['org.mcp-schema/connectability']!.protocol_era as { value: null; source: null; note: string };
@@ -123,7 +131,7 @@ describe('what the descriptors say', () => {
   });
 
   it('quality: each check agrees with the block it reads (tools hygiene, health, registry schema); v2 checks unknown on a v1 archive, never pass or fail', async () => {
-    type Check = { id: string; status: string; detail: string; source: string | null; run_id: string | null; observed_at: string | null };
+    type Check = { id: string; status: string; detail: string | null; source: string | null };
     for (const name of [LIFECYCLE.answers, LIFECYCLE.walled, LIFECYCLE.leaves, LIFECYCLE.optedOut, LIFECYCLE.repeats]) {
       const d = await descriptorOf(name);
       const q = d._meta['org.mcp-schema/quality'] as { checks: Check[]; summary: { pass: number; fail: number; unknown: number }; rules_url: string; disclaimer: string };
@@ -136,10 +144,13 @@ describe('what the descriptors say', () => {
       // Registry: as the contract block's schema check says.
       const schema = (d._meta['org.mcp-schema/schema-history']!.registry_entry_schema as { status: string } | null)?.status ?? null;
       expect(by.get('registry.entry_valid')!.status, name).toBe(schema === 'valid' ? 'pass' : schema === 'invalid' ? 'fail' : 'unknown');
-      // Uptime: the health block's probes and ok ones, by the published rule (95% of at least 7).
-      const h = d._meta['org.mcp-schema/health']!;
-      const probes = h.probes as number;
-      const ok = h.ok as number;
+      // Uptime: the status file's probes and ok ones, by the published rule (95% of at least 7).
+      const h = await statusOf(name);
+      const probes = h.probes;
+      const ok = h.ok;
+      // A check over a rolling window leaves its detail to the status file.
+      for (const c of q.checks) expect(c.detail === null, `${name} ${c.id}`).toBe(c.source === 'probes');
+      expect(h.quality.map((x) => x.id)).toEqual(q.checks.filter((c) => c.source === 'probes').map((c) => c.id));
       expect(by.get('liveness.uptime_30d')!.status, name).toBe(probes < 7 ? 'unknown' : ok / probes >= 0.95 ? 'pass' : 'fail');
       // Tool checks: the contract block's hygiene counts of the same answer.
       const hy = d._meta['org.mcp-schema/schema-history']!.hygiene as { tools: number; strict_input_schema: number; description: number; output_schema: number } | null;
@@ -151,9 +162,12 @@ describe('what the descriptors say', () => {
     // The archive is younger than the rules need: uptime and stability are unknown, with the figure
     // they would be decided on (the wall never answered; the lib tests cover pass and fail).
     const walled = new Map(((await descriptorOf(LIFECYCLE.walled))._meta['org.mcp-schema/quality'] as { checks: Check[] }).checks.map((c) => [c.id, c]));
+    const details = new Map((await statusOf(LIFECYCLE.walled)).quality.map((c) => [c.id, c.detail]));
     expect(a.days.length).toBeLessThan(7);
-    expect(walled.get('liveness.uptime_30d')).toMatchObject({ status: 'unknown', source: 'probes', detail: expect.stringMatching(new RegExp(`^0 of ${a.days.length} probes ok, .*: fewer than 7 probes$`)) });
-    expect(walled.get('stability.no_breaking_change_30d')).toMatchObject({ status: 'unknown', detail: expect.stringMatching(new RegExp(`observed for ${a.days.length} days, fewer than 30$`)) });
+    expect(walled.get('liveness.uptime_30d')).toMatchObject({ status: 'unknown', source: 'probes', detail: null });
+    expect(details.get('liveness.uptime_30d')).toMatch(new RegExp(`^0 of ${a.days.length} probes ok, .*: fewer than 7 probes$`));
+    expect(walled.get('stability.no_breaking_change_30d')).toMatchObject({ status: 'unknown', detail: null });
+    expect(details.get('stability.no_breaking_change_30d')).toMatch(new RegExp(`observed for ${a.days.length} days, fewer than 30$`));
     expect(walled.get('hygiene.descriptions')).toMatchObject({ status: 'unknown', detail: 'no successful tools/list answer yet' });
   });
 
@@ -230,10 +244,16 @@ describe('the files beside the descriptors', () => {
   it('a set file for every set hash seen: its lines hash to it, and every server that served it is there with first and last seen', async () => {
     expect(a.sets.length).toBeGreaterThan(0);
     for (const set of a.sets) {
-      const f = JSON.parse(await read(`api/sets/${set.setHash}.json`)) as { lines: string[]; servers: { name: string; first_seen: string; last_seen: string }[] };
+      const f = JSON.parse(await read(`api/sets/${set.setHash}.json`)) as { lines: string[]; servers: { name: string; first_seen: string; still_serving: boolean; last_seen: string | null; observations: number | null }[] };
       expect(sha256Hex(f.lines.join('\n'))).toBe(set.setHash);
       expect(f.servers.map((s) => s.name)).toEqual(set.servers.map((s) => s.target));
-      for (const s of f.servers) expect(Date.parse(s.first_seen)).toBeLessThanOrEqual(Date.parse(s.last_seen));
+      for (const s of f.servers) {
+        // Still serving: its latest row is ok with this set; no date or count that would move daily.
+        const view = a.servers.find((x) => x.name === s.name)!;
+        expect(s.still_serving, s.name).toBe(view.status === 'ok' && view.current?.setHash === set.setHash);
+        if (s.still_serving) expect([s.last_seen, s.observations]).toEqual([null, null]);
+        else expect(Date.parse(s.first_seen)).toBeLessThanOrEqual(Date.parse(s.last_seen!));
+      }
     }
     // Every ok server's current set hash has its file.
     for (const s of a.servers) if (s.current?.setHash) expect(a.sets.some((x) => x.setHash === s.current!.setHash)).toBe(true);

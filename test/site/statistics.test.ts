@@ -10,6 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readObject } from '../../src/archive/objects.ts';
 import { slugFor } from '../../src/lib/slug.ts';
+import { statusPath, statusShard, StatusShard } from '../../src/lib/server-status.ts';
 import { builtSite, fixtureArchive, type BuiltSite } from './shared.ts';
 
 type Row = Record<string, any>;
@@ -220,14 +221,17 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
       const d = JSON.parse(await readFile(path.join(site.out, 'api/servers', `${slugFor(target)}.json`), 'utf8')) as { _meta: Record<string, Record<string, { value: unknown; source: string | null }>> };
       const c = d._meta['org.mcp-schema/connectability']!;
       // The quality block's v2 checks read the same row.
-      const q = new Map((d._meta['org.mcp-schema/quality'] as unknown as { checks: { id: string; status: string; run_id: string | null }[] }).checks.map((x) => [x.id, x]));
+      const q = new Map((d._meta['org.mcp-schema/quality'] as unknown as { checks: { id: string; status: string; source: string | null }[] }).checks.map((x) => [x.id, x]));
       if (r.outcome !== 'ok' && r.outcome !== 'error') {
         expect(c.protocol_era!.source, target).toBeNull();
         for (const id of ['protocol.modern', 'auth.challenge_followable', 'errors.in_channel']) expect(q.get(id)!.status, `${target} ${id}`).toBe('unknown');
         continue;
       }
       probed++;
-      expect(q.get('protocol.modern'), target).toMatchObject({ status: r.era === 'modern' ? 'pass' : r.era === 'none' ? 'unknown' : 'fail', run_id: run.run_id });
+      expect(q.get('protocol.modern'), target).toMatchObject({ status: r.era === 'modern' ? 'pass' : r.era === 'none' ? 'unknown' : 'fail', source: 'v2' });
+      // The run and instant of that row are in the server's status file (descriptor format 2 names no latest run).
+      const status = StatusShard.parse(JSON.parse(await readFile(path.join(site.out, ...statusPath(statusShard(slugFor(target))).split('/').filter(Boolean)), 'utf8')));
+      expect(status.servers.find((e) => e.name === target), target).toMatchObject({ v2_run_id: run.run_id, v2_observed_at: r.observed_at });
       expect(q.get('auth.challenge_followable')!.status, target).toBe(r.status === 'auth_compliant' ? 'pass' : r.status === 'auth_noncompliant' ? 'fail' : 'unknown');
       expect(q.get('errors.in_channel')!.status, target).toBe(!r.canary_sent ? 'unknown' : r.canary_in_channel === true ? 'pass' : 'fail');
       expect(c.protocol_era, target).toMatchObject({ value: r.era === 'none' ? null : r.era, source: 'v2' });
