@@ -81,6 +81,7 @@ export interface Costs {
   shard: { maxEndpoints: number; setupSeconds: number };
   seal: { secondsPerRow: number; rssBytes: number; source: string };
   close: { verifySecondsPerRow: number; scrubSecondsAt42k: number; verifyRssBytesPerRow: number; baseRssBytes: number; source: string };
+  deploy: { cacheBytesPerServer: number; loadSecondsPerServer: number; deriveSecondsPerServer: number; closedBytesPerTargetDay: number; siteDays: number; bulkBytesPerServer: number; baseDiskBytes: number; source: string };
   render: { secondsPerServer: number; siteWideSeconds: number; serversPerRenderShard: number; heapBytesPerServer: number; heapBaseBytes: number; changedShare: number; source: string };
   site: { pagesBytesPerServer: number; pagesFilesPerServer: number; pagesOtherBytes: number; pagesOtherFiles: number; cdnBytesPerServer: number; cdnFilesPerServer: number; cdnBytesPerChange: number; changedJsonFiles: number; changedJsonBytes: number; statusShards: number; statusBytesPerServer: number; indexShards: number; indexBytesPerServer: number; siteWideFiles: number; source: string };
   store: { keysPerTargetDay: number; bytesPerTargetDay: number; source: string };
@@ -183,6 +184,12 @@ export function projectPipeline(rate: Rate, c: Costs): { rows: JobRow[]; registr
   add('publish', "a day's upload (bytes)", 'bytes', null, '—', (r) => changed(r) * (c.site.cdnBytesPerServer + c.site.changedJsonBytes) + r.servers * (c.site.statusBytesPerServer + c.site.indexBytesPerServer), `status files ${c.site.statusBytesPerServer} B and name indexes ${c.site.indexBytesPerServer} B a server, rewritten daily (the bundles, site-wide, are not counted)`);
   add('publish', 'wall (16 uploads at once, 50 ms each)', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => (uploads(r) * 0.05) / 16 + c.shard.setupSeconds, 'an upload ≈ 50 ms to a bucket (assumed; no network here)');
   const storeKeysDay = (r: RegistryAt) => r.servers * c.store.keysPerTargetDay;
+  // The deploy's build: the carried build cache (fold checkpoints: ∝ servers), the load and derivation
+  // of the days since the checkpoint, and its disk — the site's recent days pulled for the bundles grow
+  // with servers × days kept.
+  add('deploy (build)', 'build cache carried', 'bytes', 4 * 2 ** 30, 'actions/cache: not saved over 4 GiB', (r) => r.servers * c.deploy.cacheBytesPerServer, c.deploy.source);
+  add('deploy (build)', 'load + derive (days since the checkpoint)', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => r.servers * (c.deploy.loadSecondsPerServer + c.deploy.deriveSecondsPerServer), c.deploy.source);
+  add('deploy (build)', `disk (checkout, cache, the site's ${c.deploy.siteDays} days pulled, servers.json)`, 'bytes', LIMITS.diskBytes, 'runner disk 14 GB', (r) => c.deploy.baseDiskBytes + r.servers * (c.deploy.cacheBytesPerServer + c.deploy.bulkBytesPerServer + c.deploy.siteDays * c.deploy.closedBytesPerTargetDay), `closed day files ${Math.round(c.deploy.closedBytesPerTargetDay)} B a target-day (bench:years), the bulk descriptors ${(c.deploy.bulkBytesPerServer / 1000).toFixed(1)} kB a server`);
   add('object store', 'R2 Class A operations a month (store + CDN uploads)', 'count', null, 'R2: 1M a month free, then $4.50 a million (a cost, not a limit)', (r) => 30 * (storeKeysDay(r) + uploads(r)), `${c.store.keysPerTargetDay.toFixed(3)} store keys a target a day (${c.store.source}) + the publish uploads`);
   add('site', 'Pages site', 'bytes', LIMITS.pagesBytes, 'Pages 1 GB', (r) => c.site.pagesOtherBytes + r.servers * c.site.pagesBytesPerServer, 'site-wide pages and the paged server lists only');
   add('site', 'Pages files', 'count', LIMITS.pagesFiles, '100,000 files', (r) => c.site.pagesOtherFiles + r.servers * c.site.pagesFilesPerServer, '');
