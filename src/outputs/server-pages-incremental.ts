@@ -21,6 +21,7 @@
 // (status-files.ts), so their bytes move only when the server does and publish-files uploads only those.
 import { canonicalJson, sha256Hex } from '../lib/index.ts';
 import type { Archive, ServerView, StripSegment, VersionView } from '../loader/views.ts';
+import type { ListCachingView } from '../loader/v2-summary.ts';
 import { bodyUrl } from './linked-objects.ts';
 import { stableBadgeText } from './server-badge.ts';
 
@@ -109,9 +110,9 @@ export function serverPageInputs(a: Archive, s: ServerView, extras: PageExtras, 
     repeatMover: s.repeatMover,
     current: s.current && { ...s.current, observedAt: undefined },
     strip,
-    degraded: from && to ? a.runs.filter((r) => r.degraded && r.day >= from && r.day <= to).map((r) => r.day) : [],
-    bodyFindings: a.bodyFindings.filter((b) => b.target === s.name),
-    caching: a.v2?.cachingByTarget.get(s.name) ?? null,
+    degraded: from && to ? archiveIndex(a).degradedDays.filter((d) => d >= from && d <= to) : [],
+    bodyFindings: archiveIndex(a).findingsOf.get(s.name) ?? [],
+    caching: stableCaching(a.v2?.cachingByTarget.get(s.name) ?? null),
     quality: extras.quality,
     family: extras.family ?? null,
     badge: stableBadgeText(s, a.asOfDay),
@@ -119,6 +120,32 @@ export function serverPageInputs(a: Archive, s: ServerView, extras: PageExtras, 
     // every page shows (linked-objects.ts siteBodies), so a link can move without this server changing.
     bodyLinks: [...bodies].sort().map((sha) => bodyUrl(a, sha, objectsUrl, (p) => p)),
   });
+}
+
+/** Per archive, what every server's inputs look up: built once, not searched per server (535,000 servers at year 5). */
+const INDEXES = new WeakMap<Archive, { degradedDays: string[]; findingsOf: Map<string, Archive['bodyFindings']> }>();
+function archiveIndex(a: Archive) {
+  let x = INDEXES.get(a);
+  if (!x) {
+    const findingsOf = new Map<string, Archive['bodyFindings']>();
+    for (const b of a.bodyFindings) {
+      let list = findingsOf.get(b.target);
+      if (!list) findingsOf.set(b.target, (list = []));
+      list.push(b);
+    }
+    INDEXES.set(a, (x = { degradedDays: a.runs.filter((r) => r.degraded).map((r) => r.day), findingsOf }));
+  }
+  return x;
+}
+
+/**
+ * What the page shows of a server's list caching: its values, never the run they were read on (the latest
+ * full v2 run is a new one every day, so its id and day would render every such server daily).
+ */
+function stableCaching(c: ListCachingView | null): Omit<ListCachingView, 'run_id' | 'day' | 'observed_at'> | null {
+  if (c === null) return null;
+  const { run_id: _run, day: _day, observed_at: _at, ...values } = c;
+  return values;
 }
 
 /** The fingerprint of a server's pages and files: SHA-256 of the site-wide key and its inputs (canonical JSON). */

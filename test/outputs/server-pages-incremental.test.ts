@@ -93,3 +93,31 @@ describe('page inputs on two consecutive days of the collector\'s archive', () =
     expect(stateSince(s)).toBe(s.lastObserved.slice(0, 10));
   });
 });
+
+describe('page inputs with methodology v2 list caching on two consecutive days', () => {
+  let work: string;
+  let before: Archive;
+  let after: Archive;
+
+  beforeAll(async () => {
+    work = mkdtempSync(path.join(tmpdir(), 'mcps-incremental-caching-'));
+    await collectArchive({ seed: 'incremental-caching', size: 16, days: 4, methodology: 'v1,v2', caching: true, afterRun: async (day, dir) => void (day === 2 && cpSync(dir, path.join(work, 'before'), { recursive: true })) }, path.join(work, 'after'));
+    [before, after] = [await loadArchive(path.join(work, 'before')), await loadArchive(path.join(work, 'after'))];
+  }, 120_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it("a server whose list caching reads the same is not rendered again for the new run's id and day", () => {
+    const steady = after.servers.filter((s) => {
+      const [x, y] = [after.v2?.cachingByTarget.get(s.name), before.v2?.cachingByTarget.get(s.name)];
+      const b = before.bySlug.get(s.slug);
+      return x && y && b && x.cacheScope === y.cacheScope && x.ttlMs === y.ttlMs && x.resultType === y.resultType && x.missing.join() === y.missing.join() && s.status === b.status && s.strip.length === b.strip.length && s.head?.toolsSha256 === b.head?.toolsSha256 && s.changes.length === b.changes.length && s.latest.detail === b.latest.detail;
+    });
+    expect(steady.length).toBeGreaterThan(0);
+    for (const s of steady) {
+      const b = before.bySlug.get(s.slug)!;
+      // What moved: the caching was read on another run (so the equality below means something).
+      expect(after.v2!.cachingByTarget.get(s.name)!.run_id).not.toBe(before.v2!.cachingByTarget.get(s.name)!.run_id);
+      expect(serverPageInputs(after, s, { quality: null, entry: null }, null), s.name).toEqual(serverPageInputs(before, b, { quality: null, entry: null }, null));
+    }
+  });
+});
