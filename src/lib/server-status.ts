@@ -57,6 +57,7 @@ export const ServerStatusEntry = z
     set_observations: z.number().int().nonnegative().nullable().describe('Observations of the set the server serves now, as its set file counts them once it stops; null when it serves none.'),
     v2_run_id: z.string().nullable().describe("The latest full methodology v2 run that holds a row of this server (the descriptor's caching block, v2 fields and v2 checks come from it); null without one."),
     v2_observed_at: instant.nullable().describe('When that row was observed; null without one.'),
+    v2_probe_shared_with: z.string().nullable().describe('The registry name whose probe that row repeats: names listing one endpoint URL share one probe a run (methodology v2, "One probe per endpoint"); null when the row made its own probe, or without one.'),
     quality: z
       .array(z.object({ id: z.string().describe('The quality check (the descriptor lists it with detail null).'), detail: z.string().describe('What was found over the window ending on the as-of day.') }).strict())
       .describe('The detail of each quality check decided over a rolling window (source probes): it names the window, so it moves daily.'),

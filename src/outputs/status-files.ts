@@ -43,6 +43,7 @@ export function serverStatusEntry(a: Archive, s: ServerView, f: Pick<ServerFacts
     set_observations: setObservations,
     v2_run_id: v2?.run_id ?? null,
     v2_observed_at: v2?.observed_at ?? null,
+    v2_probe_shared_with: v2?.probe_shared_with ?? null,
     quality: windowDetails(checks),
   };
 }

@@ -23,6 +23,7 @@ const entry: ServerStatusEntry = {
   set_observations: 30,
   v2_run_id: null,
   v2_observed_at: null,
+  v2_probe_shared_with: null,
   quality: [{ id: 'liveness.uptime_30d', detail: '30 of 30 probes ok (100%), 2026-11-08 to 2026-12-07' }],
 };
 const shard = () => ({ version: 1, kind: 'status', shard: statusShard(entry.slug), shard_rule: STATUS_SHARD_RULE, methodology: 'v1', as_of: '2026-12-07T03:20:00Z', as_of_day: '2026-12-07', servers: [entry] });

@@ -231,7 +231,7 @@ describe('/statistics/ and the bridge note on the fixture archive (both series)'
       expect(q.get('protocol.modern'), target).toMatchObject({ status: r.era === 'modern' ? 'pass' : r.era === 'none' ? 'unknown' : 'fail', source: 'v2' });
       // The run and instant of that row are in the server's status file (descriptor format 2 names no latest run).
       const status = StatusShard.parse(JSON.parse(await readFile(path.join(site.out, ...statusPath(statusShard(slugFor(target))).split('/').filter(Boolean)), 'utf8')));
-      expect(status.servers.find((e) => e.name === target), target).toMatchObject({ v2_run_id: run.run_id, v2_observed_at: r.observed_at });
+      expect(status.servers.find((e) => e.name === target), target).toMatchObject({ v2_run_id: run.run_id, v2_observed_at: r.observed_at, v2_probe_shared_with: r.probe_shared_with ?? null });
       expect(q.get('auth.challenge_followable')!.status, target).toBe(r.status === 'auth_compliant' ? 'pass' : r.status === 'auth_noncompliant' ? 'fail' : 'unknown');
       expect(q.get('errors.in_channel')!.status, target).toBe(!r.canary_sent ? 'unknown' : r.canary_in_channel === true ? 'pass' : 'fail');
       expect(c.protocol_era, target).toMatchObject({ value: r.era === 'none' ? null : r.era, source: 'v2' });
