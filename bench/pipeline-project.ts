@@ -14,7 +14,9 @@
 //   seal     the day's rows merged once, ∝ targets;
 //   close    compact, offload, the daily verify (incremental + its scrub slice), commit;
 //   render   the site-wide pages every day; per-server pages only for the servers whose page
-//            changed, in render shards of a bounded number of servers;
+//            changed. The build keeps every server's compact row and summary and derives the full
+//            views one loader shard at a time (src/loader/shards.ts: ≤ 20,000 servers a shard on
+//            average, the last two kept), so its heap is a per-server part plus two shards;
 //   publish  the changed per-server files to the object store behind the CDN.
 // Matrix waves: at most MATRIX.concurrent jobs run at once, so n shards take ⌈n ÷ 20⌉ waves.
 
@@ -75,7 +77,21 @@ export interface Costs {
   shard: { maxEndpoints: number; setupSeconds: number };
   seal: { secondsPerRow: number; rssBytes: number; source: string };
   close: { verifySecondsPerRow: number; scrubSecondsAt42k: number; verifyRssBytesPerRow: number; baseRssBytes: number; source: string };
-  render: { secondsPerServer: number; siteWideSeconds: number; serversPerRenderShard: number; heapBytesPerServer: number; heapBaseBytes: number; changedShare: number; source: string };
+  render: {
+    secondsPerServer: number;
+    siteWideSeconds: number;
+    /** The loader's shard size (src/loader/shards.ts SHARD_TARGETS): S = ⌈servers ÷ this⌉. */
+    serversPerRenderShard: number;
+    /** Shards whose full views are alive at once (src/loader/derive.ts SHARDS_KEPT). */
+    shardsKept: number;
+    /** A server's full views while its shard is alive. */
+    heapBytesPerServer: number;
+    /** What the build keeps for every server whatever S is: its row, its summary, its share of the site-wide lists. */
+    compactBytesPerServer: number;
+    heapBaseBytes: number;
+    changedShare: number;
+    source: string;
+  };
   site: { pagesBytesPerServer: number; pagesFilesPerServer: number; pagesOtherBytes: number; pagesOtherFiles: number; cdnBytesPerServer: number; cdnFilesPerServer: number; cdnBytesPerChange: number; dailyFilesPerServer: number; dailyBytesPerServer: number; source: string };
   store: { keysPerTargetDay: number; bytesPerTargetDay: number; source: string };
 }
@@ -160,7 +176,8 @@ export function projectPipeline(rate: Rate, c: Costs): { rows: JobRow[]; registr
   const changed = (r: RegistryAt) => rate.serversPerDay + r.servers * c.render.changedShare;
   add('render', "a day's per-server renders", 'count', null, '—', (r) => changed(r), `new servers + ${(c.render.changedShare * 100).toFixed(1)} % of servers whose page changed; ${c.render.source}`);
   add('render', 'wall (one render job)', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => c.render.siteWideSeconds + changed(r) * c.render.secondsPerServer + c.shard.setupSeconds, 'site-wide pages + the changed servers');
-  add('render', 'live heap a render shard', 'bytes', 4096 * 2 ** 20, "V8's heap 4 GB", () => c.render.heapBaseBytes + c.render.serversPerRenderShard * c.render.heapBytesPerServer, `${c.render.serversPerRenderShard.toLocaleString('en')} servers a shard`);
+  const shardServers = (r: RegistryAt) => r.servers / Math.max(1, Math.ceil(r.servers / c.render.serversPerRenderShard));
+  add('render', 'live heap (every server compact, two shards in full)', 'bytes', 4096 * 2 ** 20, "V8's heap 4 GB", (r) => c.render.heapBaseBytes + r.servers * c.render.compactBytesPerServer + c.render.shardsKept * shardServers(r) * c.render.heapBytesPerServer, `${(c.render.compactBytesPerServer / 1e3).toFixed(1)} kB a server + ${c.render.shardsKept} shards of ≤ ${c.render.serversPerRenderShard.toLocaleString('en')} at ${(c.render.heapBytesPerServer / 1e3).toFixed(1)} kB`);
   const uploads = (r: RegistryAt) => changed(r) * c.site.cdnFilesPerServer + r.servers * c.site.dailyFilesPerServer;
   add('publish', "a day's uploads (files)", 'count', null, '—', uploads, `the changed servers' pages and files, + ${c.site.dailyFilesPerServer} JSON files a server that still carry a daily date (descriptor's health window, tools file's observed_at)`);
   add('publish', "a day's upload (bytes)", 'bytes', null, '—', (r) => changed(r) * c.site.cdnBytesPerServer + r.servers * c.site.dailyBytesPerServer, '');
