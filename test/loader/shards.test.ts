@@ -194,7 +194,8 @@ describe.each([
       // Template keys and drift days gathered shard by shard: the same families, figures and memberships.
       expect(bits(await familiesOf(a)), `S = ${s}`).toBe(families);
     }
-  });
+    // Each pass derives every shard again (two passes, three archives): minutes on a busy machine.
+  }, 300_000);
 
   it('are the same read from the build cache, where each shard after the first reads its part of each day (summary parts), first build and second', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'mcps-shards-cache-'));
