@@ -44,8 +44,24 @@ export interface RegistryHygieneFigure extends RegistryHygiene {
   known: readonly string[];
 }
 
-/** Registry hygiene over every listed server's latest entry (src/lib registryHygiene), read shard by shard, in name order. */
-export async function registryHygieneFigure(a: Archive, checker: RegistrySchemaChecker, top = 10): Promise<RegistryHygieneFigure> {
+const hygieneMemo = new WeakMap<Archive, WeakMap<RegistrySchemaChecker, Map<number, Promise<RegistryHygieneFigure>>>>();
+
+/**
+ * Registry hygiene over every listed server's latest entry (src/lib registryHygiene), read shard by
+ * shard, in name order; once per archive, checker and `top` (/statistics/ and its figures.csv both ask,
+ * and each pass derives every shard again).
+ */
+export function registryHygieneFigure(a: Archive, checker: RegistrySchemaChecker, top = 10): Promise<RegistryHygieneFigure> {
+  let byChecker = hygieneMemo.get(a);
+  if (!byChecker) hygieneMemo.set(a, (byChecker = new WeakMap()));
+  let byTop = byChecker.get(checker);
+  if (!byTop) byChecker.set(checker, (byTop = new Map()));
+  let figure = byTop.get(top);
+  if (!figure) byTop.set(top, (figure = hygieneOf(a, checker, top)));
+  return figure;
+}
+
+async function hygieneOf(a: Archive, checker: RegistrySchemaChecker, top: number): Promise<RegistryHygieneFigure> {
   // Shard by shard (Archive.serversIn), then in name order as one pass over every server gives them.
   const named: { name: string; check: RegistrySchemaCheck }[] = [];
   let listed = 0;
