@@ -40,6 +40,9 @@ const serverPagesHosted = Boolean(process.env.MCP_SCHEMA_SERVER_PAGES) && Boolea
 const assetsPrefix = serverPagesHosted ? process.env.MCP_SCHEMA_FILES_URL.replace(/\/+$/, '') : undefined;
 export default defineConfig({
   output: 'static',
+  // Astro's content store in the checkout (git ignores .astro/), not node_modules/.astro: checkouts that
+  // share one node_modules would otherwise render each other's changelog entries.
+  cacheDir: './.astro/cache',
   // Tests build several archives side by side; the default stays dist/.
   outDir: process.env.MCP_SCHEMA_OUT || './dist',
   site: process.env.MCP_SCHEMA_SITE_URL || 'https://mcp-schema.example.org',

@@ -16,7 +16,9 @@
 //   seal     the day's rows merged once, ∝ targets;
 //   close    compact, offload, the daily verify (incremental + its scrub slice), commit;
 //   render   the site-wide pages every day; per-server pages only for the servers whose page
-//            changed, in render shards of a bounded number of servers;
+//            changed. The build keeps every server's compact row and summary and derives the full
+//            views one loader shard at a time (src/loader/shards.ts: ≤ 20,000 servers a shard on
+//            average, the last two kept), so its heap is a per-server part plus two shards;
 //   publish  the changed per-server files to the object store behind the CDN, and the files every day
 //            rewrites whatever changed: the status shards (at most 256, ∝ servers in bytes), the
 //            name-index shards (512: at scale a day's changed servers touch every one) and the
@@ -81,8 +83,22 @@ export interface Costs {
   shard: { maxEndpoints: number; setupSeconds: number };
   seal: { secondsPerRow: number; rssBytes: number; source: string };
   close: { verifySecondsPerRow: number; scrubSecondsAt42k: number; verifyRssBytesPerRow: number; baseRssBytes: number; source: string };
-  deploy: { cacheBytesPerServer: number; loadSecondsPerServer: number; deriveSecondsPerServer: number; closedBytesPerTargetDay: number; siteDays: number; bulkBytesPerServer: number; baseDiskBytes: number; source: string };
-  render: { secondsPerServer: number; siteWideSeconds: number; serversPerRenderShard: number; heapBytesPerServer: number; heapBaseBytes: number; changedShare: number; source: string };
+  deploy: { cacheBytesPerServer: number; loadSecondsPerServer: number; deriveSecondsPerServer: number; /** Passes over every server a sharded build makes, each deriving every shard again (counted in the code, not measured at scale). */ derivePasses: number; closedBytesPerTargetDay: number; siteDays: number; bulkBytesPerServer: number; baseDiskBytes: number; source: string };
+  render: {
+    secondsPerServer: number;
+    siteWideSeconds: number;
+    /** The loader's shard size (src/loader/shards.ts SHARD_TARGETS): S = ⌈servers ÷ this⌉. */
+    serversPerRenderShard: number;
+    /** Shards whose full views are alive at once (src/loader/derive.ts SHARDS_KEPT). */
+    shardsKept: number;
+    /** A server's full views while its shard is alive. */
+    heapBytesPerServer: number;
+    /** What the build keeps for every server whatever S is: its row, its summary, its share of the site-wide lists. */
+    compactBytesPerServer: number;
+    heapBaseBytes: number;
+    changedShare: number;
+    source: string;
+  };
   site: { pagesBytesPerServer: number; pagesFilesPerServer: number; pagesOtherBytes: number; pagesOtherFiles: number; cdnBytesPerServer: number; cdnFilesPerServer: number; cdnBytesPerChange: number; changedJsonFiles: number; changedJsonBytes: number; statusShards: number; statusBytesPerServer: number; indexShards: number; indexBytesPerServer: number; siteWideFiles: number; source: string };
   store: { keysPerTargetDay: number; bytesPerTargetDay: number; source: string };
 }
@@ -178,7 +194,8 @@ export function projectPipeline(rate: Rate, c: Costs): { rows: JobRow[]; registr
   const changed = (r: RegistryAt) => rate.serversPerDay + r.servers * c.render.changedShare;
   add('render', "a day's per-server renders", 'count', null, '—', (r) => changed(r), `new servers + ${(c.render.changedShare * 100).toFixed(1)} % of servers whose page changed; ${c.render.source}`);
   add('render', 'wall (one render job)', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => c.render.siteWideSeconds + changed(r) * c.render.secondsPerServer + c.shard.setupSeconds, 'site-wide pages + the changed servers');
-  add('render', 'live heap a render shard', 'bytes', 4096 * 2 ** 20, "V8's heap 4 GB", () => c.render.heapBaseBytes + c.render.serversPerRenderShard * c.render.heapBytesPerServer, `${c.render.serversPerRenderShard.toLocaleString('en')} servers a shard`);
+  const shardServers = (r: RegistryAt) => r.servers / Math.max(1, Math.ceil(r.servers / c.render.serversPerRenderShard));
+  add('render', 'live heap (every server compact, two shards in full)', 'bytes', 4096 * 2 ** 20, "V8's heap 4 GB", (r) => c.render.heapBaseBytes + r.servers * c.render.compactBytesPerServer + c.render.shardsKept * shardServers(r) * c.render.heapBytesPerServer, `${(c.render.compactBytesPerServer / 1e3).toFixed(1)} kB a server + ${c.render.shardsKept} shards of ≤ ${c.render.serversPerRenderShard.toLocaleString('en')} at ${(c.render.heapBytesPerServer / 1e3).toFixed(1)} kB`);
   const uploads = (r: RegistryAt) => dailyUploads(rate, r, c);
   add('publish', "a day's uploads (files)", 'count', null, '—', uploads, `the changed servers' pages and files (${c.site.cdnFilesPerServer} + ${c.site.changedJsonFiles} JSON: descriptor, tools and set file), + ${c.site.statusShards} status shards, ${c.site.indexShards} name-index shards and ${c.site.siteWideFiles} site-wide files every day`);
   add('publish', "a day's upload (bytes)", 'bytes', null, '—', (r) => changed(r) * (c.site.cdnBytesPerServer + c.site.changedJsonBytes) + r.servers * (c.site.statusBytesPerServer + c.site.indexBytesPerServer), `status files ${c.site.statusBytesPerServer} B and name indexes ${c.site.indexBytesPerServer} B a server, rewritten daily (the bundles, site-wide, are not counted)`);
@@ -188,7 +205,7 @@ export function projectPipeline(rate: Rate, c: Costs): { rows: JobRow[]; registr
   // of the days since the checkpoint, and its disk — the site's recent days pulled for the bundles grow
   // with servers × days kept.
   add('deploy (build)', 'build cache carried', 'bytes', 4 * 2 ** 30, 'actions/cache: not saved over 4 GiB', (r) => r.servers * c.deploy.cacheBytesPerServer, c.deploy.source);
-  add('deploy (build)', 'load + derive (days since the checkpoint)', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => r.servers * (c.deploy.loadSecondsPerServer + c.deploy.deriveSecondsPerServer), c.deploy.source);
+  add('deploy (build)', 'load + derive (days since the checkpoint)', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => r.servers * (c.deploy.loadSecondsPerServer + c.deploy.deriveSecondsPerServer * (r.servers > c.render.serversPerRenderShard ? c.deploy.derivePasses : 1)), `${c.deploy.source}; with more than one loader shard every pass over the servers (${c.deploy.derivePasses}: site bodies, families, fingerprints, registry hygiene, routes, pages, change pages, repositories, files) derives every shard again`);
   add('deploy (build)', `disk (checkout, cache, the site's ${c.deploy.siteDays} days pulled, servers.json)`, 'bytes', LIMITS.diskBytes, 'runner disk 14 GB', (r) => c.deploy.baseDiskBytes + r.servers * (c.deploy.cacheBytesPerServer + c.deploy.bulkBytesPerServer + c.deploy.siteDays * c.deploy.closedBytesPerTargetDay), `closed day files ${Math.round(c.deploy.closedBytesPerTargetDay)} B a target-day (bench:years), the bulk descriptors ${(c.deploy.bulkBytesPerServer / 1000).toFixed(1)} kB a server`);
   add('object store', 'R2 Class A operations a month (store + CDN uploads)', 'count', null, 'R2: 1M a month free, then $4.50 a million (a cost, not a limit)', (r) => 30 * (storeKeysDay(r) + uploads(r)), `${c.store.keysPerTargetDay.toFixed(3)} store keys a target a day (${c.store.source}) + the publish uploads`);
   add('site', 'Pages site', 'bytes', LIMITS.pagesBytes, 'Pages 1 GB', (r) => c.site.pagesOtherBytes + r.servers * c.site.pagesBytesPerServer, 'site-wide pages and the paged server lists only');

@@ -64,8 +64,10 @@ function measureSealRow(n = 50_000): number {
  * - incremental verify: 18.4 s and 408 MB at 42,000 targets a steady day (bench:years, second run):
  *   ∝ targets; the scrub is its own job (verify in parts).
  * - the store: ≈ 4,000 new keys and 13.9 MB a day at 42,000 targets (bench:years, second run).
- * - render: ≈ 17 ms of build CPU a server cold (the growth issue's bench:build --cold --files at
- *   10,000 × 60); the live heap 127 MB + 4.4 kB a server (bench:years, fifth run's fit).
+ * - render: ≈ 17 ms of build CPU a server cold (bench:build --cold --files at 10,000 × 60); the live
+ *   heap 127 MB (bench:years' fit) + 1.2 kB for every server (rows, summaries, site-wide lists) + two
+ *   loader shards' views at 4.5 kB a server (bench/memory.ts --walk at 10,000 × 30: 56.5 MB held with
+ *   one shard, 11.8 MB after the load and 25.4 MB at the walk's peak with four).
  * - site: the file-host builds (bench:years FILE_HOST_SITE): ≈ 10 MB and ≈ 1,000 files of site-wide
  *   pages; a server's page ≈ 11.6 KB, descriptor 4.8 KB, tools file 10.5 KB, badge 1.1 KB, two feeds
  *   ≈ 2 KB; a change adds a set file (1.6 KB), a patch, a raw body (6.5 KB) and a change page.
@@ -78,8 +80,8 @@ export const COSTS: Costs = {
   shard: { maxEndpoints: 5_000, setupSeconds: 120 },
   seal: { secondsPerRow: 0.0005, rssBytes: 500e6, source: 'measured at run time' },
   close: { verifySecondsPerRow: 18.4 / 42_000, scrubSecondsAt42k: 0, verifyRssBytesPerRow: 408e6 / 42_000, baseRssBytes: 0, source: 'incremental verify 18.4 s, 408 MB at 42,000 (bench:years), ∝ targets' },
-  deploy: { cacheBytesPerServer: 3_470, loadSecondsPerServer: 0.923 / 2_000, deriveSecondsPerServer: 2.577 / 2_000, closedBytesPerTargetDay: 4.9e6 / 42_000, siteDays: 92, bulkBytesPerServer: 4_800, baseDiskBytes: 1.5e9, source: 'bench:checkpoint 2,000 × 60, a daily build: cache 6.94 MB, load 923 ms, derive 2,577 ms (∝ servers); closed files 4.9 MB a day at 42,000 (bench:years)' },
-  render: { secondsPerServer: 0.017, siteWideSeconds: 60, serversPerRenderShard: 20_000, heapBytesPerServer: 4_500, heapBaseBytes: 127e6, changedShare: 0.02, source: 'bench:incremental on the sandbox world: 1 of 56 servers re-rendered the day after (1.8 %); a render shard keeps 1.3 kB a server plus one shard of 20,000 at 4.5 kB (bench/memory.ts --shards)' },
+  deploy: { cacheBytesPerServer: 3_470, loadSecondsPerServer: 0.923 / 2_000, deriveSecondsPerServer: 2.577 / 2_000, derivePasses: 9, closedBytesPerTargetDay: 4.9e6 / 42_000, siteDays: 92, bulkBytesPerServer: 4_800, baseDiskBytes: 1.5e9, source: 'bench:checkpoint 2,000 × 60, a daily build: cache 6.94 MB, load 923 ms, derive 2,577 ms (∝ servers); closed files 4.9 MB a day at 42,000 (bench:years)' },
+  render: { secondsPerServer: 0.017, siteWideSeconds: 60, serversPerRenderShard: 20_000, shardsKept: 2, heapBytesPerServer: 4_500, compactBytesPerServer: 1_200, heapBaseBytes: 127e6, changedShare: 0.02, source: 'bench:incremental on the sandbox world: 1 of 56 servers re-rendered the day after (1.8 %); the build keeps 1.2 kB a server and two shards\' views at 4.5 kB (bench/memory.ts --walk, 10,000 × 30, S = 1 and 4)' },
   site: { pagesBytesPerServer: 300, pagesFilesPerServer: 1 / 500, pagesOtherBytes: 10e6, pagesOtherFiles: 1_000, cdnBytesPerServer: 30_000, cdnFilesPerServer: 6, cdnBytesPerChange: 12_000, changedJsonFiles: 3, changedJsonBytes: 11_000, statusShards: 256, statusBytesPerServer: 750, indexShards: 512, indexBytesPerServer: 1_500, siteWideFiles: 30, source: 'file-host builds (bench:years FILE_HOST_SITE); status files ≈ 750 B and name indexes ≈ 1.5 kB a server and 30 site-wide files a quiet day, bench:incremental (2026-12-07, the sandbox world: few tools a server)' },
   store: { keysPerTargetDay: 4_000 / 42_000, bytesPerTargetDay: 13.9e6 / 42_000, source: 'bench:years, second run' },
 };

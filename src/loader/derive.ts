@@ -114,6 +114,7 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     }
     return got;
   };
+  const slugIndex = new WeakMap<ServerView[], Map<string, ServerView>>();
   const notHeld = (what: string) => () => {
     throw new Error(`this archive was derived in ${shards} shards and holds no ${what}: read rows, serversIn(k) or server(slug)`);
   };
@@ -142,7 +143,12 @@ export async function deriveArchive(raw: RawArchive): Promise<Archive> {
     server: async (slug) => {
       const row = rowBySlug.get(slug);
       if (!row) return null;
-      return (await serversIn(row.shard)).find((s) => s.slug === slug) ?? null;
+      if (shards === 1) return out.bySlug.get(slug) ?? null;
+      // Each page of a shard asks here: its views by slug, indexed once per derived shard.
+      const servers = await serversIn(row.shard);
+      let index = slugIndex.get(servers);
+      if (!index) slugIndex.set(servers, (index = new Map(servers.map((s) => [s.slug, s]))));
+      return index.get(slug) ?? null;
     },
     changes,
     bodyFindings,

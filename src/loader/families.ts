@@ -12,8 +12,8 @@ import {
   byCodeUnits, contractFamilies, sha256Hex, everChangedShare, familyOnce, familyOnceChanged, familyOnceDrifts, halfLife, kaplanMeier, templateKey, volatility,
   type EverChangedRow, type Family, type FamilyMembership, type FamilyOnceChanged, type FamilyShare, type FirstChangeInterval, type HalfLife, type KeyedInterval, type KMRow, type TemplateKey, type Volatility,
 } from '../lib/index.ts';
-import type { Archive } from './views.ts';
-import type { Drift } from '../lib/index.ts';
+import type { Archive, ServerView } from './views.ts';
+import type { Drift, Interval } from '../lib/index.ts';
 
 export interface FamiliesView {
   /** Every family, by first day then id. */
@@ -53,27 +53,41 @@ export function familiesOf(a: Archive): Promise<FamiliesView> {
 }
 
 async function buildFamilies(a: Archive): Promise<FamiliesView> {
-  const keyed: KeyedInterval[] = [];
-  let unkeyed = 0;
-  const byName = new Map(a.servers.map((s) => [s.name, s]));
-  const memo = keysMemo(a);
+  // Shard by shard (Archive.serversIn: one shard's views alive at a time): each interval's template key,
+  // and the Drift values volatility reads; then both in the order one pass over every server gives.
+  const byTarget0 = new Map<string, Interval[]>();
   for (const i of a.intervals) {
-    const s = byName.get(i.target);
-    const body = s?.versions.find((v) => v.toolsSha256 === i.tools_sha256)?.bodySha256 ?? null;
-    let key: ReturnType<typeof templateKey> = null;
-    if (s && body !== null) {
+    let list = byTarget0.get(i.target);
+    if (!list) byTarget0.set(i.target, (list = []));
+    list.push(i);
+  }
+  const keys = new Map<Interval, ReturnType<typeof templateKey>>();
+  const drifts: Drift[] = [];
+  const memo = keysMemo(a);
+  for (let k = 0; k < a.shards; k++) for (const s of await a.serversIn(k)) {
+    for (const i of byTarget0.get(s.name) ?? []) {
+      const body = s.versions.find((v) => v.toolsSha256 === i.tools_sha256)?.bodySha256 ?? null;
+      if (body === null) continue;
       const id = memo.id(s.name, s.endpoint, i.tools_sha256, body);
-      key = memo.get(id) ?? null;
+      let key = memo.get(id) ?? null;
       if (!key) {
         const tools = await a.tools(body, i.tools_sha256);
         if (typeof tools !== 'string') key = templateKey(s.name, s.endpoint, tools);
         if (key) memo.set(id, key);
       }
+      keys.set(i, key);
     }
+    drifts.push(driftOf(s));
+  }
+  memo.save();
+  drifts.sort((x, y) => byCodeUnits(x.target, y.target));
+  const keyed: KeyedInterval[] = [];
+  let unkeyed = 0;
+  for (const i of a.intervals) {
+    const key = keys.get(i) ?? null;
     if (key === null) unkeyed++;
     keyed.push({ ...i, key: key?.key ?? null, platform: key?.platform ?? null });
   }
-  memo.save();
   const families = contractFamilies(keyed);
   const byTarget = new Map<string, FamilyMembership[]>();
   for (const f of families) for (const m of f.memberships) {
@@ -87,8 +101,6 @@ async function buildFamilies(a: Archive): Promise<FamiliesView> {
     once.intervals.map((i) => i.duration),
     once.intervals.map((i) => i.event),
   );
-  // Volatility reads each target's changes and versions: rebuilt from the change views (oldest first per target).
-  const drifts = driftsOf(a);
   const d = familyOnceDrifts(families, drifts);
   return {
     families,
@@ -127,13 +139,13 @@ function keysMemo(a: Archive) {
   };
 }
 
-/** The Drift values volatility reads (target, changes' days, versions' days), from the archive's server views. */
-function driftsOf(a: Archive): Drift[] {
-  return a.servers.map((s) => ({
+/** The Drift value volatility reads (target, changes' days, versions' days), from a server's view: its changes oldest first. */
+function driftOf(s: ServerView): Drift {
+  return {
     target: s.name,
     head: null,
     versions: s.versions.map((v) => ({ tools_sha256: v.toolsSha256, body_sha256: v.bodySha256 ?? '', first_seen: v.firstSeen, last_seen: v.lastSeen, first_day: v.firstSeen.slice(0, 10), last_day: v.lastSeen.slice(0, 10), observations: 0 })),
     changes: [...s.changes].reverse().map((c, index) => ({ target: c.target, index, day: c.day, observed_at: c.observedAt, run_id: c.runId, before: { tools_sha256: c.beforeSha256, body_sha256: c.beforeBody ?? '', observed_at: c.observedAt, day: c.day, run_id: c.runId }, after: { tools_sha256: c.afterSha256, body_sha256: c.afterBody ?? '', observed_at: c.observedAt, day: c.day, run_id: c.runId }, revert: c.revert })),
     repeatMover: s.repeatMover,
-  }));
+  };
 }

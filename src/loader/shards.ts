@@ -46,3 +46,11 @@ export function shardMember(k: number, shards: number): { has(name: string): boo
   if (!Number.isInteger(k) || k < 0 || k >= shards) throw new RangeError(`shard ${k} is not one of 0..${shards - 1}`);
   return { has: (name) => shardOf(name, shards) === k };
 }
+
+/**
+ * Every server of a derived archive, shard by shard (Archive.serversIn), each shard's in name order:
+ * how a writer that visits every server holds one shard's views at a time. `[shard, server]`.
+ */
+export async function* eachServer<S>(a: { shards: number; serversIn(k: number): Promise<S[]> }): AsyncGenerator<[number, S]> {
+  for (let k = 0; k < a.shards; k++) for (const s of await a.serversIn(k)) yield [k, s];
+}

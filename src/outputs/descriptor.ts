@@ -8,6 +8,7 @@
 // facts are derived defensively from the hostile entry (registry-facts.ts).
 import { breakingFeedPaths } from './breaking-feeds.ts';
 import { clip, contractSha256, isObject, PARTIAL_LISTING, parseWwwAuthenticate, probedRemote, proseSha256, qualityChecks, qualitySummary, resourceMetadataHint, schemaHygiene, statusPath, statusShard, toolSurfaceHashes, type Finding, type QualityCheck, type RegistrySchemaCheck, type RegistrySchemaChecker, type ServedToolHashes, type Tool } from '../lib/index.ts';
+import { byCodeUnits } from '../lib/index.ts';
 import type { Archive, ServerView } from '../loader/views.ts';
 import type { V2Latest } from '../loader/v2-summary.ts';
 import {
@@ -76,12 +77,16 @@ export async function entryOf(a: Archive, s: ServerView): Promise<Record<string,
 
 export async function repositoryIndex(a: Archive): Promise<RepositoryIndex> {
   const index: RepositoryIndex = new Map();
-  for (const s of a.servers) {
+  // Shard by shard (Archive.serversIn), then keys and names in the order one pass in name order gives.
+  const found: [string, { name: string; slug: string; status: string }][] = [];
+  for (let k = 0; k < a.shards; k++) for (const s of await a.serversIn(k)) {
     const key = repositoryKey(repositoryUrl((await entryOf(a, s))?.server));
-    if (key === null) continue;
+    if (key !== null) found.push([key, { name: s.name, slug: s.slug, status: s.status }]);
+  }
+  for (const [key, server] of found.sort((x, y) => byCodeUnits(x[1].name, y[1].name))) {
     let names = index.get(key);
     if (!names) index.set(key, (names = []));
-    names.push({ name: s.name, slug: s.slug, status: s.status });
+    names.push(server);
   }
   return index;
 }

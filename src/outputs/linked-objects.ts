@@ -19,7 +19,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isObjectName, objectKey } from '../archive/layout.ts';
 import { readObject } from '../archive/objects.ts';
-import type { Archive } from '../loader/views.ts';
+import type { Archive, ServerView } from '../loader/views.ts';
 
 /** The site path of a raw body: its archive key plus the extension its Content-Type calls for. */
 export function rawObjectPath(sha256: string, contentType: string | null): string {
@@ -77,7 +77,7 @@ export const RECENT_CHANGES = 12;
 export const ANCHORED_CHANGES = 300;
 
 /** The bodies a server page shows: its latest answer's, and the before and after of the changes shown in full. */
-export function serverPageBodies(s: Archive['servers'][number]): string[] {
+export function serverPageBodies(s: ServerView): string[] {
   const shas: string[] = [];
   if (s.current) shas.push(s.current.bodySha256);
   if (s.head?.bodySha256) shas.push(s.head.bodySha256);
@@ -86,25 +86,55 @@ export function serverPageBodies(s: Archive['servers'][number]): string[] {
 }
 
 /** Every body anything on the site links to (versions, changes, latest answers, sets, body findings). */
-function everyLinkedBody(a: Archive): Set<string> {
+async function everyLinkedBody(a: Archive): Promise<Set<string>> {
   const shas = new Set<string>();
-  for (const s of a.servers) for (const v of s.versions) if (v.bodySha256) shas.add(v.bodySha256);
+  // Shard by shard (Archive.serversIn): one shard's views alive at a time.
+  for (let k = 0; k < a.shards; k++) for (const s of await a.serversIn(k)) {
+    for (const v of s.versions) if (v.bodySha256) shas.add(v.bodySha256);
+    if (s.current) shas.add(s.current.bodySha256);
+  }
   for (const c of a.changes) for (const sha of [c.beforeBody, c.afterBody]) if (sha) shas.add(sha);
-  for (const s of a.servers) if (s.current) shas.add(s.current.bodySha256);
   for (const set of a.sets) shas.add(set.bodySha256);
   for (const b of a.bodyFindings) shas.add(b.bodySha256);
   return shas;
 }
 
-const onSiteCache = new WeakMap<Archive, Set<string>>();
+// On globalThis, as the families are (src/loader/families.ts): the pages and the post-build outputs load
+// this module as two instances and share one Archive object.
+const ON_SITE = Symbol.for('mcp-schema.site-bodies');
+type Holder = { [ON_SITE]?: WeakMap<Archive, { done: Set<string> | null; loading: Promise<Set<string>> }> };
+const onSiteCache = (): NonNullable<Holder[typeof ON_SITE]> => ((globalThis as Holder)[ON_SITE] ??= new WeakMap());
 
-/** The bodies copied to the site when an object store holds the rest: what server pages show (serverPageBodies). */
-export function siteBodies(a: Archive): Set<string> {
-  let shas = onSiteCache.get(a);
-  if (!shas) {
-    shas = new Set(a.servers.flatMap(serverPageBodies));
-    onSiteCache.set(a, shas);
+/**
+ * Gather siteBodies once per archive, shard by shard (Archive.serversIn: one shard's views alive at a
+ * time); the site's archive does it on load when an object store is set (src/site/site-archive.ts).
+ */
+export function loadSiteBodies(a: Archive): Promise<Set<string>> {
+  const cache = onSiteCache();
+  let held = cache.get(a);
+  if (!held) {
+    const entry: { done: Set<string> | null; loading: Promise<Set<string>> } = { done: null, loading: Promise.resolve(new Set()) };
+    entry.loading = (async () => {
+      const shas = new Set<string>();
+      for (let k = 0; k < a.shards; k++) for (const s of await a.serversIn(k)) for (const sha of serverPageBodies(s)) shas.add(sha);
+      entry.done = shas;
+      return shas;
+    })();
+    cache.set(a, (held = entry));
   }
+  return held.loading;
+}
+
+/**
+ * The bodies copied to the site when an object store holds the rest: what server pages show
+ * (serverPageBodies). Gathered by loadSiteBodies first; with one shard it can be gathered here.
+ */
+export function siteBodies(a: Archive): Set<string> {
+  const held = onSiteCache().get(a)?.done;
+  if (held) return held;
+  if (a.shards > 1) throw new Error('siteBodies: the archive is derived in shards; await loadSiteBodies(archive) first');
+  const shas = new Set(a.servers.flatMap(serverPageBodies));
+  onSiteCache().set(a, { done: shas, loading: Promise.resolve(shas) });
   return shas;
 }
 
@@ -133,7 +163,7 @@ export function bodyUrl(a: Archive, sha256: string, objectsUrl: string | null | 
  * how many were copied (a missing or corrupt object is skipped).
  */
 export async function copyLinkedObjects(a: Archive, outDir: string, objectsUrl: string | null = null): Promise<number> {
-  const shas = objectsBase(objectsUrl) === null ? everyLinkedBody(a) : siteBodies(a);
+  const shas = objectsBase(objectsUrl) === null ? await everyLinkedBody(a) : await loadSiteBodies(a);
   let copied = 0;
   const dirs = new Set<string>();
   for (const sha of shas) {

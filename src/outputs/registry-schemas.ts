@@ -8,7 +8,7 @@
 // back are counted apart, never as a failure.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { registryHygiene, registrySchemaChecker, type RegistryHygiene, type RegistrySchemaCheck, type RegistrySchemaChecker } from '../lib/index.ts';
+import { byCodeUnits, registryHygiene, registrySchemaChecker, type RegistryHygiene, type RegistrySchemaCheck, type RegistrySchemaChecker } from '../lib/index.ts';
 import type { Archive } from '../loader/views.ts';
 import { entryOf } from './descriptor.ts';
 
@@ -44,15 +44,33 @@ export interface RegistryHygieneFigure extends RegistryHygiene {
   known: readonly string[];
 }
 
-/** Registry hygiene over every listed server's latest entry (src/lib registryHygiene), read one page at a time in name order. */
-export async function registryHygieneFigure(a: Archive, checker: RegistrySchemaChecker, top = 10): Promise<RegistryHygieneFigure> {
-  const checks: RegistrySchemaCheck[] = [];
+const hygieneMemo = new WeakMap<Archive, WeakMap<RegistrySchemaChecker, Map<number, Promise<RegistryHygieneFigure>>>>();
+
+/**
+ * Registry hygiene over every listed server's latest entry (src/lib registryHygiene), read shard by
+ * shard, in name order; once per archive, checker and `top` (/statistics/ and its figures.csv both ask,
+ * and each pass derives every shard again).
+ */
+export function registryHygieneFigure(a: Archive, checker: RegistrySchemaChecker, top = 10): Promise<RegistryHygieneFigure> {
+  let byChecker = hygieneMemo.get(a);
+  if (!byChecker) hygieneMemo.set(a, (byChecker = new WeakMap()));
+  let byTop = byChecker.get(checker);
+  if (!byTop) byChecker.set(checker, (byTop = new Map()));
+  let figure = byTop.get(top);
+  if (!figure) byTop.set(top, (figure = hygieneOf(a, checker, top)));
+  return figure;
+}
+
+async function hygieneOf(a: Archive, checker: RegistrySchemaChecker, top: number): Promise<RegistryHygieneFigure> {
+  // Shard by shard (Archive.serversIn), then in name order as one pass over every server gives them.
+  const named: { name: string; check: RegistrySchemaCheck }[] = [];
   let listed = 0;
-  for (const s of a.servers) {
+  for (let k = 0; k < a.shards; k++) for (const s of await a.serversIn(k)) {
     if (s.status === 'retired') continue;
     listed++;
     const c = checkEntry(await entryOf(a, s), checker);
-    if (c) checks.push(c);
+    if (c) named.push({ name: s.name, check: c });
   }
+  const checks = named.sort((x, y) => byCodeUnits(x.name, y.name)).map((n) => n.check);
   return { ...registryHygiene(checks, top), listed, unreadable: listed - checks.length, known: checker.ids };
 }

@@ -28,8 +28,11 @@
 // SERVERS_JSON_WHERE: /api/servers.json holds every descriptor again (about 4 KB a server, 100 MB at
 // 25,000), the size of the whole-archive bundles that already live in the release folder; the site keeps
 // its gzipped twin, /data/servers.jsonl.gz (about a tenth of that).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { toolsPatch, type RegistrySchemaChecker } from '../lib/index.ts';
 import type { Archive, BodyFindingView, ChangeView, ServerView, SetView } from '../loader/views.ts';
 import { bodyUrl } from './linked-objects.ts';
@@ -42,10 +45,31 @@ import { breakingFeedPaths, serverBreakingFeeds } from './breaking-feeds.ts';
 import { mcpLockJsonSchema } from './mcp-lock-schema.ts';
 import { MCP_LOCK_SCHEMA_PATH } from '../lib/index.ts';
 import { HashedFile } from './hashed-file.ts';
+import { eachServer } from '../loader/shards.ts';
 import { NameIndexes } from './name-index.ts';
 import { serverStatusEntry, StatusFiles } from './status-files.ts';
 import descriptorV1Schema from './descriptor-schema.v1.json';
 import { SIMULATED_MARK, SIMULATED_NOTE, simulatedName, type Publication } from './publication.ts';
+
+/** A file of lines appended a megabyte at a time (a shard's descriptors until the bulk files take them). */
+class LineFile {
+  private pending: string[] = [];
+  private size = 0;
+  constructor(private readonly file: string) {}
+  async add(line: string): Promise<void> {
+    this.pending.push(`${line}\n`);
+    this.size += line.length + 1;
+    if (this.size > 1 << 20) await this.flush();
+  }
+  async end(): Promise<void> {
+    await this.flush();
+  }
+  private async flush(): Promise<void> {
+    await appendFile(this.file, this.pending.join(''));
+    this.pending = [];
+    this.size = 0;
+  }
+}
 
 /** The /api/servers/<slug>.json body. */
 export async function serverApiJson(a: Archive, s: ServerView, pub: Publication, schemas: RegistrySchemaChecker): Promise<string> {
@@ -123,9 +147,12 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
   const serving = new Set<string>();
   const setObservations = new Map<string, number>();
   for (const set of a.sets) for (const x of set.servers) setObservations.set(servingKey(set.setHash, x.target), x.observations);
-  let pending: string[] = [];
-  let pendingSize = 0;
-  for (const [i, s] of a.servers.entries()) {
+  // Shard by shard (Archive.serversIn: one shard's views alive at a time); each shard's descriptor lines
+  // (in name order) go to a file of their own, and the bulk files take them back in name order below.
+  const parts = await mkdtemp(path.join(tmpdir(), 'mcp-schema-descriptors-'));
+  const partFile = (k: number) => path.join(parts, `${k}.jsonl`);
+  const part = Array.from({ length: a.shards }, (_, k) => new LineFile(partFile(k)));
+  for await (const [k, s] of eachServer(a)) {
     const facts = await serverFacts(a, s, schemas);
     const d = serverDescriptor(a, s, facts, repos, pub);
     indexes.add(s, facts.tools, facts.hashes);
@@ -135,14 +162,7 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
     const line = JSON.stringify(d);
     await writeFile(path.join(api, 'servers', `${s.slug}.json`), line);
     files++;
-    await bulk.write(Buffer.from(i === 0 ? line : `,\n${line}`));
-    pending.push(`${line}\n`);
-    pendingSize += line.length;
-    if (pendingSize > 1 << 20) {
-      await lines.gzipChunk(pending.join(''));
-      pending = [];
-      pendingSize = 0;
-    }
+    await part[k]!.add(line);
     const tools = serverToolsFile(s, facts, pub);
     if (tools) {
       await writeFile(path.join(outDir, toolsPath(s.slug)), JSON.stringify(mark(tools)));
@@ -170,8 +190,28 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
     await writeFile(path.join(outDir, ...bp.json.split('/').filter(Boolean)), b.json);
     files += 4;
   }
+  for (const p of part) await p.end();
+  // Every descriptor in name order (Archive.rows): each row's line is the next one of its shard's file.
+  const readers = Array.from({ length: a.shards }, (_, k) => createInterface({ input: createReadStream(partFile(k)), crlfDelay: Infinity })[Symbol.asyncIterator]());
+  let pending: string[] = [];
+  let pendingSize = 0;
+  for (const [i, row] of a.rows.entries()) {
+    const next = await readers[row.shard]!.next();
+    if (next.done) throw new Error(`server-files: shard ${row.shard} wrote no descriptor for ${JSON.stringify(row.name.slice(0, 200))}`);
+    const line = next.value as string;
+    await bulk.write(Buffer.from(i === 0 ? line : `,\n${line}`));
+    pending.push(`${line}\n`);
+    pendingSize += line.length;
+    if (pendingSize > 1 << 20) {
+      await lines.gzipChunk(pending.join(''));
+      pending = [];
+      pendingSize = 0;
+    }
+  }
+  for (const r of readers) await r.return?.();
+  await rm(parts, { recursive: true, force: true });
   await lines.gzipChunk(pending.join('')); // an empty archive still downloads as valid gzip
-  await bulk.write(Buffer.from(`],"metadata":${JSON.stringify(mark({ count: a.servers.length, generated_at: a.asOf, schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH) }))}}\n`));
+  await bulk.write(Buffer.from(`],"metadata":${JSON.stringify(mark({ count: a.rows.length, generated_at: a.asOf, schema_url: pub.permalink(DESCRIPTOR_SCHEMA_PATH) }))}}\n`));
   const written = { bulk: await bulk.end(), lines: await lines.end() };
   if (!pub.releaseDir) {
     // A simulated build says so on a comment line (`sha256sum -c --strict` skips lines that start with #).
@@ -193,7 +233,7 @@ export async function writeServerFiles(a: Archive, outDir: string, pub: Publicat
   files++;
   files += await indexes.write(outDir);
   files += await status.write(outDir, a.asOf);
-  const rows = a.servers.length;
+  const rows = a.rows.length;
   return {
     files,
     bundles: [

@@ -15,12 +15,12 @@ import { SIMULATED_NOTE, type Publication } from './publication.ts';
 export const NAME_SHARD_MAX_BYTES = 200_000;
 
 /** Write the index and its shards (marked in a simulated build, within the same bound); returns how many files. */
-export async function writeServerNameIndex(a: Pick<Archive, 'servers'>, outDir: string, pub: Pick<Publication, 'simulated'>, maxBytes = NAME_SHARD_MAX_BYTES): Promise<number> {
+export async function writeServerNameIndex(a: Pick<Archive, 'rows'>, outDir: string, pub: Pick<Publication, 'simulated'>, maxBytes = NAME_SHARD_MAX_BYTES): Promise<number> {
   const dir = path.join(outDir, ...SERVER_NAME_INDEX_DIR.split('/').filter(Boolean));
   await mkdir(dir, { recursive: true });
   const mark = pub.simulated ? { simulated: true, note: SIMULATED_NOTE } : {};
   // The bound is on the file as written: the mark's bytes come off what the names may take.
-  const { shards, tooCommon } = shardServerNames(a.servers, maxBytes - (JSON.stringify(mark).length - 2 + (pub.simulated ? 1 : 0)));
+  const { shards, tooCommon } = shardServerNames(a.rows, maxBytes - (JSON.stringify(mark).length - 2 + (pub.simulated ? 1 : 0)));
   const prefixes = [...shards.keys()].sort();
   for (const p of prefixes) await writeFile(path.join(dir, `${p}.json`), JSON.stringify({ ...mark, servers: shards.get(p) }));
   const index = {

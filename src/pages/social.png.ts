@@ -15,7 +15,7 @@ export const GET: APIRoute = async () => {
   const server = halfLifeText(a.serverKm);
   const svg = socialCard({
     headline: 'What remote MCP servers promise their callers',
-    lines: a.empty ? ['Nothing has been observed yet.'] : [`Schema half-life: ${contract.value}`, `Until a server first changes: ${server.value}`, `${a.servers.length.toLocaleString('en')} servers followed daily`],
+    lines: a.empty ? ['Nothing has been observed yet.'] : [`Schema half-life: ${contract.value}`, `Until a server first changes: ${server.value}`, `${a.rows.length.toLocaleString('en')} servers followed daily`],
     footer: a.asOfDay ? `Data as of ${a.asOfDay} · CC BY 4.0` : 'CC BY 4.0',
     banner: simulated() ? 'Simulated data: a local test world, not the MCP registry' : null,
   });

@@ -16,7 +16,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalJson, SERVER_FINGERPRINTS_FILE, sha256Hex } from '../lib/index.ts';
-import type { Archive, ServerView } from '../loader/views.ts';
+import type { Archive, ServerRow, ServerView } from '../loader/views.ts';
+import { eachServer } from '../loader/shards.ts';
 import { familiesOf } from '../loader/families.ts';
 import { qualityBlock } from '../outputs/descriptor.ts';
 import { changedSlugs, renderKey, serverFingerprint, serverPageInputs, type FingerprintsFile } from '../outputs/server-pages-incremental.ts';
@@ -76,10 +77,10 @@ export async function computeFingerprints(a: Archive): Promise<FingerprintsFile>
     sources: sourcesHash(sourceRoot()),
     settings: { site: siteUrl(), base: basePath(), files: fileHost()?.url ?? null, objects: objectsUrl(), simulated: simulated(), partsOnly: partsOnly(), release: pub.releaseDir !== null },
   });
-  const servers: Record<string, string> = {};
+  const bySlug = new Map<string, string>();
   const schemas = siteRegistrySchemas();
   const families = await familiesOf(a);
-  for (const s of a.servers) {
+  for await (const [, s] of eachServer(a)) {
     // The quality summary and registry entry exactly as the server page computes them.
     const current = s.head?.bodySha256 ? await a.tools(s.head.bodySha256, s.head.toolsSha256) : null;
     const entry = s.registryRow ? await a.registryEntry(s.registryRow) : null;
@@ -87,8 +88,11 @@ export async function computeFingerprints(a: Archive): Promise<FingerprintsFile>
     // The family line (components/FamilyLine.astro) reads the memberships and each family's size and platform.
     const memberships = families.byTarget.get(s.name) ?? [];
     const family = memberships.length === 0 ? null : { memberships, families: memberships.map((m) => { const f = families.byId.get(m.family); return f ? { id: f.id, size: f.size, platform: f.platform } : null; }) };
-    servers[s.slug] = serverFingerprint(key, serverPageInputs(a, s, { quality, entry, family }, pub.objectsUrl ?? null));
+    bySlug.set(s.slug, serverFingerprint(key, serverPageInputs(a, s, { quality, entry, family }, pub.objectsUrl ?? null)));
   }
+  // In name order (Archive.rows), whatever the number of shards: the file's bytes do not depend on it.
+  const servers: Record<string, string> = {};
+  for (const r of a.rows) if (bySlug.has(r.slug)) servers[r.slug] = bySlug.get(r.slug)!;
   return { format: 1, key, servers };
 }
 
@@ -111,11 +115,23 @@ export function serverSelection(a: Archive): Promise<ServerSelection> {
   return selection;
 }
 
-/** The servers whose pages and per-server files this build writes. */
-export async function renderedServers(): Promise<ServerView[]> {
+/**
+ * The rows of the servers whose pages this build renders, in shard order (each shard's in name order):
+ * a server route's getStaticPaths returns them so, and each page awaits Archive.server(slug), so the
+ * pages of one shard render while its views are alive and each shard is derived once.
+ */
+export async function renderedRows(): Promise<ServerRow[]> {
   const a = await siteArchive();
   const { rendered } = await serverSelection(a);
-  return rendered === null ? a.servers : a.servers.filter((s) => rendered.has(s.slug));
+  const rows = rendered === null ? a.rows : a.rows.filter((s) => rendered.has(s.slug));
+  return [...rows].sort((x, y) => x.shard - y.shard);
+}
+
+/** The servers whose pages and per-server files this build writes, shard by shard (one shard's views alive at a time). */
+export async function* renderedServers(): AsyncGenerator<ServerView> {
+  const a = await siteArchive();
+  const { rendered } = await serverSelection(a);
+  for await (const [, s] of eachServer(a)) if (rendered === null || rendered.has(s.slug)) yield s;
 }
 
 /** Write this build's fingerprints beside the file host's files (nothing without server pages on the file host). */

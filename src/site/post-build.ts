@@ -43,10 +43,10 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   const host = pub.fileHost ? await timed('file-host', () => moveToFileHost(outDir, pub.fileHost!.dir, { serverPages: serverPagesHosted() })) : null;
   const fingerprinted = await writeFingerprints(a);
   const hosted = host && pub.fileHost ? await siteSize(pub.fileHost.dir) : null;
-  const rendered = selection.rendered === null ? 'every server' : `${selection.rendered.size} of ${a.servers.length} servers (fingerprint moved${selection.published ? '' : '; none published yet'})`;
+  const rendered = selection.rendered === null ? 'every server' : `${selection.rendered.size} of ${a.rows.length} servers (fingerprint moved${selection.published ? '' : '; none published yet'})`;
   const pages = fingerprinted !== null ? `; server pages on the file host: ${rendered}, ${fingerprinted} fingerprints` : '';
   const elsewhere = host && hosted ? `; file host (${pub.fileHost!.dir}): ${host.moved} files moved there and ${host.copied} copied, ${(hosted.bytes / 1e6).toFixed(1)} MB in ${hosted.files} files${pages}` : '';
-  const wrote = `wrote ${perServer.files} per-server descriptors, tools files, feeds and set files, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, ${editions} editions`;
+  const wrote = `wrote ${perServer.files} per-server descriptors, tools files, feeds and set files, ${files.site.length} data files (+${files.release.length} in the release folder), ${objects} raw objects, ${editions} editions; the archive derived in ${a.shards === 1 ? 'one shard' : `${a.shards} shards`}`;
   // npm run build indexes the search once this process has exited (src/site/search-step.ts): Pagefind's
   // memory then comes after the loaded archive's, not on top of it.
   if (searchAfterBuild()) return `${wrote}${elsewhere}; the search index and the size check follow (src/site/search-step.ts)`;

@@ -4,7 +4,7 @@
 // `_` or `~`, so `page-<n>` is never a server's page). Each page names the first and last name of
 // every page, so a reader without JavaScript finds any server by its name; the filter's submit
 // button searches every server (/search/).
-import type { ServerView } from '../loader/views.ts';
+import type { ServerRow } from '../loader/views.ts';
 
 /** Servers one page of /servers/ lists: about 180 KB of HTML at the demo's ~360 bytes a row. */
 export const SERVERS_PER_PAGE = 500;
@@ -25,7 +25,7 @@ export function serverListPath(n: number): string {
 }
 
 /** The pages of the server list: every server once, in name order (case-insensitive, then exact), at least one page. */
-export function serverListPages<S extends Pick<ServerView, 'name'>>(servers: readonly S[], perPage: number = SERVERS_PER_PAGE): ServerListPage<S>[] {
+export function serverListPages<S extends Pick<ServerRow, 'name'>>(servers: readonly S[], perPage: number = SERVERS_PER_PAGE): ServerListPage<S>[] {
   const key = (s: S) => s.name.toLowerCase();
   const sorted = [...servers].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const pages: ServerListPage<S>[] = [];

@@ -34,6 +34,8 @@
 //                           the S3-compatible store objects are read from (src/archive/store-config.ts; unset: data/ alone)
 //   MCP_SCHEMA_BRIDGE_DAYS  the bridge's length the headline waits for (default 14, BRIDGE_DAYS; only local worlds and demos, like the collector's --bridge-days)
 //   MCP_SCHEMA_SERVERS_PER_PAGE  servers one page of /servers/ lists (default 500, SERVERS_PER_PAGE; a small fixture sets fewer to build several pages)
+//   MCP_SCHEMA_SHARDS       the loader's shards (src/loader/shards.ts): a positive integer forces that many (tests, operators
+//                           bounding memory further); unset: by the archive's size, ⌈targets ÷ 20,000⌉. The site's bytes do not depend on it
 // The build runs from the repository root (npm run build): sourceRoot() is that folder (the keys, the
 // server.json schemas registry entries are checked against, the day-summary workers' sources).
 import { availableParallelism } from 'node:os';
@@ -88,6 +90,15 @@ export function serversPerPage(): number | undefined {
   if (v === undefined || v === '') return undefined;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new Error(`MCP_SCHEMA_SERVERS_PER_PAGE must be a positive integer, got ${JSON.stringify(v.slice(0, 40))}`);
+  return n;
+}
+
+/** The loader's shards (MCP_SCHEMA_SHARDS, a positive integer), or 'auto': by the archive's size (shardCount). */
+export function shards(): number | 'auto' {
+  const v = process.env.MCP_SCHEMA_SHARDS;
+  if (v === undefined || v === '' || v === 'auto') return 'auto';
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`MCP_SCHEMA_SHARDS must be a positive integer or "auto", got ${JSON.stringify(v.slice(0, 40))}`);
   return n;
 }
 

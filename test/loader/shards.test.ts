@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateArchive } from '../../bench/archive-gen.ts';
 import { byCodeUnits, contractIntervals, detectDrift, everChangedShare, firstChangeIntervals, halfLife, headlineFigures, kaplanMeier, volatility, type DriftRow } from '../../src/lib/index.ts';
 import { deriveArchive, readRawArchive, type Archive, type ServerView } from '../../src/loader/load-archive.ts';
-import { SHARD_TARGETS, shardCount, shardMember, shardOf, targetsOf } from '../../src/loader/shards.ts';
+import { eachServer, SHARD_TARGETS, shardCount, shardMember, shardOf, targetsOf } from '../../src/loader/shards.ts';
+import { familiesOf } from '../../src/loader/families.ts';
 import { splitDaySummary } from '../../src/loader/day-summary.ts';
 import { BuildCache } from '../../src/loader/cache.ts';
 import { listDays } from '../../src/archive/day-files.ts';
@@ -179,6 +180,22 @@ describe.each([
     expect(one.rows.map((r) => [r.name, r.status, r.changeCount, r.lastChange])).toEqual(one.servers.map((s) => [s.name, s.status, s.changes.length, s.lastChange]));
     expect(await one.serversIn(0)).toBe(one.servers);
   });
+
+  it('visit every server once, shard by shard and by name within a shard (eachServer), and give the same families whatever S is', async () => {
+    const one = archives.get(1)!;
+    const families = bits(await familiesOf(one));
+    for (const s of [1, 2, 7]) {
+      const a = archives.get(s)!;
+      const seen: [number, string][] = [];
+      for await (const [k, server] of eachServer(a)) seen.push([k, server.name]);
+      expect(seen.map(([, n]) => n).sort(byCodeUnits)).toEqual(one.rows.map((r) => r.name));
+      expect(seen).toEqual([...seen].sort((x, y) => x[0] - y[0] || byCodeUnits(x[1], y[1])));
+      for (const [k, n] of seen) expect(k).toBe(shardOf(n, s));
+      // Template keys and drift days gathered shard by shard: the same families, figures and memberships.
+      expect(bits(await familiesOf(a)), `S = ${s}`).toBe(families);
+    }
+    // Each pass derives every shard again (two passes, three archives): minutes on a busy machine.
+  }, 300_000);
 
   it('are the same read from the build cache, where each shard after the first reads its part of each day (summary parts), first build and second', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'mcps-shards-cache-'));
