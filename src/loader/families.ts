@@ -14,6 +14,7 @@ import {
 } from '../lib/index.ts';
 import type { Archive, ServerView } from './views.ts';
 import type { Drift, Interval } from '../lib/index.ts';
+import { eachServer } from './shards.ts';
 
 export interface FamiliesView {
   /** Every family, by first day then id. */
@@ -64,7 +65,7 @@ async function buildFamilies(a: Archive): Promise<FamiliesView> {
   const keys = new Map<Interval, ReturnType<typeof templateKey>>();
   const drifts: Drift[] = [];
   const memo = keysMemo(a);
-  for (let k = 0; k < a.shards; k++) for (const s of await a.serversIn(k)) {
+  for await (const [, s] of eachServer(a)) {
     for (const i of byTarget0.get(s.name) ?? []) {
       const body = s.versions.find((v) => v.toolsSha256 === i.tools_sha256)?.bodySha256 ?? null;
       if (body === null) continue;

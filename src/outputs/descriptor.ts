@@ -31,6 +31,7 @@ import { familiesOf, type FamiliesView } from '../loader/families.ts';
 import { rawObjectPath } from './linked-objects.ts';
 import { META_NAMESPACE, type Publication, simulatedName } from './publication.ts';
 import { declaredRemotes, namespaceOf, repositoryKey, repositoryUrl } from './registry-facts.ts';
+import { eachServer } from '../loader/shards.ts';
 
 /** What methodology v1 cannot say: the fields the v2 rows (src/lib contract/observation-v2.ts: era, supported_versions, instructions_sha256, auth fields) fill once the archive holds a v2 probe of the server. */
 const NOT_IN_V1 = 'not observed: methodology v1 does not record this';
@@ -79,7 +80,7 @@ export async function repositoryIndex(a: Archive): Promise<RepositoryIndex> {
   const index: RepositoryIndex = new Map();
   // Shard by shard (Archive.serversIn), then keys and names in the order one pass in name order gives.
   const found: [string, { name: string; slug: string; status: string }][] = [];
-  for (let k = 0; k < a.shards; k++) for (const s of await a.serversIn(k)) {
+  for await (const [, s] of eachServer(a)) {
     const key = repositoryKey(repositoryUrl((await entryOf(a, s))?.server));
     if (key !== null) found.push([key, { name: s.name, slug: s.slug, status: s.status }]);
   }

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { isObjectName, objectKey } from '../archive/layout.ts';
 import { readObject } from '../archive/objects.ts';
 import type { Archive, ServerView } from '../loader/views.ts';
+import { eachServer } from '../loader/shards.ts';
 
 /** The site path of a raw body: its archive key plus the extension its Content-Type calls for. */
 export function rawObjectPath(sha256: string, contentType: string | null): string {
@@ -89,7 +90,7 @@ export function serverPageBodies(s: ServerView): string[] {
 async function everyLinkedBody(a: Archive): Promise<Set<string>> {
   const shas = new Set<string>();
   // Shard by shard (Archive.serversIn): one shard's views alive at a time.
-  for (let k = 0; k < a.shards; k++) for (const s of await a.serversIn(k)) {
+  for await (const [, s] of eachServer(a)) {
     for (const v of s.versions) if (v.bodySha256) shas.add(v.bodySha256);
     if (s.current) shas.add(s.current.bodySha256);
   }
@@ -116,7 +117,7 @@ export function loadSiteBodies(a: Archive): Promise<Set<string>> {
     const entry: { done: Set<string> | null; loading: Promise<Set<string>> } = { done: null, loading: Promise.resolve(new Set()) };
     entry.loading = (async () => {
       const shas = new Set<string>();
-      for (let k = 0; k < a.shards; k++) for (const s of await a.serversIn(k)) for (const sha of serverPageBodies(s)) shas.add(sha);
+      for await (const [, s] of eachServer(a)) for (const sha of serverPageBodies(s)) shas.add(sha);
       entry.done = shas;
       return shas;
     })();

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { byCodeUnits, registryHygiene, registrySchemaChecker, type RegistryHygiene, type RegistrySchemaCheck, type RegistrySchemaChecker } from '../lib/index.ts';
 import type { Archive } from '../loader/views.ts';
 import { entryOf } from './descriptor.ts';
+import { eachServer } from '../loader/shards.ts';
 
 /** The file names read as server.json schemas: `server.schema.<date or draft>.json`. */
 export const REGISTRY_SCHEMA_FILE = /^server\.schema\.[A-Za-z0-9-]+\.json$/;
@@ -65,7 +66,7 @@ async function hygieneOf(a: Archive, checker: RegistrySchemaChecker, top: number
   // Shard by shard (Archive.serversIn), then in name order as one pass over every server gives them.
   const named: { name: string; check: RegistrySchemaCheck }[] = [];
   let listed = 0;
-  for (let k = 0; k < a.shards; k++) for (const s of await a.serversIn(k)) {
+  for await (const [, s] of eachServer(a)) {
     if (s.status === 'retired') continue;
     listed++;
     const c = checkEntry(await entryOf(a, s), checker);
