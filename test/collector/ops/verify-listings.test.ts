@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeListing, encodeListing, listingKey } from '../../../collector/ops/verify-listings.ts';
@@ -39,15 +39,38 @@ const verify = (today: string, record = false) => verifyArchive(dir, { objects: 
 const stateBytes = () => readFileSync(join(dir, 'verify-state.json'));
 const hex = (n: number) => n.toString(16).padStart(2, '0');
 
-/** The first day from 2026-02-01 whose slice (28-day cycle) does, or does not, hold `shard`. */
-function dayFor(shard: string, holds: boolean): string {
+/**
+ * The first day from 2026-02-01 whose slice (28-day cycle) does, or does not, hold `shard`. A day that
+ * must not hold it must also hold none of `avoid` (the shards of pages that name the object: their
+ * scrub would rightly find the object missing, which is not the near miss being tested).
+ */
+function dayFor(shard: string, holds: boolean, avoid: string[] = []): string {
   const n = parseInt(shard, 16);
+  const avoided = avoid.map((a) => parseInt(a, 16));
   for (let i = 0; i < 28; i++) {
     const day = new Date(Date.UTC(2026, 1, 1 + i)).toISOString().slice(0, 10);
     const s = scrubSlice(day, 28);
-    if ((s.first <= n && n <= s.last) === holds) return day;
+    const has = (m: number) => s.first <= m && m <= s.last;
+    if (holds ? has(n) : !has(n) && !avoided.some(has)) return day;
   }
   throw new Error('no such day');
+}
+
+/** The shards of the packed pages whose bytes name the object `key` (gzip or plain JSON). */
+async function pageShardsNaming(key: string): Promise<string[]> {
+  const sha = key.slice(key.lastIndexOf('/') + 1);
+  const shards = new Set<string>();
+  for (const page of await keysOf('pages/')) {
+    const bytes = (await store.get(page))!;
+    let text = bytes.toString('utf8');
+    try {
+      text = gunzipSync(bytes).toString('utf8');
+    } catch {
+      // not gzip: the bytes are the page
+    }
+    if (text.includes(sha)) shards.add(page.slice('pages/'.length, 'pages/'.length + 2));
+  }
+  return [...shards];
 }
 
 async function keysOf(prefix: string): Promise<string[]> {
@@ -129,7 +152,8 @@ describe('the scrub compares each shard with the listing its last scrub recorded
     expect(against.problems).toEqual([]);
     expect(against.listings).toEqual({ compared: 0, first: 0, recorded: 0 });
 
-    const other = await verify(dayFor(shard, false), true);
+    const naming = await pageShardsNaming(victim);
+    const other = await verify(dayFor(shard, false, naming), true);
     expect(other.problems).toEqual([]);
     expect(other.listings.compared).toBeGreaterThan(0);
     expect(readVerifyState(dir).state!.scrub_listings![shard]).toEqual(JSON.parse(state.toString('utf8')).scrub_listings[shard]);
