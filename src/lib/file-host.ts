@@ -28,6 +28,14 @@
  */
 export const SERVER_FINGERPRINTS_FILE = '.server-fingerprints.json';
 
+/**
+ * The closed months whose data bundles the build wrote to the file host (src/outputs/sealed-bundles.ts),
+ * written into its folder beside the fingerprints: the upload records them in its manifest once every
+ * file is up, never publishes the file itself, and hands them back to the next build, which then
+ * neither reads those months' days nor writes their files again.
+ */
+export const SEALED_BUNDLES_FILE = '.sealed-bundles.json';
+
 /** The site's own note of where its files live (always on the site). */
 export const FILE_HOST_INDEX_PATH = '/api/index.json';
 
