@@ -53,6 +53,7 @@ export * from './page-parts.ts';
 export * from './name-index.ts';
 export * from './server-status.ts';
 export * from './file-host.ts';
+export * from './sealed-bundles.ts';
 export * from './server-name-search.ts';
 export * from './validation.ts';
 export * from './registry-schema.ts';
