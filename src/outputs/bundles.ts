@@ -31,6 +31,8 @@ import { survivalCsv } from './survival-csv.ts';
 import { FAMILY_FIELDS, familyRecords } from './families-download.ts';
 import { familiesOf } from '../loader/families.ts';
 import { fileHostUrl } from './file-host.ts';
+import type { SealedBundles } from '../lib/index.ts';
+import { reusedEntry, sealableMonth, sealPlan, writeSealRecord } from './sealed-months.ts';
 
 export interface WrittenBundles {
   /** Files under <site>/data/, listed in its SHA256SUMS and datapackage.json. */
@@ -47,7 +49,14 @@ export interface WrittenBundles {
 export async function writeBundles(
   archive: Archive,
   outDir: string,
-  opts: { pub: Publication; cacheDir: string; written?: readonly { file: BundleFile; where: 'data' | 'release' | 'api' }[]; onStage?: (stage: string, ms: number, extra?: Record<string, unknown>) => void },
+  opts: {
+    pub: Publication;
+    cacheDir: string;
+    written?: readonly { file: BundleFile; where: 'data' | 'release' | 'api' }[];
+    onStage?: (stage: string, ms: number, extra?: Record<string, unknown>) => void;
+    /** The sealed-months record the last upload kept (sealed-months.ts; null or absent: none). */
+    sealed?: SealedBundles | null;
+  },
 ): Promise<WrittenBundles> {
   const { pub } = opts;
   // With partsOnly, the recent months alone: no whole-archive file, no day read outside them.
@@ -71,6 +80,9 @@ export async function writeBundles(
   const members = new Members(a, opts.cacheDir);
   // A simulated build's data files carry -SIMULATED in their names (publication.ts simulatedName).
   const nm = (name: string) => simulatedName(name, pub);
+  // Closed months already on the file host are taken from the record, not written (sealed-months.ts).
+  const seal = sealPlan(a, pub, opts.sealed ?? null);
+  const reused = (month: string) => (seal?.reuse.has(month) ? month : null);
 
   // Each row series (catalogue.ts ROW_SERIES), per month (the days' members) and whole (the months'
   // members), JSON Lines and CSV, one writer for both series; Parquet below, from the same members.
@@ -85,6 +97,10 @@ export async function writeBundles(
     let wholeRows = 0;
     for (const month of months) {
       const names = { jsonl: nm(`${base}-${month}.jsonl.gz`), csv: nm(`${base}-${month}.csv.gz`) };
+      if (reused(month)) {
+        for (const name of [names.jsonl, names.csv]) site.push(reusedEntry(seal!, month, name));
+        continue;
+      }
       const part = { jsonl: new HashedFile(path.join(dirOf(names.jsonl), names.jsonl)), csv: new HashedFile(path.join(dirOf(names.csv), names.csv)) };
       await part.csv.write(header);
       let monthRows = 0;
@@ -169,6 +185,7 @@ export async function writeBundles(
     pub,
     cacheDir: opts.cacheDir,
     target: (name) => path.join(dirOf(nm(name)), nm(name)),
+    skip: (name) => (sealableMonth(name) !== null && reused(sealableMonth(name)!) !== null),
     sources: {
       dayMembers: async (month) => {
         const files: string[] = [];
@@ -191,6 +208,10 @@ export async function writeBundles(
     },
   });
   for (const p of parquet) {
+    if (p.file === null) {
+      site.push(reusedEntry(seal!, sealableMonth(p.name)!, nm(p.name)));
+      continue;
+    }
     const hashed = new HashedFile(null);
     await hashed.copy(p.file);
     record({ name: nm(p.name), resource: p.resource, rows: p.rows, ...(await hashed.end()) });
@@ -218,6 +239,7 @@ export async function writeBundles(
   await small('datapackage.json', null, null, JSON.stringify(datapackage(a, described, pub), null, 2) + '\n');
 
   await writeFile(path.join(siteDir, 'SHA256SUMS'), site.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
+  if (seal) await writeSealRecord(seal, pub.fileHost!.dir, site, nm);
   if (relDir) await writeFile(path.join(relDir, 'SHA256SUMS'), release.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
   return { site, release };
 }

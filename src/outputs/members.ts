@@ -33,7 +33,7 @@ const PER_MEMBER = 2000;
  * Bump when what a CSV cell is written as changes: CSV members are cached under this name, and a
  * cached member written by an older rule must not be reused (csv-2: the OWASP rule in full).
  */
-const CSV_RULES = 'csv-2';
+export const CSV_RULES = 'csv-2';
 
 /**
  * One RFC 4180 line (CRLF). Registry text is hostile, and a spreadsheet runs a cell that reads as a

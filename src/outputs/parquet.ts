@@ -27,7 +27,7 @@ import { columnsLiteral, columnsOf, duckType, fieldType, quoteIdent, quoteString
 import { SIMULATED_NOTE, type Publication } from './publication.ts';
 
 /** Bump when what a Parquet file holds or how it is written changes: cached months are keyed by it. */
-const PARQUET_RULES = 'parquet-1';
+export const PARQUET_RULES = 'parquet-1';
 /** Rows per row group: fixed, so the bytes do not depend on how DuckDB would choose. */
 export const ROW_GROUP_SIZE = 122_880;
 /** DuckDB's memory cap while writing: it spills to the cache folder past it. */
@@ -36,8 +36,8 @@ export const MEMORY_LIMIT = '512MB';
 export interface ParquetFile {
   name: string;
   resource: ResourceName;
-  /** Where it was written. */
-  file: string;
+  /** Where it was written; null for a file `skip` named (not written). */
+  file: string | null;
   rows: number;
 }
 
@@ -52,7 +52,17 @@ export interface ParquetSources {
  * Write every Parquet file of the archive. `target(name)` is where a file goes (the site's /data/ or
  * the release folder, with the published name); `cacheDir` holds cached months and DuckDB's spill.
  */
-export async function writeParquetBundles(a: Archive, opts: { pub: Pick<Publication, 'simulated'>; cacheDir: string; sources: ParquetSources; target: (name: string) => string }): Promise<ParquetFile[]> {
+export async function writeParquetBundles(
+  a: Archive,
+  opts: {
+    pub: Pick<Publication, 'simulated'>;
+    cacheDir: string;
+    sources: ParquetSources;
+    target: (name: string) => string;
+    /** Files not to write (a sealed month's, on the file host already): listed in order with `file: null`, their sources never asked for. */
+    skip?: (name: string) => boolean;
+  },
+): Promise<ParquetFile[]> {
   const work = path.join(opts.cacheDir, 'parquet');
   const tmp = path.join(work, `tmp-${process.pid}`);
   mkdirSync(tmp, { recursive: true });
@@ -61,6 +71,11 @@ export async function writeParquetBundles(a: Archive, opts: { pub: Pick<Publicat
   const out: ParquetFile[] = [];
   const kv = kvMetadata(opts.pub);
   try {
+    const skipped = (name: string, resource: ResourceName) => {
+      if (!opts.skip?.(name)) return false;
+      out.push({ name, resource, file: null, rows: 0 });
+      return true;
+    };
     const write = async (name: string, resource: ResourceName, select: string, cacheKey: string | null) => {
       const dest = opts.target(name);
       mkdirSync(path.dirname(dest), { recursive: true });
@@ -88,12 +103,16 @@ export async function writeParquetBundles(a: Archive, opts: { pub: Pick<Publicat
     const changeCols = CHANGE_FIELDS.map((f) => [f.name, fieldType(f)] as [string, string]);
     const findingCols = FINDING_FIELDS.map((f) => [f.name, fieldType(f)] as [string, string]);
     for (const month of a.months) {
-      const days = await opts.sources.dayMembers(month);
-      const dayKeys = a.dayFiles.filter((d) => d.day.startsWith(month)).map((d) => d.key);
-      await write(`observations-${month}.parquet`, 'observations', fromJson(days, obsCols), key('observations', dayKeys, obsCols, kv));
-      const rosters = await opts.sources.rosterMembers(month);
-      const targets = `SELECT ${rosterCols.map(([k]) => quoteIdent(k)).join(', ')}, ${targetCols.map(([k]) => `t.${quoteIdent(k)} AS ${quoteIdent(k)}`).join(', ')} FROM (SELECT ${rosterCols.map(([k]) => quoteIdent(k)).join(', ')}, unnest(targets) AS t FROM (${fromJson(rosters, [...rosterCols, ['targets', duckType(Roster.shape.targets)]])}))`;
-      await write(`roster-targets-${month}.parquet`, 'roster-targets', rosters.length ? targets : empty([...rosterCols, ...targetCols]), key('roster-targets', rosters, [...rosterCols, ...targetCols], kv));
+      if (!skipped(`observations-${month}.parquet`, 'observations')) {
+        const days = await opts.sources.dayMembers(month);
+        const dayKeys = a.dayFiles.filter((d) => d.day.startsWith(month)).map((d) => d.key);
+        await write(`observations-${month}.parquet`, 'observations', fromJson(days, obsCols), key('observations', dayKeys, obsCols, kv));
+      }
+      if (!skipped(`roster-targets-${month}.parquet`, 'roster-targets')) {
+        const rosters = await opts.sources.rosterMembers(month);
+        const targets = `SELECT ${rosterCols.map(([k]) => quoteIdent(k)).join(', ')}, ${targetCols.map(([k]) => `t.${quoteIdent(k)} AS ${quoteIdent(k)}`).join(', ')} FROM (SELECT ${rosterCols.map(([k]) => quoteIdent(k)).join(', ')}, unnest(targets) AS t FROM (${fromJson(rosters, [...rosterCols, ['targets', duckType(Roster.shape.targets)]])}))`;
+        await write(`roster-targets-${month}.parquet`, 'roster-targets', rosters.length ? targets : empty([...rosterCols, ...targetCols]), key('roster-targets', rosters, [...rosterCols, ...targetCols], kv));
+      }
       // Changes are newest first in the archive view; files read oldest first, as the JSONL log does.
       const changes = a.changes.filter((c) => c.day.startsWith(month)).reverse();
       await write(`changes-${month}.parquet`, 'changes', fromJson([jsonl(`changes-${month}`, changes.map((c) => JSON.stringify(changeRecord(c))))], changeCols), null);
@@ -102,6 +121,7 @@ export async function writeParquetBundles(a: Archive, opts: { pub: Pick<Publicat
     // Methodology v2's rows, per month of its own (catalogue.ts parquetNames keeps this order).
     const v2Cols = ROW_SERIES['observations-v2'].parquet();
     for (const month of v2Months(a)) {
+      if (skipped(`observations-v2-${month}.parquet`, 'observations-v2')) continue;
       const days = await opts.sources.v2DayMembers(month);
       const dayKeys = (a.v2?.dayFiles ?? []).filter((d) => d.day.startsWith(month)).map((d) => d.key);
       await write(`observations-v2-${month}.parquet`, 'observations-v2', fromJson(days, v2Cols), key('observations-v2', dayKeys, v2Cols, kv));

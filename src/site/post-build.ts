@@ -14,7 +14,8 @@ import { writeServerFiles } from '../outputs/server-files.ts';
 import { writeServerNameIndex } from '../outputs/server-name-index.ts';
 import { checkFileHostDir, FILE_HOST_INDEX_PATH, fileHostIndex, moveToFileHost } from '../outputs/file-host.ts';
 import { writeChartZip } from './chart-files.ts';
-import { cacheDir, publication, searchAfterBuild, serverPagesHosted } from './settings.ts';
+import { cacheDir, publication, publishedBundlesFile, searchAfterBuild, serverPagesHosted } from './settings.ts';
+import { readSealRecord } from '../outputs/sealed-months.ts';
 import { serverSelection, writeFingerprints } from './changed-servers.ts';
 import { siteArchive, siteRegistrySchemas } from './site-archive.ts';
 import { finishSite, siteSize } from './finish-site.ts';
@@ -30,7 +31,7 @@ export async function writeSiteOutputs(outDir: string): Promise<string> {
   const selection = await serverSelection(a);
   const perServer = await timed('server-files', () => writeServerFiles(a, outDir, pub, siteRegistrySchemas(), selection.rendered));
   // 'bundles' includes its two parts, marked as they end: 'bundles-jsonl' (JSON Lines, CSV) and 'parquet'.
-  const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), written: perServer.bundles, onStage: mark }));
+  const files = await timed('bundles', () => writeBundles(a, outDir, { pub, cacheDir: cacheDir(), written: perServer.bundles, onStage: mark, sealed: readSealRecord(publishedBundlesFile()) }));
   await timed('chart-zip', () => writeChartZip(a, outDir, pub));
   // Every server name in shards by prefix: what /search/ finds servers by (Pagefind indexes pages, which at the registry's size cannot run daily).
   await timed('server-names', () => writeServerNameIndex(a, outDir, pub));

@@ -24,6 +24,9 @@
 //   MCP_SCHEMA_PUBLISHED_FINGERPRINTS  with "changed": the fingerprints last published (a file written by
 //                           npm run publish-files -- --fingerprints-out <file>); required with "changed"; a missing file
 //                           means nothing was published yet (every server renders)
+//   MCP_SCHEMA_PUBLISHED_BUNDLES  with a file host and MCP_SCHEMA_RELEASE=parts: the sealed-months record last published
+//                           (npm run publish-files -- --sealed-out <file>); its closed months' bundles are not written again
+//                           (src/outputs/sealed-months.ts). Unset or a missing file: every month the site carries is written
 //   MCP_SCHEMA_TIMINGS      a file the build appends its stage timings to (bench/build.ts)
 //   MCP_SCHEMA_SEARCH       "after": the Astro build leaves the search index to src/site/search-step.ts, run once
 //                           Astro has exited (npm run build, src/site/build.ts, sets it), so the build's peak memory is the larger of
@@ -189,6 +192,12 @@ export function publishedFingerprintsFile(): string | null {
   const v = process.env.MCP_SCHEMA_PUBLISHED_FINGERPRINTS;
   if (!v) throw new Error('MCP_SCHEMA_SERVER_PAGES=changed renders only what changed since the last publish: set MCP_SCHEMA_PUBLISHED_FINGERPRINTS to the file npm run publish-files -- --fingerprints-out <file> wrote (a missing file renders every server)');
   return path.resolve(v);
+}
+
+/** MCP_SCHEMA_PUBLISHED_BUNDLES: the sealed-months record's file, or null when unset. */
+export function publishedBundlesFile(): string | null {
+  const v = process.env.MCP_SCHEMA_PUBLISHED_BUNDLES;
+  return v ? path.resolve(v) : null;
 }
 
 export function releaseDir(): string | null {

@@ -1,0 +1,155 @@
+// Sealed months (src/outputs/sealed-months.ts): with a file host and the site's recent months only, the
+// first build after a month closed writes its bundles and records them; a build handed that record
+// describes the same files (SHA256SUMS and datapackage.json byte for byte) without reading the month's
+// days or writing its files. The archive is the collector's, across a month's end (2025-12-30 to
+// 2026-01-01, both series), migrated and offloaded to a real S3-compatible server on 127.0.0.1; each
+// build reads a checkout without day files, as the deploy job does, so a day brought is a day read.
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateArchive } from '../../collector/ops/migrate.ts';
+import { CachedStore } from '../../src/archive/cached-store.ts';
+import { listDays } from '../../src/archive/day-files.ts';
+import { FsObjectStore } from '../../src/archive/object-store.ts';
+import { useObjectStore } from '../../src/archive/objects.ts';
+import { S3ObjectStore } from '../../src/archive/s3-store.ts';
+import { offload } from '../../src/archive/stored-files.ts';
+import { parseSealedBundles, SEALED_BUNDLES_FILE, type SealedBundles } from '../../src/lib/index.ts';
+import { forgetArchive, loadArchive } from '../../src/loader/load-archive.ts';
+import { writeBundles } from '../../src/outputs/bundles.ts';
+import type { Publication } from '../../src/outputs/publication.ts';
+import { closedMonths, readSealRecord, sealableMonth, sealedNames } from '../../src/outputs/sealed-months.ts';
+import { collectArchive } from '../helpers/archive.ts';
+import { TEST_PUBLICATION } from '../helpers/publication.ts';
+import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
+import { scratchDirs } from '../helpers/scratch.ts';
+
+const temp = scratchDirs();
+const BULK = /[/\\](objects|pages|rosters|observations(-[\w.-]+)?)([/\\]|$)/;
+const CLOSED = '2025-12';
+let server: S3TestServer;
+let remote: S3ObjectStore;
+let full: string;
+let loaderCache: string;
+
+/** A checkout as the deploy job sees it: no day files, rosters or objects, reading through the bucket. */
+function checkout(): string {
+  const dir = temp('mcps-sealed-');
+  cpSync(full, dir, { recursive: true, filter: (src) => !BULK.test(src.slice(full.length)) });
+  useObjectStore(dir, new CachedStore(remote, new FsObjectStore(dir)));
+  return dir;
+}
+
+const hosted = (files: string): Publication => ({ ...TEST_PUBLICATION, partsOnly: true, fileHost: { dir: files, url: 'https://files.example.org/' } });
+
+/** Build the bundles of a fresh checkout (the loader's summaries from a shared cache, so the loader brings no day). */
+async function build(pub: (files: string) => Publication, sealed: SealedBundles | null) {
+  const dir = checkout();
+  forgetArchive();
+  const a = await loadArchive(dir, { cache: { dir: loaderCache, sourceRoot: process.cwd() } });
+  const out = temp('mcps-sealed-out-');
+  const files = join(out, 'files');
+  const written = await writeBundles(a, out, { pub: pub(files), cacheDir: temp('mcps-sealed-bundle-cache-'), sealed });
+  const record = existsSync(join(files, SEALED_BUNDLES_FILE)) ? parseSealedBundles(JSON.parse(readFileSync(join(files, SEALED_BUNDLES_FILE), 'utf8'))) : null;
+  const broughtDays = [...listDays(dir), ...listDays(dir, 'observations-v2')].map((d) => d.day);
+  const data = (name: string) => join(out, 'data', name);
+  return { written, record, broughtDays, data, sums: readFileSync(data('SHA256SUMS'), 'utf8'), pkg: readFileSync(data('datapackage.json'), 'utf8') };
+}
+
+beforeAll(async () => {
+  server = await startS3Server();
+  full = await collectArchive({ seed: 'sealed-months', size: 12, days: 3, firstDay: 15, methodology: 'v1,v2' });
+  await migrateArchive(full); // every finished day and roster gzipped: December is closed
+  remote = new S3ObjectStore({ endpoint: server.endpoint, bucket: server.bucket, prefix: 'sealed', credentials: server.credentials });
+  const local = new FsObjectStore(full);
+  for (const top of ['objects/', 'pages/']) for await (const key of local.list(top)) await remote.put(key, (await local.get(key))!);
+  await offload(full, remote);
+  loaderCache = temp('mcps-sealed-loader-');
+  forgetArchive();
+  await loadArchive(checkout(), { cache: { dir: loaderCache, sourceRoot: process.cwd() } });
+}, 240_000);
+afterAll(async () => {
+  forgetArchive();
+  remote?.destroy();
+  await server?.close();
+  if (full) rmSync(full, { recursive: true, force: true });
+});
+
+describe('sealed months', () => {
+  let first: Awaited<ReturnType<typeof build>>;
+
+  it('the archive spans a closed month and an open one', async () => {
+    forgetArchive();
+    const a = await loadArchive(full);
+    expect(a.months).toEqual(['2025-12', '2026-01']);
+    expect([...closedMonths(a)]).toEqual([CLOSED]);
+  });
+
+  it('the first build writes the closed month, reads its days, and records its raw files with their bytes', async () => {
+    first = await build(hosted, null);
+    expect(first.broughtDays).toContain('2025-12-30');
+    expect(Object.keys(first.record!.months)).toEqual([CLOSED]);
+    const files = first.record!.months[CLOSED]!.files;
+    expect(files.map((f) => f.name).sort()).toEqual(sealedNames(CLOSED).sort());
+    for (const f of files) {
+      const bytes = readFileSync(first.data(f.name));
+      expect(f.sha256, f.name).toBe(createHash('sha256').update(bytes).digest('hex'));
+      expect(f.bytes).toBe(bytes.length);
+      expect(f.url).toBe(`https://files.example.org/data/${f.name}`);
+      expect(first.sums).toContain(`${f.sha256}  ${f.name}\n`);
+    }
+    // The open month and the derived files are never sealed.
+    expect(first.written.site.some((f) => f.name === 'observations-2026-01.jsonl.gz')).toBe(true);
+    expect(files.some((f) => f.name.startsWith('changes-') || f.name.includes('2026-01'))).toBe(false);
+  });
+
+  it('a build handed the record reads none of the sealed days, writes none of its files, and describes the same files byte for byte', async () => {
+    const second = await build(hosted, first.record);
+    expect(second.broughtDays.filter((d) => d.startsWith(CLOSED))).toEqual([]);
+    expect(second.broughtDays).toContain('2026-01-01'); // the open month is still read
+    for (const name of sealedNames(CLOSED)) expect(existsSync(second.data(name)), name).toBe(false);
+    expect(existsSync(second.data('observations-2026-01.jsonl.gz'))).toBe(true);
+    expect(existsSync(second.data(`changes-${CLOSED}.parquet`))).toBe(true);
+    expect(second.sums).toBe(first.sums);
+    expect(second.pkg).toBe(first.pkg);
+    // It hands the record on for the next upload.
+    expect(second.record).toEqual(first.record);
+  });
+
+  it('near miss: a record whose key is not this month\'s (its days changed) is not used: the month is read and written again', async () => {
+    const stale: SealedBundles = { format: 1, months: { [CLOSED]: { ...first.record!.months[CLOSED]!, key: 'f'.repeat(64) } } };
+    const again = await build(hosted, stale);
+    expect(again.broughtDays).toContain('2025-12-30');
+    for (const name of sealedNames(CLOSED)) expect(existsSync(again.data(name)), name).toBe(true);
+    expect(again.record!.months[CLOSED]!.key).toBe(first.record!.months[CLOSED]!.key);
+    expect(again.sums).toBe(first.sums);
+  });
+
+  it('near miss: without a file host nothing is sealed, whatever record is handed', async () => {
+    const plain = await build((files) => ({ ...hosted(files), fileHost: null }), first.record);
+    for (const name of sealedNames(CLOSED)) expect(existsSync(plain.data(name)), name).toBe(true);
+    expect(plain.record).toBeNull();
+    expect(plain.broughtDays).toContain('2025-12-30');
+  });
+
+  it('a record missing one of the month\'s files is refused with a sentence that says how to start again', async () => {
+    const cut: SealedBundles = { format: 1, months: { [CLOSED]: { ...first.record!.months[CLOSED]!, files: first.record!.months[CLOSED]!.files.filter((f) => !f.name.endsWith('.csv.gz')) } } };
+    await expect(build(hosted, cut)).rejects.toThrow(/sealed-months record for 2025-12 has no entry for observations-2025-12\.csv\.gz/);
+  });
+});
+
+describe('reading the handed record', () => {
+  it('no file is no record; a file that is not one is an error naming the variable', () => {
+    expect(readSealRecord(null)).toBeNull();
+    expect(readSealRecord(join(temp('mcps-sealed-none-'), 'absent.json'))).toBeNull();
+    const bad = join(temp('mcps-sealed-bad-'), 'record.json');
+    cpSync(join(import.meta.dirname, 'sealed-months.test.ts'), bad);
+    expect(() => readSealRecord(bad)).toThrow(/MCP_SCHEMA_PUBLISHED_BUNDLES .* is not a sealed-months record/);
+  });
+
+  it('sealableMonth names the raw per-month files only', () => {
+    for (const n of sealedNames('2026-03')) expect(sealableMonth(n), n).toBe('2026-03');
+    for (const n of ['changes-2026-03.parquet', 'findings-2026-03.parquet', 'roster-targets-2026-03.jsonl.gz', 'observations.jsonl.gz', 'runs.parquet']) expect(sealableMonth(n), n).toBeNull();
+  });
+});
