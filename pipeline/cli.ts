@@ -28,7 +28,7 @@ export const STEPS: Record<string, { run: Step; what: string; github?: true; col
   commit: { run: commit, what: 'scripts/commit-day.sh (retry, else a bundle; a new edition kept beside it)' },
   recover: { run: recover, what: "push a kept day's bundle (verified), then delete its artifact (gh)", github: true },
   'release-editions': { run: releaseEditions, what: "a new edition's bundles as its own release, never replaced (gh)", github: true },
-  build: { run: build, what: "verify, with a bucket pull the site's three months, npm run build (file host: both or neither)" },
+  build: { run: build, what: 'verify, npm run build (days brought as read; file host: both or neither, its sealed months not written again)' },
   publish: { run: publish, what: 'publish-files (file host), each closed month once as its part, the site\'s manifest of parts' },
   'verify-plan': { run: verifyPlan, what: 'npm run verify -- --plan-parts --json: the parts the archive\'s size needs; outputs matrix {"part":[1..n]}' },
   'verify-full': { run: (ctx, v) => verifyFull(ctx, v.part), what: 'npm run verify -- --full [--part k/n] (the weekly full verify)' },

@@ -20,6 +20,8 @@ export const filesDir = (ctx: Ctx) => envOf(ctx, 'MCP_SCHEMA_FILES_DIR') || path
 export const partsDir = (ctx: Ctx) => envOf(ctx, 'PARTS_DIR') || path.join(tempRoot(ctx), 'parts');
 /** The fingerprints the file host last published (publish-files --fingerprints-out), for an incremental build. */
 export const fingerprintsFile = (ctx: Ctx) => path.resolve(ctx.cwd, envOf(ctx, 'MCP_SCHEMA_PUBLISHED_FINGERPRINTS') || '.cache/published-fingerprints.json');
+/** Where the build finds the sealed-months record publish-files kept (src/outputs/sealed-months.ts). */
+export const sealedFile = (ctx: Ctx) => path.resolve(ctx.cwd, envOf(ctx, 'MCP_SCHEMA_PUBLISHED_BUNDLES') || '.cache/published-bundles.json');
 /** The site's folder (the build's MCP_SCHEMA_OUT). */
 export const siteDir = (ctx: Ctx) => path.resolve(ctx.cwd, envOf(ctx, 'MCP_SCHEMA_OUT') || 'dist');
 /** The bucket the archive's objects live in, when one is set. */
@@ -80,15 +82,12 @@ export async function commit(ctx: Ctx): Promise<void> {
   throw new CliError(`commit: scripts/commit-day.sh exited with ${r.code}`, r.code);
 }
 
-/** The first day of the month two months before today's: the site's three months start there. */
-export function siteMonthsFrom(today: Date): string {
-  const d = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 2, 1));
-  return d.toISOString().slice(0, 10);
-}
-
 /**
- * build: verify the archive, bring the site's three months from the bucket, and build the site; with a
- * file host (MCP_SCHEMA_FILES_URL and MCP_SCHEMA_FILES_STORE, both or neither) into its folder too.
+ * build: verify the archive and build the site; with a file host (MCP_SCHEMA_FILES_URL and
+ * MCP_SCHEMA_FILES_STORE, both or neither) into its folder too. With a bucket, no month is pulled
+ * whole: the loader and the bundles bring each day they read (its summary missing from the build
+ * cache, or its month not sealed on the file host), so the disk holds the days the day's work reads,
+ * not the site's three months.
  */
 export async function build(ctx: Ctx): Promise<void> {
   const url = envOf(ctx, 'MCP_SCHEMA_FILES_URL');
@@ -96,17 +95,17 @@ export async function build(ctx: Ctx): Promise<void> {
   // Both or neither: a URL without its bucket would publish links to files nobody uploads.
   if (Boolean(url) !== Boolean(store)) throw new CliError('build: MCP_SCHEMA_FILES_URL and MCP_SCHEMA_FILES_STORE go together (the file host\'s public URL and its bucket): set both or neither', EXIT.usage);
   await npmRun(ctx, 'verify', dataArgs(ctx));
-  // With a bucket, closed days are not in git: the build reads the days of the site's three months.
-  if (bucket(ctx)) await npmRun(ctx, 'store', ['pull', '--from', siteMonthsFrom(new Date()), ...dataArgs(ctx)]);
   // With a file host, server pages are rendered only for the servers that changed since the last
-  // publish: the fingerprints it recorded are read first (no file: nothing published yet, every server).
-  if (url) await npmRun(ctx, 'publish-files', ['--fingerprints-out', fingerprintsFile(ctx)]);
+  // publish, and closed months already there are not written again: the fingerprints and the
+  // sealed-months record it kept are read first (no file: nothing published yet, everything).
+  if (url) await npmRun(ctx, 'publish-files', ['--fingerprints-out', fingerprintsFile(ctx), '--sealed-out', sealedFile(ctx)]);
   await npmRun(ctx, 'build', [], {
     env: {
       ...(isRepoData(ctx) ? {} : { MCP_SCHEMA_DATA: path.resolve(ctx.cwd, ctx.data) }),
       MCP_SCHEMA_FILES_DIR: url ? filesDir(ctx) : undefined,
       MCP_SCHEMA_SERVER_PAGES: url ? 'changed' : undefined,
       MCP_SCHEMA_PUBLISHED_FINGERPRINTS: url ? fingerprintsFile(ctx) : undefined,
+      MCP_SCHEMA_PUBLISHED_BUNDLES: url ? sealedFile(ctx) : undefined,
     },
   });
 }

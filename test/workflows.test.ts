@@ -425,9 +425,9 @@ describe('deploy.yml: the carried build cache, the build and the once-only month
     expect(field(collectStep('Close the day'), 'MCP_SCHEMA_CONCEPT_DOI')).toBe('${{ secrets.MCP_SCHEMA_CONCEPT_DOI }}');
   });
 
-  it('build: a file host URL without its bucket (or the reverse) is refused before anything runs; with both, the build writes the files folder; the site months are pulled only with a bucket', async () => {
+  it('build: a file host URL without its bucket (or the reverse) is refused before anything runs; with both, the build writes the files folder and is handed the fingerprints and sealed months; no month is pulled, bucket or not', async () => {
     for (const [url, store, ok] of [['', '', true], ['https://f.example/', 's3://b/p', true], ['https://f.example/', '', false], ['', 's3://b/p', false]] as const) {
-      const s = standIns({ npm: 'case " $* " in *" build "*) echo "MCP_SCHEMA_FILES_DIR=$MCP_SCHEMA_FILES_DIR MCP_SCHEMA_SERVER_PAGES=$MCP_SCHEMA_SERVER_PAGES MCP_SCHEMA_PUBLISHED_FINGERPRINTS=$MCP_SCHEMA_PUBLISHED_FINGERPRINTS" >> "$(dirname "$0")/calls.log" ;; esac' });
+      const s = standIns({ npm: 'case " $* " in *" build "*) echo "MCP_SCHEMA_FILES_DIR=$MCP_SCHEMA_FILES_DIR MCP_SCHEMA_SERVER_PAGES=$MCP_SCHEMA_SERVER_PAGES MCP_SCHEMA_PUBLISHED_FINGERPRINTS=$MCP_SCHEMA_PUBLISHED_FINGERPRINTS MCP_SCHEMA_PUBLISHED_BUNDLES=$MCP_SCHEMA_PUBLISHED_BUNDLES" >> "$(dirname "$0")/calls.log" ;; esac' });
       try {
         const r = await build(ctxWith({ ...s.env, MCP_SCHEMA_FILES_URL: url, MCP_SCHEMA_FILES_STORE: store, MCP_SCHEMA_STORE: store ? 's3://a/b' : '' }, 'build')).then(
           () => 'ok',
@@ -442,13 +442,13 @@ describe('deploy.yml: the carried build cache, the build and the once-only month
         const calls = s.calls().filter((c) => c.startsWith('npm '));
         expect(calls[0]).toBe('npm run verify -- --data data');
         const fingerprints = join(import.meta.dirname, '..', '.cache', 'published-fingerprints.json');
-        // With a file host: the fingerprints it last published are read before the build, which renders only the changed server pages.
-        expect(calls.slice(1, -1)).toEqual([
-          ...(store ? [expect.stringMatching(/^npm run store -- pull --from \d{4}-\d{2}-01 --data data$/)] : []),
-          ...(url ? [`npm run publish-files -- --fingerprints-out ${fingerprints}`] : []),
-        ]);
+        const sealed = join(import.meta.dirname, '..', '.cache', 'published-bundles.json');
+        // With a file host: the fingerprints and sealed months it last published are read before the
+        // build, which renders only the changed server pages and writes only unsealed months. The
+        // build brings the days it reads from the bucket itself: nothing is pulled.
+        expect(calls.slice(1, -1)).toEqual(url ? [`npm run publish-files -- --fingerprints-out ${fingerprints} --sealed-out ${sealed}`] : []);
         expect(calls.at(-1)).toBe('npm run build');
-        expect(s.calls().at(-1)).toBe(url ? `MCP_SCHEMA_FILES_DIR=${join(s.bin, 'temp', 'files')} MCP_SCHEMA_SERVER_PAGES=changed MCP_SCHEMA_PUBLISHED_FINGERPRINTS=${fingerprints}` : 'MCP_SCHEMA_FILES_DIR= MCP_SCHEMA_SERVER_PAGES= MCP_SCHEMA_PUBLISHED_FINGERPRINTS=');
+        expect(s.calls().at(-1)).toBe(url ? `MCP_SCHEMA_FILES_DIR=${join(s.bin, 'temp', 'files')} MCP_SCHEMA_SERVER_PAGES=changed MCP_SCHEMA_PUBLISHED_FINGERPRINTS=${fingerprints} MCP_SCHEMA_PUBLISHED_BUNDLES=${sealed}` : 'MCP_SCHEMA_FILES_DIR= MCP_SCHEMA_SERVER_PAGES= MCP_SCHEMA_PUBLISHED_FINGERPRINTS= MCP_SCHEMA_PUBLISHED_BUNDLES=');
       } finally {
         s.done();
       }
