@@ -16,12 +16,18 @@
 // they go into the same manifest, written last, so the fingerprints a build compares against are
 // always those of files that were uploaded — a run that failed half-way leaves the old ones, and the
 // next build renders those servers again (`--fingerprints-out` hands them to the build).
+//
+// The build's sealed months (SEALED_BUNDLES_FILE: closed months whose /data/ bundles it wrote, so the
+// next build need not write them again) travel the same way: never uploaded as a file, laid over the
+// manifest's record month by month, and written into the manifest only when every file the record
+// names is in the bucket with those bytes — a record the bucket does not back would have the next
+// build skip a month whose files are missing (`--sealed-out` hands it to the build).
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { SERVER_FINGERPRINTS_FILE } from '../../src/lib/index.ts';
+import { mergeSealedBundles, parseSealedBundles, SEALED_BUNDLES_FILE, SERVER_FINGERPRINTS_FILE, type SealedBundles, unpublishedSealedFiles } from '../../src/lib/index.ts';
 
 export const MANIFEST_KEY = '.published.json.gz';
 
@@ -69,6 +75,8 @@ export interface PublishSummary {
   kept: number;
   /** Server fingerprints recorded in the manifest from the folder's SERVER_FINGERPRINTS_FILE (null: the folder had none). */
   fingerprints: number | null;
+  /** Sealed months recorded in the manifest from the folder's SEALED_BUNDLES_FILE (null: the folder had none). */
+  sealed: number | null;
 }
 
 type Manifest = Record<string, string>;
@@ -80,10 +88,17 @@ export interface Fingerprints {
   servers: Record<string, string>;
 }
 
-interface Published {
-  files: Manifest;
+/** What the bucket's manifest records besides its files, for the next build. */
+export interface PublishedRecords {
   fingerprints: Fingerprints | null;
+  sealed: SealedBundles | null;
 }
+
+interface Published extends PublishedRecords {
+  files: Manifest;
+}
+
+const SEALED_SHAPE = '{"format": 1, "months": {"YYYY-MM": {"key": sha256, "files": [{name, resource, rows, sha256, bytes}]}}}';
 
 const isHexMap = (v: unknown): v is Record<string, string> => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string' && /^[0-9a-f]{64}$/.test(x));
 
@@ -96,14 +111,14 @@ function fingerprintsOf(v: unknown): Fingerprints | null {
 async function filesOf(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) out.push(path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
-  return out.filter((rel) => rel !== SERVER_FINGERPRINTS_FILE).sort();
+  return out.filter((rel) => rel !== SERVER_FINGERPRINTS_FILE && rel !== SEALED_BUNDLES_FILE).sort();
 }
 
-/** The folder's SERVER_FINGERPRINTS_FILE, checked; null when there is none. */
-async function folderFingerprints(dir: string): Promise<Fingerprints | null> {
+/** A record the build left in the folder, through `check`; null when there is none, an Error when it is not one. */
+async function folderRecord<T>(dir: string, name: string, check: (v: unknown) => T | null, shape: string): Promise<T | null> {
   let text: string;
   try {
-    text = await readFile(path.join(dir, SERVER_FINGERPRINTS_FILE), 'utf8');
+    text = await readFile(path.join(dir, name), 'utf8');
   } catch (error) {
     if ((error as { code?: string }).code === 'ENOENT') return null;
     throw error;
@@ -114,14 +129,25 @@ async function folderFingerprints(dir: string): Promise<Fingerprints | null> {
   } catch {
     parsed = null;
   }
-  const f = fingerprintsOf(parsed);
-  if (!f) throw new Error(`publish-files: ${SERVER_FINGERPRINTS_FILE} in ${dir} is not {"format": 1, "key": sha256, "servers": {slug: sha256}}: build the folder again`);
-  return f;
+  const record = check(parsed);
+  if (!record) throw new Error(`publish-files: ${name} in ${dir} is not ${shape}: build the folder again`);
+  return record;
 }
 
 /** The fingerprints the bucket's manifest records (null: none yet), for the next build's MCP_SCHEMA_PUBLISHED_FINGERPRINTS. */
 export async function publishedFingerprints(t: PublishTarget): Promise<Fingerprints | null> {
   return (await readManifest(t)).fingerprints;
+}
+
+/** The sealed months the bucket's manifest records (null: none yet), for the next build to skip. */
+export async function publishedSealed(t: PublishTarget): Promise<SealedBundles | null> {
+  return (await readManifest(t)).sealed;
+}
+
+/** Both records of the bucket's manifest, from one read. */
+export async function publishedRecords(t: PublishTarget): Promise<PublishedRecords> {
+  const { fingerprints, sealed } = await readManifest(t);
+  return { fingerprints, sealed };
 }
 
 async function readManifest(t: PublishTarget): Promise<Published> {
@@ -130,7 +156,7 @@ async function readManifest(t: PublishTarget): Promise<Published> {
     const answer = await t.client.send(new GetObjectCommand({ Bucket: t.bucket, Key: `${t.prefix}${MANIFEST_KEY}` }));
     bytes = await answer.Body!.transformToByteArray();
   } catch (error) {
-    if ((error as Error).name === 'NoSuchKey') return { files: {}, fingerprints: null };
+    if ((error as Error).name === 'NoSuchKey') return { files: {}, fingerprints: null, sealed: null };
     throw new Error(`publish-files: could not read ${MANIFEST_KEY} from ${t.description}: ${(error as Error).message.split('\n')[0]}`);
   }
   let parsed: unknown;
@@ -146,7 +172,10 @@ async function readManifest(t: PublishTarget): Promise<Published> {
   const servers = (parsed as { fingerprints?: unknown }).fingerprints;
   const fingerprints = servers === undefined ? null : fingerprintsOf(servers);
   if (servers !== undefined && fingerprints === null) throw new Error(`publish-files: ${MANIFEST_KEY} in ${t.description} has fingerprints that are not {"format": 1, "key": sha256, "servers": {slug: sha256}}: remove it to upload every file again`);
-  return { files, fingerprints };
+  const months = (parsed as { sealed?: unknown }).sealed;
+  const sealed = months === undefined ? null : parseSealedBundles(months);
+  if (months !== undefined && sealed === null) throw new Error(`publish-files: ${MANIFEST_KEY} in ${t.description} has a sealed-months record that is not ${SEALED_SHAPE}: remove it to upload every file again`);
+  return { files, fingerprints, sealed };
 }
 
 async function put(t: PublishTarget, key: string, body: Uint8Array, contentType: string, cacheControl: string): Promise<void> {
@@ -160,14 +189,16 @@ async function put(t: PublishTarget, key: string, body: Uint8Array, contentType:
 
 /**
  * Upload every file of `dir` whose SHA-256 differs from the bucket manifest's (all of them with
- * `all`), `concurrency` at a time, then the manifest. Throws on the first failed upload, before the
+ * `all`), `concurrency` at a time, then the manifest. Throws on the first failed upload, or when the
+ * sealed-months record names a file the bucket then does not hold with its SHA-256, before the
  * manifest is replaced.
  */
 export async function publishFiles(dir: string, t: PublishTarget, o: { concurrency?: number; all?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<PublishSummary> {
   const files = await filesOf(dir);
   if (files.includes(MANIFEST_KEY)) throw new Error(`publish-files: ${dir} holds a file named ${MANIFEST_KEY}, the bucket's manifest: not a build's folder`);
-  const stamps = await folderFingerprints(dir);
-  const published = o.all ? { files: {}, fingerprints: null } : await readManifest(t);
+  const stamps = await folderRecord(dir, SERVER_FINGERPRINTS_FILE, fingerprintsOf, '{"format": 1, "key": sha256, "servers": {slug: sha256}}');
+  const seals = await folderRecord(dir, SEALED_BUNDLES_FILE, parseSealedBundles, SEALED_SHAPE);
+  const published: Published = o.all ? { files: {}, fingerprints: null, sealed: null } : await readManifest(t);
   const before = published.files;
   const after: Manifest = { ...published.files };
   const todo: { rel: string; bytes: Buffer; sha: string }[] = [];
@@ -194,12 +225,20 @@ export async function publishFiles(dir: string, t: PublishTarget, o: { concurren
   // The folder's fingerprints over the published ones (a server the folder does not name keeps its own).
   const fingerprints = stamps ? { format: 1 as const, key: stamps.key, servers: sortKeys({ ...(published.fingerprints?.servers ?? {}), ...stamps.servers }) } : published.fingerprints;
   const restamped = stamps !== null && JSON.stringify(fingerprints) !== JSON.stringify(published.fingerprints);
-  if (todo.length > 0 || o.all || restamped) {
-    const manifest = { format: 1, files: sortKeys(after), ...(fingerprints ? { fingerprints } : {}) };
+  // The folder's sealed months over the published ones; the manifest never records a month whose files the bucket does not hold.
+  const sealed = seals ? mergeSealedBundles(published.sealed, seals) : published.sealed;
+  const missing = sealed ? unpublishedSealedFiles(sealed, after) : [];
+  if (missing.length > 0) {
+    const more = missing.length > 3 ? ` and ${missing.length - 3} more` : '';
+    throw new Error(`publish-files: the sealed-months record names files the bucket does not hold with those bytes: ${missing.slice(0, 3).join(', ')}${more}; build the folder again`);
+  }
+  const resealed = seals !== null && JSON.stringify(sealed) !== JSON.stringify(published.sealed);
+  if (todo.length > 0 || o.all || restamped || resealed) {
+    const manifest = { format: 1, files: sortKeys(after), ...(fingerprints ? { fingerprints } : {}), ...(sealed ? { sealed } : {}) };
     await put(t, MANIFEST_KEY, gzipSync(JSON.stringify(manifest)), 'application/gzip', 'no-store');
   }
   const present = new Set(files);
-  return { files: files.length, uploaded: todo.length, bytes, unchanged, kept: Object.keys(before).filter((k) => !present.has(k)).length, fingerprints: stamps ? Object.keys(stamps.servers).length : null };
+  return { files: files.length, uploaded: todo.length, bytes, unchanged, kept: Object.keys(before).filter((k) => !present.has(k)).length, fingerprints: stamps ? Object.keys(stamps.servers).length : null, sealed: seals ? Object.keys(seals.months).length : null };
 }
 
 function sortKeys(o: Record<string, string>): Record<string, string> {

@@ -2,7 +2,9 @@
 // S3-compatible server on 127.0.0.1: every file of the file host's folder lands under its path with
 // its type and caching; a second run sends nothing; a changed file alone is sent again; a file no
 // longer built is kept (a published URL keeps answering); a failed upload leaves the manifest as it
-// was, so the next run sends what is missing.
+// was, so the next run sends what is missing. The build's records (server fingerprints, sealed months)
+// go into the manifest, never up as files, and the sealed months only when the bucket holds their files.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,8 +12,8 @@ import { gzipSync } from 'node:zlib';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../src/archive/s3-store.ts';
-import { cacheControlOf, contentTypeOf, MANIFEST_KEY } from '../../collector/ops/publish-files.ts';
-import { SERVER_FINGERPRINTS_FILE } from '../../src/lib/index.ts';
+import { cacheControlOf, contentTypeOf, MANIFEST_KEY, publishedSealed } from '../../collector/ops/publish-files.ts';
+import { SEALED_BUNDLES_FILE, SERVER_FINGERPRINTS_FILE } from '../../src/lib/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
 
@@ -40,13 +42,15 @@ function setup(endpoint = server.endpoint) {
   const get = async (key: string) => {
     try {
       const a = await client.send(new GetObjectCommand({ Bucket: server.bucket, Key: `${prefix}${key}` }));
-      return { text: Buffer.from(await a.Body!.transformToByteArray()).toString('utf8'), type: a.ContentType, cache: a.CacheControl };
+      const bytes = Buffer.from(await a.Body!.transformToByteArray());
+      return { text: bytes.toString('utf8'), bytes, type: a.ContentType, cache: a.CacheControl };
     } catch (e) {
       if ((e as Error).name === 'NoSuchKey') return null;
       throw e;
     }
   };
-  return { env, prefix, get };
+  const target = { client, bucket: server.bucket, prefix, description: `s3://${server.bucket}/${prefix}` };
+  return { env, prefix, get, target };
 }
 
 const FILES = {
@@ -57,6 +61,17 @@ const FILES = {
   [`objects/ab/${BODY}.json`]: '{"result":{}}',
   'data/SHA256SUMS': 'x  y\n',
 };
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A sealed month as the build records it: its key and its files' names and texts. */
+function sealedMonth(key: string, files: Record<string, string>) {
+  return { key: key.repeat(64), files: Object.entries(files).map(([name, text]) => ({ name, resource: 'observations', rows: 1, sha256: sha256(text), bytes: Buffer.byteLength(text) })) };
+}
+
+const JAN = { 'observations-2026-01.jsonl.gz': 'january', 'observations-2026-01.csv.gz': 'january csv' };
+const FEB = { 'observations-2026-02.jsonl.gz': 'february' };
+const dataFiles = (files: Record<string, string>) => Object.fromEntries(Object.entries(files).map(([name, text]) => [`data/${name}`, text]));
 
 beforeAll(async () => {
   server = await startS3Server();
@@ -150,6 +165,98 @@ describe('npm run publish-files', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^publish-files: \.server-fingerprints\.json in .+ is not \{"format": 1, "key": sha256, "servers": \{slug: sha256\}\}: build the folder again\n$/);
     expect((await publish(['--dir', dir, '--fingerprints-out', out], env)).code).toBe(2);
+  }, 60_000);
+
+  it("records the build's sealed months in the manifest, never as a file, merges them month by month, and hands them on with --sealed-out", async () => {
+    const { env, get, target } = setup();
+    const out = path.join(folder({}), 'sealed.json');
+    const stamps = path.join(folder({}), 'fingerprints.json');
+    // Nothing published yet: no file (the build then writes every month's bundles), and a stale one is removed.
+    writeFileSync(out, 'stale');
+    const none = await publish(['--sealed-out', out], env);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toMatch(/ records no sealed months: nothing written \(the build writes every month's bundles\)\n$/);
+    expect(existsSync(out)).toBe(false);
+    expect(await publishedSealed(target)).toBeNull();
+    const first = { format: 1, months: { '2026-01': sealedMonth('a', JAN) } };
+    const dir = folder({ ...FILES, ...dataFiles(JAN), [SEALED_BUNDLES_FILE]: JSON.stringify(first) });
+    const run = await publish(['--dir', dir], env);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^published 8 of 8 files .*; 1 sealed months recorded\n$/);
+    expect(await get(SEALED_BUNDLES_FILE)).toBeNull();
+    expect((await get('data/observations-2026-01.jsonl.gz'))?.text).toBe('january');
+    expect(await publishedSealed(target)).toEqual(first);
+    // Both records from one run; the manifest has no fingerprints, so that file is not written.
+    writeFileSync(stamps, 'stale');
+    const both = await publish(['--fingerprints-out', stamps, '--sealed-out', out], env);
+    expect(both.code).toBe(0);
+    expect(both.stdout).toMatch(/records no fingerprints: nothing written .*\nwrote 1 sealed months to .*sealed\.json\n$/);
+    expect(existsSync(stamps)).toBe(false);
+    expect(readFileSync(out, 'utf8')).toBe(`${JSON.stringify(first)}\n`);
+    // The next build seals January again (other bytes, another key) and February; January's new entry replaces the old.
+    const jan2 = { 'observations-2026-01.jsonl.gz': 'january, again' };
+    const second = { format: 1, months: { '2026-02': sealedMonth('c', FEB), '2026-01': sealedMonth('b', jan2) } };
+    const next = folder({ ...FILES, ...dataFiles(jan2), ...dataFiles(FEB), [SEALED_BUNDLES_FILE]: JSON.stringify(second) });
+    expect(JSON.parse((await publish(['--dir', next, '--json'], env)).stdout)).toMatchObject({ uploaded: 2, sealed: 2 });
+    expect(await publishedSealed(target)).toEqual({ format: 1, months: { '2026-01': sealedMonth('b', jan2), '2026-02': sealedMonth('c', FEB) } });
+    // A build that seals only March: January and February keep their entries (their files are in the bucket, not in this folder).
+    const mar = { 'observations-2026-03.parquet': 'march' };
+    const third = folder({ ...FILES, ...dataFiles(mar), [SEALED_BUNDLES_FILE]: JSON.stringify({ format: 1, months: { '2026-03': sealedMonth('d', mar) } }) });
+    expect((await publish(['--dir', third], env)).code).toBe(0);
+    expect(Object.keys((await publishedSealed(target))!.months)).toEqual(['2026-01', '2026-02', '2026-03']);
+    // Only the record changed (February sealed again under another key, its files already up): nothing is sent, the manifest still moves.
+    const rekeyed = folder({ ...FILES, [SEALED_BUNDLES_FILE]: JSON.stringify({ format: 1, months: { '2026-02': sealedMonth('e', FEB) } }) });
+    expect(JSON.parse((await publish(['--dir', rekeyed, '--json'], env)).stdout)).toMatchObject({ uploaded: 0, sealed: 1 });
+    expect((await publishedSealed(target))!.months['2026-02']!.key).toBe('e'.repeat(64));
+    expect((await publish(['--dir', next, '--sealed-out', out], env)).code).toBe(2);
+    expect((await publish(['--sealed-out', ''], env)).code).toBe(2);
+  }, 60_000);
+
+  it('refuses a sealed-months record that names a file the bucket does not hold with those bytes, and leaves the manifest as it was', async () => {
+    const { env, get, target } = setup();
+    const first = { format: 1, months: { '2026-01': sealedMonth('a', JAN) } };
+    expect((await publish(['--dir', folder({ ...FILES, ...dataFiles(JAN), [SEALED_BUNDLES_FILE]: JSON.stringify(first) })], env)).code).toBe(0);
+    const manifest = (await get(MANIFEST_KEY))!.bytes;
+    // A file in neither the folder nor the bucket (and a changed file, so something is uploaded first).
+    const absent = { format: 1, months: { '2026-02': sealedMonth('b', { 'x.jsonl.gz': 'x', 'y.csv.gz': 'y', 'z.parquet': 'z', 'w.jsonl.gz': 'w' }) } };
+    const missing = await publish(['--dir', folder({ ...FILES, 'api/servers/io.example_a.json': '{"v":2}', [SEALED_BUNDLES_FILE]: JSON.stringify(absent) })], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe('publish-files: the sealed-months record names files the bucket does not hold with those bytes: data/x.jsonl.gz, data/y.csv.gz, data/z.parquet and 1 more; build the folder again\n');
+    expect((await get(MANIFEST_KEY))!.bytes.equals(manifest)).toBe(true);
+    // A file the folder holds with other bytes than the record says.
+    const feb = { format: 1, months: { '2026-02': sealedMonth('b', FEB) } };
+    const other = await publish(['--dir', folder({ ...FILES, 'data/observations-2026-02.jsonl.gz': 'not february', [SEALED_BUNDLES_FILE]: JSON.stringify(feb) })], env);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toBe('publish-files: the sealed-months record names files the bucket does not hold with those bytes: data/observations-2026-02.jsonl.gz; build the folder again\n');
+    expect((await get(MANIFEST_KEY))!.bytes.equals(manifest)).toBe(true);
+    expect(await publishedSealed(target)).toEqual(first);
+    // Near miss: the record names January's files again, absent from this folder but uploaded by the first run.
+    const again = { format: 1, months: { ...first.months, ...feb.months } };
+    const ok = await publish(['--dir', folder({ ...FILES, ...dataFiles(FEB), [SEALED_BUNDLES_FILE]: JSON.stringify(again) }), '--json'], env);
+    expect(ok.stderr).toBe('');
+    expect(JSON.parse(ok.stdout)).toMatchObject({ sealed: 2 });
+    expect(await publishedSealed(target)).toEqual(again);
+  }, 60_000);
+
+  it('refuses a sealed-months record in the folder that is not one, before anything is sent, and one in the manifest on read', async () => {
+    const { env, get, prefix, target } = setup();
+    const shape = '{"format": 1, "months": {"YYYY-MM": {"key": sha256, "files": [{name, resource, rows, sha256, bytes}]}}}';
+    for (const text of ['{"format":1,"months":', JSON.stringify({ format: 1, months: { '2026-01': { ...sealedMonth('a', JAN), files: [{ ...sealedMonth('a', JAN).files[0], name: '../x' }] } } })]) {
+      const dir = folder({ ...FILES, [SEALED_BUNDLES_FILE]: text });
+      const bad = await publish(['--dir', dir], env);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toBe(`publish-files: ${SEALED_BUNDLES_FILE} in ${dir} is not ${shape}: build the folder again\n`);
+    }
+    expect(await get('api/servers/io.example_a.json')).toBeNull();
+    expect(await get(MANIFEST_KEY)).toBeNull();
+    await client.send(new PutObjectCommand({ Bucket: server.bucket, Key: `${prefix}${MANIFEST_KEY}`, Body: gzipSync(JSON.stringify({ format: 1, files: {}, sealed: { format: 1, months: { '2026-13': sealedMonth('a', JAN) } } })) }));
+    const message = `publish-files: ${MANIFEST_KEY} in s3://${server.bucket}/${prefix} at ${server.endpoint} has a sealed-months record that is not ${shape}: remove it to upload every file again\n`;
+    for (const args of [['--dir', folder(FILES)], ['--sealed-out', path.join(folder({}), 'sealed.json')]]) {
+      const bad = await publish(args, env);
+      expect(bad.code, args[0]).toBe(1);
+      expect(bad.stderr, args[0]).toBe(message);
+    }
+    await expect(publishedSealed(target)).rejects.toThrow(/has a sealed-months record that is not /);
   }, 60_000);
 
   it('refuses a manifest it cannot read, a missing bucket setting and a missing folder, each in one line', async () => {
