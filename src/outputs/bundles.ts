@@ -11,7 +11,7 @@
 // Where each file goes (the site or a release folder) is decided in catalogue.ts. Days are read through
 // src/archive's observation reader; the bundles are a function of the loaded archive, the output
 // folders, the cache folder and the Publication: no environment.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -77,16 +77,22 @@ export async function writeBundles(
     return url ? { ...f, url } : f;
   };
   const record = (f: BundleFile) => (dirOf(f.name) === siteDir ? site.push(siteFile(f)) : release.push({ ...f, url: bundleUrl(f.name, 'release', pub) }));
-  const members = new Members(a, opts.cacheDir);
   // A simulated build's data files carry -SIMULATED in their names (publication.ts simulatedName).
   const nm = (name: string) => simulatedName(name, pub);
   // Closed months already on the file host are taken from the record, not written (sealed-months.ts).
   const seal = sealPlan(a, pub, opts.sealed ?? null);
   const reused = (month: string) => (seal?.reuse.has(month) ? month : null);
+  // With a file host the build is the deploy's, whose carried cache leaves members out (deploy.yml):
+  // a day's members and the day files fetched for them are scratch, removed once copied into the
+  // month's parts, so the disk holds a day of them, not a month.
+  const members = new Members(a, opts.cacheDir, seal !== null);
+  // Each month's JSON Lines part, by series: Parquet reads its rows from it (one file, every day's
+  // member in order: the same rows as the day files), so no day is needed once its part is written.
+  const partFiles = new Map<string, string>();
 
   // Each row series (catalogue.ts ROW_SERIES), per month (the days' members) and whole (the months'
   // members), JSON Lines and CSV, one writer for both series; Parquet below, from the same members.
-  const seriesFiles = async (series: RowSeries, months: readonly string[], days: readonly { day: string; rows: number }[], member: (i: number) => Promise<{ jsonl: string; csv: string }>, opts2: { emptyWhole: boolean }) => {
+  const seriesFiles = async (series: RowSeries, months: readonly string[], days: readonly { day: string; rows: number; files: string[] }[], member: (i: number) => Promise<{ jsonl: string; csv: string }>, opts2: { emptyWhole: boolean }) => {
     const base = ROW_SERIES[series].base;
     const header = gzipSync(csvLine(SERIES_COLUMNS[series]));
     const wholeNames = { jsonl: nm(`${base}.jsonl.gz`), csv: nm(`${base}.csv.gz`) };
@@ -112,8 +118,10 @@ export async function writeBundles(
         await whole.jsonl.copy(m.jsonl);
         await part.csv.copy(m.csv);
         await whole.csv.copy(m.csv);
+        members.done(day, m);
         monthRows += day.rows;
       }
+      partFiles.set(`${series}:${month}`, path.join(dirOf(names.jsonl), names.jsonl));
       record({ name: names.jsonl, resource: series, rows: monthRows, ...(await part.jsonl.end()) });
       record({ name: names.csv, resource: series, rows: monthRows, ...(await part.csv.end()) });
       wholeRows += monthRows;
@@ -187,16 +195,8 @@ export async function writeBundles(
     target: (name) => path.join(dirOf(nm(name)), nm(name)),
     skip: (name) => (sealableMonth(name) !== null && reused(sealableMonth(name)!) !== null),
     sources: {
-      dayMembers: async (month) => {
-        const files: string[] = [];
-        for (const day of a.dayFiles.filter((d) => d.day.startsWith(month))) files.push((await members.of(day)).jsonl);
-        return files;
-      },
-      v2DayMembers: async (month) => {
-        const files: string[] = [];
-        for (const day of (a.v2?.dayFiles ?? []).filter((d) => d.day.startsWith(month))) files.push((await members.ofV2(day)).jsonl);
-        return files;
-      },
+      dayMembers: async (month) => [partFiles.get(`observations:${month}`)!],
+      v2DayMembers: async (month) => [partFiles.get(`observations-v2:${month}`)!],
       rosterMembers: async (month) => {
         const files: string[] = [];
         for (const file of a.rosterFiles.filter((f) => f.startsWith(month))) {
@@ -240,6 +240,9 @@ export async function writeBundles(
 
   await writeFile(path.join(siteDir, 'SHA256SUMS'), site.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
   if (seal) await writeSealRecord(seal, pub.fileHost!.dir, site, nm);
+  // Members no month of this build used (days of months that left the window or were sealed) go.
+  members.finish();
+  members.prune();
   if (relDir) await writeFile(path.join(relDir, 'SHA256SUMS'), release.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
   return { site, release };
 }
@@ -249,12 +252,39 @@ class Members {
   constructor(
     private readonly a: Archive,
     private readonly cacheDir: string,
+    /** Members and fetched day files are removed once copied (`done`), not kept for the next build. */
+    private readonly scratch: boolean,
   ) {}
 
   private index: StoredIndex | null = null;
+  /** Day files this build fetched from the object store (never a file that was in the folder). */
+  private readonly fetched = new Set<string>();
+  /** Member files this build used: the rest of members/ is pruned at the end. */
+  private readonly used = new Set<string>();
   /** Bring files kept only in the object store (stored.jsonl) into the archive folder before they are read. */
   private async bring(files: readonly string[]): Promise<void> {
-    for (const f of files) if (!isLocal(this.a.dir, f)) await materialize(this.a.dir, f, (this.index ??= readStoredIndex(this.a.dir)), storeFor(this.a.dir));
+    for (const f of files) if (!isLocal(this.a.dir, f) && (await materialize(this.a.dir, f, (this.index ??= readStoredIndex(this.a.dir)), storeFor(this.a.dir))) === 'fetched') this.fetched.add(f);
+  }
+
+  /** A day's members are in its month's parts: with `scratch`, remove them and the day files this build fetched. */
+  done(day: { files: string[] }, m: { jsonl: string; csv: string }): void {
+    if (!this.scratch) return;
+    this.release(day.files);
+    for (const file of [m.jsonl, m.csv]) {
+      if (!file.startsWith(this.cacheDir + path.sep)) continue; // the day file itself, not a member
+      rmSync(file, { force: true });
+      this.used.delete(file);
+    }
+  }
+
+  /** Remove every member file this build did not use. */
+  prune(): void {
+    const dir = path.join(this.cacheDir, 'members');
+    if (!existsSync(dir)) return;
+    for (const name of readdirSync(dir)) {
+      const file = path.join(dir, name);
+      if (!this.used.has(file) && !name.includes('.tmp')) rmSync(file, { force: true });
+    }
   }
 
   /** A v1 day's members: JSON Lines (its valid lines verbatim, or the day's own file when closed and clean) and CSV. */
@@ -275,6 +305,8 @@ class Members {
   ): Promise<{ jsonl: string; csv: string }> {
     const files = { day: day.day, files: day.files };
     const direct = bundledAsIs(files, day.problems) ? path.join(this.a.dir, day.files[0]!) : null;
+    if (!direct) this.used.add(m.jsonl);
+    this.used.add(m.csv);
     if (direct || !existsSync(m.jsonl) || !existsSync(m.csv)) await this.bring(day.files);
     if ((direct || existsSync(m.jsonl)) && existsSync(m.csv)) return { jsonl: direct ?? m.jsonl, csv: m.csv };
     // The loader validated every line of this day (its digest has the same key): a day without
@@ -296,7 +328,25 @@ class Members {
     if (stored && rosterFileOnDisk(this.a.dir, file) === null && (this.index ??= readStoredIndex(this.a.dir)).files.has(stored)) await this.bring([stored]);
     const member = await rosterMemberPath(this.a.dir, file, this.cacheDir);
     if (!member) return null;
-    if (existsSync(member)) return member;
-    return writeRosterMember({ archive: this.a.dir, file, member });
+    this.used.add(member);
+    const out = existsSync(member) ? member : writeRosterMember({ archive: this.a.dir, file, member });
+    // The member holds what Parquet reads of the roster: a fetched roster file can go now.
+    if (this.scratch && stored) this.release([stored]);
+    return out;
+  }
+
+  /** After the last reader (Parquet): with `scratch`, the roster members go too. */
+  finish(): void {
+    if (!this.scratch) return;
+    for (const file of this.used) {
+      if (!file.endsWith('.roster.gz')) continue;
+      rmSync(file, { force: true });
+      this.used.delete(file);
+    }
+  }
+
+  /** Remove the files among `files` this build fetched. */
+  private release(files: readonly string[]): void {
+    for (const f of files) if (this.fetched.delete(f)) rmSync(path.join(this.a.dir, f), { force: true });
   }
 }

@@ -3,20 +3,20 @@
 // lists of strings as Parquet lists), runs and contract intervals whole — for DuckDB,
 // BigQuery or Spark without parsing gigabytes of JSON. Written by DuckDB (@duckdb/node-api, pinned)
 // from JSON Lines it reads itself, in bounded memory:
-//   - observations of both series from the same day members the JSONL bundles are concatenated from (a
-//     compacted day file as it is, or the cached member of its valid lines), with the columns of
+//   - observations of both series from the month's JSON Lines part the bundles wrote (its days' members
+//     concatenated: the same rows in the same order, so no day file is read again), with the columns of
 //     catalogue.ts ROW_SERIES (the CSV's too), roster targets from the rosters'
 //     members, the derived tables from JSON Lines of their catalogue records written here;
 //   - the same input gives the same bytes: one thread, insertion order kept (the files' order), an
 //     explicit schema (parquet-schema.ts: from the zod contracts), ZSTD, a fixed row-group size, and
 //     key-value metadata that names no clock; the pinned DuckDB version is the writer's version;
 //   - closed months are cached under the build cache by the content of what they hold, so a daily
-//     build writes the current month again and copies the others.
+//     build writes the current month again and copies the others (a cached month no build used is removed).
 // Flat names (`observations-2025-12.parquet`), not hive folders (`month=2025-12/`): over HTTP no
 // reader can list a folder, so files are named one by one anyway; locally and in object storage a glob
 // (`observations-*.parquet`) reads them all, and every file carries its `day` column.
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -41,7 +41,7 @@ export interface ParquetFile {
   rows: number;
 }
 
-/** Where the inputs are: the day members of a month (JSONL, gzip) of each series, the roster members of a month. */
+/** Where the inputs are: a month's rows of each series as gzipped JSON Lines (the month's part, or its days' members, in day order), the roster members of a month. */
 export interface ParquetSources {
   dayMembers(month: string): Promise<string[]>;
   v2DayMembers(month: string): Promise<string[]>;
@@ -70,6 +70,8 @@ export async function writeParquetBundles(
   const con = await db.connect();
   const out: ParquetFile[] = [];
   const kv = kvMetadata(opts.pub);
+  // Cached months this build used: the others (months that left the window or were sealed) are removed after.
+  const used = new Set<string>();
   try {
     const skipped = (name: string, resource: ResourceName) => {
       if (!opts.skip?.(name)) return false;
@@ -80,6 +82,7 @@ export async function writeParquetBundles(
       const dest = opts.target(name);
       mkdirSync(path.dirname(dest), { recursive: true });
       const cached = cacheKey ? path.join(work, `${cacheKey}.parquet`) : null;
+      if (cached) used.add(cached);
       if (!cached || !existsSync(cached)) {
         const part = path.join(tmp, `${name}.part`);
         await con.run(copySql(select, part, kv));
@@ -128,6 +131,7 @@ export async function writeParquetBundles(
     }
     await write('runs.parquet', 'runs', fromJson([jsonl('runs', a.runs.map((r) => JSON.stringify(r)))], columnsOf(Run)), null);
     await write('contract-intervals.parquet', 'contract-intervals', fromJson([jsonl('intervals', a.intervals.map((i) => JSON.stringify(i)))], INTERVAL_FIELDS.map((f) => [f.name, fieldType(f)])), null);
+    for (const name of readdirSync(work)) if (name.endsWith('.parquet') && !used.has(path.join(work, name))) rmSync(path.join(work, name), { force: true });
   } finally {
     con.closeSync();
     db.closeSync();

@@ -3,8 +3,9 @@
 // describes the same files (SHA256SUMS and datapackage.json byte for byte) without reading the month's
 // days or writing its files. The archive is the collector's, across a month's end (2025-12-30 to
 // 2026-01-01, both series), migrated and offloaded to a real S3-compatible server on 127.0.0.1; each
-// build reads a checkout without day files, as the deploy job does, so a day brought is a day read.
-import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
+// build reads a checkout without day files, as the deploy job does, through the real S3 store with
+// its reads counted, so a day fetched is a day read; what the build fetched it removes again.
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,8 @@ import { listDays } from '../../src/archive/day-files.ts';
 import { FsObjectStore } from '../../src/archive/object-store.ts';
 import { useObjectStore } from '../../src/archive/objects.ts';
 import { S3ObjectStore } from '../../src/archive/s3-store.ts';
-import { offload } from '../../src/archive/stored-files.ts';
+import { offload, readStoredIndex } from '../../src/archive/stored-files.ts';
+import { objectKey } from '../../src/archive/layout.ts';
 import { parseSealedBundles, SEALED_BUNDLES_FILE, type SealedBundles } from '../../src/lib/index.ts';
 import { forgetArchive, loadArchive } from '../../src/loader/load-archive.ts';
 import { writeBundles } from '../../src/outputs/bundles.ts';
@@ -33,11 +35,18 @@ let remote: S3ObjectStore;
 let full: string;
 let loaderCache: string;
 
-/** A checkout as the deploy job sees it: no day files, rosters or objects, reading through the bucket. */
-function checkout(): string {
+/** A checkout as the deploy job sees it: no day files, rosters or objects, reading through the bucket; `gets` collects the keys it reads. */
+function checkout(gets: string[] = []): string {
   const dir = temp('mcps-sealed-');
   cpSync(full, dir, { recursive: true, filter: (src) => !BULK.test(src.slice(full.length)) });
-  useObjectStore(dir, new CachedStore(remote, new FsObjectStore(dir)));
+  const counted = new Proxy(remote, {
+    get(target, prop) {
+      if (prop === 'get') return async (key: string) => (gets.push(key), target.get(key));
+      const v = Reflect.get(target, prop) as unknown;
+      return typeof v === 'function' ? (v as (...x: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  useObjectStore(dir, new CachedStore(counted, new FsObjectStore(dir)));
   return dir;
 }
 
@@ -45,16 +54,24 @@ const hosted = (files: string): Publication => ({ ...TEST_PUBLICATION, partsOnly
 
 /** Build the bundles of a fresh checkout (the loader's summaries from a shared cache, so the loader brings no day). */
 async function build(pub: (files: string) => Publication, sealed: SealedBundles | null) {
-  const dir = checkout();
+  const gets: string[] = [];
+  const dir = checkout(gets);
   forgetArchive();
   const a = await loadArchive(dir, { cache: { dir: loaderCache, sourceRoot: process.cwd() } });
+  const loaded = gets.length;
   const out = temp('mcps-sealed-out-');
   const files = join(out, 'files');
-  const written = await writeBundles(a, out, { pub: pub(files), cacheDir: temp('mcps-sealed-bundle-cache-'), sealed });
+  const bundleCache = temp('mcps-sealed-bundle-cache-');
+  const written = await writeBundles(a, out, { pub: pub(files), cacheDir: bundleCache, sealed });
   const record = existsSync(join(files, SEALED_BUNDLES_FILE)) ? parseSealedBundles(JSON.parse(readFileSync(join(files, SEALED_BUNDLES_FILE), 'utf8'))) : null;
-  const broughtDays = [...listDays(dir), ...listDays(dir, 'observations-v2')].map((d) => d.day);
+  // The days whose stored file the bundles read (the loader read none: its summaries are cached).
+  const fetched = new Set(gets.slice(loaded));
+  const readDays = [...readStoredIndex(full).files.values()].filter((l) => /^observations/.test(l.path) && fetched.has(objectKey(l.sha256))).map((l) => l.path.replace(/^.*\//, '').slice(0, 10));
+  const leftDays = [...listDays(dir), ...listDays(dir, 'observations-v2')].map((d) => d.day);
+  const leftRosters = existsSync(join(dir, 'rosters')) ? readdirSync(join(dir, 'rosters')) : [];
+  const members = existsSync(join(bundleCache, 'members')) ? readdirSync(join(bundleCache, 'members')) : [];
   const data = (name: string) => join(out, 'data', name);
-  return { written, record, broughtDays, data, sums: readFileSync(data('SHA256SUMS'), 'utf8'), pkg: readFileSync(data('datapackage.json'), 'utf8') };
+  return { written, record, loaderReads: loaded, readDays, leftDays, leftRosters, members, data, sums: readFileSync(data('SHA256SUMS'), 'utf8'), pkg: readFileSync(data('datapackage.json'), 'utf8') };
 }
 
 beforeAll(async () => {
@@ -88,7 +105,12 @@ describe('sealed months', () => {
 
   it('the first build writes the closed month, reads its days, and records its raw files with their bytes', async () => {
     first = await build(hosted, null);
-    expect(first.broughtDays).toContain('2025-12-30');
+    expect(first.loaderReads).toBe(0);
+    expect(first.readDays).toContain('2025-12-30');
+    // With a file host the days fetched and their members are scratch: gone once in the month's parts.
+    expect(first.leftDays).toEqual([]);
+    expect(first.leftRosters).toEqual([]);
+    expect(first.members).toEqual([]);
     expect(Object.keys(first.record!.months)).toEqual([CLOSED]);
     const files = first.record!.months[CLOSED]!.files;
     expect(files.map((f) => f.name).sort()).toEqual(sealedNames(CLOSED).sort());
@@ -106,8 +128,8 @@ describe('sealed months', () => {
 
   it('a build handed the record reads none of the sealed days, writes none of its files, and describes the same files byte for byte', async () => {
     const second = await build(hosted, first.record);
-    expect(second.broughtDays.filter((d) => d.startsWith(CLOSED))).toEqual([]);
-    expect(second.broughtDays).toContain('2026-01-01'); // the open month is still read
+    expect(second.readDays.filter((d) => d.startsWith(CLOSED))).toEqual([]);
+    expect(second.readDays).toContain('2026-01-01'); // the open month is still read
     for (const name of sealedNames(CLOSED)) expect(existsSync(second.data(name)), name).toBe(false);
     expect(existsSync(second.data('observations-2026-01.jsonl.gz'))).toBe(true);
     expect(existsSync(second.data(`changes-${CLOSED}.parquet`))).toBe(true);
@@ -120,7 +142,7 @@ describe('sealed months', () => {
   it('near miss: a record whose key is not this month\'s (its days changed) is not used: the month is read and written again', async () => {
     const stale: SealedBundles = { format: 1, months: { [CLOSED]: { ...first.record!.months[CLOSED]!, key: 'f'.repeat(64) } } };
     const again = await build(hosted, stale);
-    expect(again.broughtDays).toContain('2025-12-30');
+    expect(again.readDays).toContain('2025-12-30');
     for (const name of sealedNames(CLOSED)) expect(existsSync(again.data(name)), name).toBe(true);
     expect(again.record!.months[CLOSED]!.key).toBe(first.record!.months[CLOSED]!.key);
     expect(again.sums).toBe(first.sums);
@@ -130,7 +152,12 @@ describe('sealed months', () => {
     const plain = await build((files) => ({ ...hosted(files), fileHost: null }), first.record);
     for (const name of sealedNames(CLOSED)) expect(existsSync(plain.data(name)), name).toBe(true);
     expect(plain.record).toBeNull();
-    expect(plain.broughtDays).toContain('2025-12-30');
+    expect(plain.readDays).toContain('2025-12-30');
+    // Without a file host the members are the build cache's, kept for the next build; the days it fetched stay too.
+    expect(plain.members.some((m) => m.endsWith('.csv.gz'))).toBe(true);
+    expect(plain.leftDays).toContain('2025-12-30');
+    expect(plain.leftRosters.length).toBeGreaterThan(0);
+    expect(plain.members.some((m) => m.endsWith('.roster.gz'))).toBe(true);
   });
 
   it('a record missing one of the month\'s files is refused with a sentence that says how to start again', async () => {
