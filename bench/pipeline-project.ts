@@ -83,7 +83,23 @@ export interface Costs {
   shard: { maxEndpoints: number; setupSeconds: number };
   seal: { secondsPerRow: number; rssBytes: number; source: string };
   close: { verifySecondsPerRow: number; scrubSecondsAt42k: number; verifyRssBytesPerRow: number; baseRssBytes: number; source: string };
-  deploy: { cacheBytesPerServer: number; loadSecondsPerServer: number; deriveSecondsPerServer: number; /** Passes over every server a sharded build makes, each deriving every shard again (counted in the code, not measured at scale). */ derivePasses: number; closedBytesPerTargetDay: number; siteDays: number; bulkBytesPerServer: number; baseDiskBytes: number; source: string };
+  deploy: {
+    cacheBytesPerServer: number;
+    loadSecondsPerServer: number;
+    deriveSecondsPerServer: number;
+    /** Passes over every server a sharded build makes, each deriving every shard again (counted in the code, not measured at scale). */
+    derivePasses: number;
+    closedBytesPerTargetDay: number;
+    /** Days of bundles a build writes at most: one month (the open one at its end, or the one just closed, before it is sealed). */
+    monthDays: number;
+    /** A month's bundles (JSON Lines, CSV, Parquet of rows and roster targets) per byte of its closed day files. */
+    bundleBytesPerDayByte: number;
+    /** Roster members held while a month's roster targets are written, per byte of its closed day files. */
+    rosterMemberBytesPerDayByte: number;
+    bulkBytesPerServer: number;
+    baseDiskBytes: number;
+    source: string;
+  };
   render: {
     secondsPerServer: number;
     siteWideSeconds: number;
@@ -206,7 +222,10 @@ export function projectPipeline(rate: Rate, c: Costs): { rows: JobRow[]; registr
   // with servers × days kept.
   add('deploy (build)', 'build cache carried', 'bytes', 4 * 2 ** 30, 'actions/cache: not saved over 4 GiB', (r) => r.servers * c.deploy.cacheBytesPerServer, c.deploy.source);
   add('deploy (build)', 'load + derive (days since the checkpoint)', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => r.servers * (c.deploy.loadSecondsPerServer + c.deploy.deriveSecondsPerServer * (r.servers > c.render.serversPerRenderShard ? c.deploy.derivePasses : 1)), `${c.deploy.source}; with more than one loader shard every pass over the servers (${c.deploy.derivePasses}: site bodies, families, fingerprints, registry hygiene, routes, pages, change pages, repositories, files) derives every shard again`);
-  add('deploy (build)', `disk (checkout, cache, the site's ${c.deploy.siteDays} days pulled, servers.json)`, 'bytes', LIMITS.diskBytes, 'runner disk 14 GB', (r) => c.deploy.baseDiskBytes + r.servers * (c.deploy.cacheBytesPerServer + c.deploy.bulkBytesPerServer + c.deploy.siteDays * c.deploy.closedBytesPerTargetDay), `closed day files ${Math.round(c.deploy.closedBytesPerTargetDay)} B a target-day (bench:years), the bulk descriptors ${(c.deploy.bulkBytesPerServer / 1000).toFixed(1)} kB a server`);
+  // Sealed months: a build writes one month's bundles at most, reading its days one at a time (a day file
+  // and its members are scratch); the rest of the site's months are the file host's already.
+  const monthBundle = (r: RegistryAt) => c.deploy.monthDays * r.servers * c.deploy.closedBytesPerTargetDay * (c.deploy.bundleBytesPerDayByte + c.deploy.rosterMemberBytesPerDayByte);
+  add('deploy (build)', "disk (checkout, cache, servers.json, a month's bundles and roster members, a day's scratch)", 'bytes', LIMITS.diskBytes, 'runner disk 14 GB', (r) => c.deploy.baseDiskBytes + r.servers * (c.deploy.cacheBytesPerServer + c.deploy.bulkBytesPerServer + 2 * c.deploy.closedBytesPerTargetDay) + monthBundle(r), `closed day files ${Math.round(c.deploy.closedBytesPerTargetDay)} B a target-day (bench:years); a month's bundles ${c.deploy.bundleBytesPerDayByte.toFixed(2)}× and roster members ${c.deploy.rosterMemberBytesPerDayByte.toFixed(2)}× its day files (${c.deploy.source.includes('measured here') ? 'measured here' : 'bench:pipeline'}); the bulk descriptors ${(c.deploy.bulkBytesPerServer / 1000).toFixed(1)} kB a server`);
   add('object store', 'R2 Class A operations a month (store + CDN uploads)', 'count', null, 'R2: 1M a month free, then $4.50 a million (a cost, not a limit)', (r) => 30 * (storeKeysDay(r) + uploads(r)), `${c.store.keysPerTargetDay.toFixed(3)} store keys a target a day (${c.store.source}) + the publish uploads`);
   add('site', 'Pages site', 'bytes', LIMITS.pagesBytes, 'Pages 1 GB', (r) => c.site.pagesOtherBytes + r.servers * c.site.pagesBytesPerServer, 'site-wide pages and the paged server lists only');
   add('site', 'Pages files', 'count', LIMITS.pagesFiles, '100,000 files', (r) => c.site.pagesOtherFiles + r.servers * c.site.pagesFilesPerServer, '');

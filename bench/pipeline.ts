@@ -8,14 +8,22 @@
 //   - the seal's inner loop: rows validated by the contract and appended to the day file through the
 //     collector's Store (what seal does with every row a shard wrote), rows a second over 50,000
 //     not_attempted v2 rows.
+//   - a month's bundles against its day files: a generated archive (bench/archive-gen.ts, 3,000
+//     targets × 12 days across a month's end) written by the site's own writer (src/outputs/bundles.ts,
+//     the file host's months only), its month files' bytes and the roster members Parquet reads, each
+//     over the bytes of the JSON Lines part (the month's day files as they stand).
 // Every other per-unit cost is a measured figure of another benchmark, named beside it (COSTS).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { notAttemptedRowV2 } from '../collector/rows-v2.ts';
 import { Store } from '../collector/store.ts';
 import type { RosterTarget } from '../src/lib/index.ts';
+import { forgetArchive, loadArchive } from '../src/loader/load-archive.ts';
+import { writeBundles } from '../src/outputs/bundles.ts';
+import type { Publication } from '../src/outputs/publication.ts';
+import { generateArchive } from './archive-gen.ts';
 import { projectPipeline, RATES, renderPipeline, type Costs } from './pipeline-project.ts';
 
 function target(i: number): RosterTarget {
@@ -80,7 +88,7 @@ export const COSTS: Costs = {
   shard: { maxEndpoints: 5_000, setupSeconds: 120 },
   seal: { secondsPerRow: 0.0005, rssBytes: 500e6, source: 'measured at run time' },
   close: { verifySecondsPerRow: 18.4 / 42_000, scrubSecondsAt42k: 0, verifyRssBytesPerRow: 408e6 / 42_000, baseRssBytes: 0, source: 'incremental verify 18.4 s, 408 MB at 42,000 (bench:years), ∝ targets' },
-  deploy: { cacheBytesPerServer: 3_470, loadSecondsPerServer: 0.923 / 2_000, deriveSecondsPerServer: 2.577 / 2_000, derivePasses: 9, closedBytesPerTargetDay: 4.9e6 / 42_000, siteDays: 92, bulkBytesPerServer: 4_800, baseDiskBytes: 1.5e9, source: 'bench:checkpoint 2,000 × 60, a daily build: cache 6.94 MB, load 923 ms, derive 2,577 ms (∝ servers); closed files 4.9 MB a day at 42,000 (bench:years)' },
+  deploy: { cacheBytesPerServer: 3_470, loadSecondsPerServer: 0.923 / 2_000, deriveSecondsPerServer: 2.577 / 2_000, derivePasses: 9, closedBytesPerTargetDay: 4.9e6 / 42_000, monthDays: 31, bundleBytesPerDayByte: 2.3, rosterMemberBytesPerDayByte: 0.4, bulkBytesPerServer: 4_800, baseDiskBytes: 1.5e9, source: 'bench:checkpoint 2,000 × 60, a daily build: cache 6.94 MB, load 923 ms, derive 2,577 ms (∝ servers); closed files 4.9 MB a day at 42,000 (bench:years); bundle ratios measured at run time' },
   render: { secondsPerServer: 0.017, siteWideSeconds: 60, serversPerRenderShard: 20_000, shardsKept: 2, heapBytesPerServer: 4_500, compactBytesPerServer: 1_200, heapBaseBytes: 127e6, changedShare: 0.02, source: 'bench:incremental on the sandbox world: 1 of 56 servers re-rendered the day after (1.8 %); the build keeps 1.2 kB a server and two shards\' views at 4.5 kB (bench/memory.ts --walk, 10,000 × 30, S = 1 and 4)' },
   site: { pagesBytesPerServer: 300, pagesFilesPerServer: 1 / 500, pagesOtherBytes: 10e6, pagesOtherFiles: 1_000, cdnBytesPerServer: 30_000, cdnFilesPerServer: 6, cdnBytesPerChange: 12_000, changedJsonFiles: 3, changedJsonBytes: 11_000, statusShards: 256, statusBytesPerServer: 750, indexShards: 512, indexBytesPerServer: 1_500, siteWideFiles: 30, source: 'file-host builds (bench:years FILE_HOST_SITE); status files ≈ 750 B and name indexes ≈ 1.5 kB a server and 30 site-wide files a quiet day, bench:incremental (2026-12-07, the sandbox world: few tools a server)' },
   store: { keysPerTargetDay: 4_000 / 42_000, bytesPerTargetDay: 13.9e6 / 42_000, source: 'bench:years, second run' },
@@ -99,7 +107,29 @@ at years 1, 3 and 5, beside the limits (job 6 h, runner RAM 16 GB and disk 14 GB
   -h, --help    this text
 `;
 
-function main(): void {
+/** A month's bundles and roster members per byte of its day files (see the header). */
+async function measureBundleRatios(): Promise<{ bundles: number; rosterMembers: number }> {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'mcps-bench-bundles-'));
+  try {
+    const dir = path.join(scratch, 'archive');
+    await generateArchive({ targets: 3_000, days: 12, out: dir, start: '2026-01-25', seed: 'bench-pipeline' });
+    const a = await loadArchive(dir);
+    const pub: Publication = { permalink: (p) => `https://example.org/${p}`, releaseDir: null, releaseUrl: 'https://example.org/r/', simulated: false, partsOnly: true };
+    const cacheDir = path.join(scratch, 'cache');
+    const w = await writeBundles(a, path.join(scratch, 'out'), { pub, cacheDir });
+    const month = (re: RegExp) => w.site.filter((f) => re.test(f.name)).reduce((n, f) => n + f.bytes, 0);
+    const jsonl = month(/^observations-\d{4}-\d{2}\.jsonl\.gz$/);
+    const all = month(/^(observations-\d{4}-\d{2}\.(jsonl\.gz|csv\.gz|parquet)|roster-targets-\d{4}-\d{2}\.parquet)$/);
+    const members = path.join(cacheDir, 'members');
+    const rosters = readdirSync(members).filter((f) => f.endsWith('.roster.gz')).reduce((n, f) => n + statSync(path.join(members, f)).size, 0);
+    return { bundles: all / jsonl, rosterMembers: rosters / jsonl };
+  } finally {
+    forgetArchive();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
   const { values } = parseArgs({ options: { rate: { type: 'string', default: 'both' }, json: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
   if (values.help) {
     process.stdout.write(HELP);
@@ -109,14 +139,16 @@ function main(): void {
   if (rates.length === 0) throw new Error(`--rate must be measured, bench or both, got ${JSON.stringify(values.rate)}`);
   const bytesPerTarget = Math.round(measureRosterTarget());
   const secondsPerRow = measureSealRow();
+  const ratios = await measureBundleRatios();
   const costs: Costs = {
     ...COSTS,
+    deploy: { ...COSTS.deploy, bundleBytesPerDayByte: ratios.bundles, rosterMemberBytesPerDayByte: ratios.rosterMembers, source: `${COSTS.deploy.source.replace('; bundle ratios measured at run time', '')}; a month's bundles and roster members measured here` },
     roster: { ...COSTS.roster, bytesPerTarget },
     seal: { ...COSTS.seal, secondsPerRow, source: `measured here: ${(1 / secondsPerRow).toFixed(0)} rows a second through Store.appendObservationV2 (validated, one line each); seal reads each shard's rows and appends them once` },
   };
-  process.stdout.write(`measured here: a roster target ${bytesPerTarget} B of heap${(globalThis as { gc?: unknown }).gc ? '' : ' (no --expose-gc: an upper bound)'}; the seal's append ${(secondsPerRow * 1e6).toFixed(1)} µs a row\n\n`);
+  process.stdout.write(`measured here: a roster target ${bytesPerTarget} B of heap${(globalThis as { gc?: unknown }).gc ? '' : ' (no --expose-gc: an upper bound)'}; the seal's append ${(secondsPerRow * 1e6).toFixed(1)} µs a row; a month's bundles ${ratios.bundles.toFixed(2)}× and its roster members ${ratios.rosterMembers.toFixed(2)}× its day files\n\n`);
   for (const r of rates) process.stdout.write(`${renderPipeline(r, costs)}\n\n`);
   if (values.json) writeFileSync(path.resolve(values.json), JSON.stringify({ costs, projections: rates.map((r) => ({ rate: r, ...projectPipeline(r, costs) })) }, null, 2));
 }
 
-main();
+await main();

@@ -35,6 +35,9 @@ import {
 } from './years-inputs.ts';
 import type { BuildPoint, DayFigures, Design, Kind, Measured, Projections, Row } from './years-figures.ts';
 
+/** A month's bundles (JSON Lines, CSV, Parquet) and the roster members Parquet reads, per byte of its day files (bench:pipeline measures it: 2.25 + 0.35). */
+const MONTH_BUNDLE_PER_DAY_BYTE = 2.6;
+
 export { PARTS, zeroParts, type BuildPoint, type ByPart, type DayFigures, type Design, type Kind, type Measured, type Part, type Projections, type Row, type VerifyRun } from './years-figures.ts';
 export { BOUNDED_BUILDS, BUILD_HEAP, BUILD_RSS, FILE_HOST_SITE, FILE_HOST_STORE, ISSUE_SITE, LIMITS, PROBE_STAGE, README_BUILDS, ROSTER_PACE_PER_MIN, fileHostShare } from './years-inputs.ts';
 export { fitBuilds, line } from './years-fit.ts';
@@ -315,10 +318,10 @@ export function project(m: Measured): Projections {
     const wt = total('today', 'worktree', T, g);
     return wt * (1 + snapshotRatio('today')) + m.node_modules_bytes + sitePrj(T, g) + releasePrj(T, g) + (serversJsonPerTarget ?? 0) * at(g, 'N', T);
   }, 'release folder ≈ the whole-archive bundle + servers.json');
-  add('deploy job disk: checkout + node_modules + site + 3 months pulled + servers.json', 'disk', 'new', (T, g) => {
+  add("deploy job disk: checkout + node_modules + site + a month's bundles + servers.json", 'disk', 'new', (T, g) => {
     const wt = total('new', 'worktree', T, g);
-    return wt * (1 + snapshotRatio('new')) + m.node_modules_bytes + siteBounded(T, g) + 92 * closedDay(T, g) + (serversJsonPerTarget ?? 0) * at(g, 'N', T);
-  }, 'MCP_SCHEMA_RELEASE=parts: no whole-archive file; deploy.yml pulls the site months (the build cache not counted)');
+    return wt * (1 + snapshotRatio('new')) + m.node_modules_bytes + siteBounded(T, g) + 31 * MONTH_BUNDLE_PER_DAY_BYTE * closedDay(T, g) + (serversJsonPerTarget ?? 0) * at(g, 'N', T);
+  }, `MCP_SCHEMA_RELEASE=parts with a file host: closed months sealed, so a build writes one month's bundles and roster members (${MONTH_BUNDLE_PER_DAY_BYTE}× its day files, bench:pipeline) and reads its days one at a time; the build cache not counted`);
   for (const k of ['today', 'new'] as const) add('full verify (--full)', 'job', k, (T, g) => verify(k, T, g, 'wall_s'), 'wall; slope per day ∝ listing rows');
   // verify-full.yml: VERIFY_PARTS jobs side by side (--full --part k/n), each 1/n of the days and shards.
   add(`full verify, one of ${VERIFY_PARTS} parts (verify-full.yml)`, 'job', 'new', (T, g) => (verify('new', T, g, 'wall_s') - startup('new')) / VERIFY_PARTS + startup('new'), `the full verify's work ÷ ${VERIFY_PARTS}, plus start-up`);
