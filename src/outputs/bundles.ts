@@ -4,8 +4,10 @@
 //     Node read them as one stream), so each month's observations.jsonl.gz is its days' members
 //     concatenated: a closed, clean day is its compacted <day>.jsonl.gz copied byte for byte; an open
 //     day or one with invalid lines is re-gzipped from its valid lines (verbatim), and that member is
-//     cached by the day's content hash; the CSV member of every day is cached the same way; the
+//     cached by the day's content hash; the CSV member of every day is cached the same way (with a
+//     file host, the deploy's build, members and fetched days are scratch, removed once copied); the
 //     whole-archive files are the months' members concatenated again;
+//   - with a file host, closed months already there are not written again (sealed-months.ts);
 //   - SHA-256 is computed on the bytes as they are written, never by reading a file back — except the
 //     Parquet files (parquet.ts), which DuckDB writes and which are hashed once after.
 // Where each file goes (the site or a release folder) is decided in catalogue.ts. Days are read through
@@ -91,7 +93,7 @@ export async function writeBundles(
   const partFiles = new Map<string, string>();
 
   // Each row series (catalogue.ts ROW_SERIES), per month (the days' members) and whole (the months'
-  // members), JSON Lines and CSV, one writer for both series; Parquet below, from the same members.
+  // members), JSON Lines and CSV, one writer for both series; Parquet below, from the months' parts.
   const seriesFiles = async (series: RowSeries, months: readonly string[], days: readonly { day: string; rows: number; files: string[] }[], member: (i: number) => Promise<{ jsonl: string; csv: string }>, opts2: { emptyWhole: boolean }) => {
     const base = ROW_SERIES[series].base;
     const header = gzipSync(csvLine(SERIES_COLUMNS[series]));
@@ -194,6 +196,7 @@ export async function writeBundles(
     cacheDir: opts.cacheDir,
     target: (name) => path.join(dirOf(nm(name)), nm(name)),
     skip: (name) => (sealableMonth(name) !== null && reused(sealableMonth(name)!) !== null),
+    prune: seal !== null,
     sources: {
       dayMembers: async (month) => [partFiles.get(`observations:${month}`)!],
       v2DayMembers: async (month) => [partFiles.get(`observations-v2:${month}`)!],
@@ -240,7 +243,7 @@ export async function writeBundles(
 
   await writeFile(path.join(siteDir, 'SHA256SUMS'), site.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
   if (seal) await writeSealRecord(seal, pub.fileHost!.dir, site, nm);
-  // Members no month of this build used (days of months that left the window or were sealed) go.
+  // With the file host, members no month of this build used (written by the loader's workers, or left by an earlier build) go.
   members.finish();
   members.prune();
   if (relDir) await writeFile(path.join(relDir, 'SHA256SUMS'), release.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
@@ -277,10 +280,10 @@ class Members {
     }
   }
 
-  /** Remove every member file this build did not use. */
+  /** With `scratch`, remove every member file this build did not use (another build may share a cache that is not scratch). */
   prune(): void {
     const dir = path.join(this.cacheDir, 'members');
-    if (!existsSync(dir)) return;
+    if (!this.scratch || !existsSync(dir)) return;
     for (const name of readdirSync(dir)) {
       const file = path.join(dir, name);
       if (!this.used.has(file) && !name.includes('.tmp')) rmSync(file, { force: true });

@@ -11,7 +11,8 @@
 //     explicit schema (parquet-schema.ts: from the zod contracts), ZSTD, a fixed row-group size, and
 //     key-value metadata that names no clock; the pinned DuckDB version is the writer's version;
 //   - closed months are cached under the build cache by the content of what they hold, so a daily
-//     build writes the current month again and copies the others (a cached month no build used is removed).
+//     build writes the current month again and copies the others (with `prune`, the deploy's, a cached
+//     month this build did not use is removed).
 // Flat names (`observations-2025-12.parquet`), not hive folders (`month=2025-12/`): over HTTP no
 // reader can list a folder, so files are named one by one anyway; locally and in object storage a glob
 // (`observations-*.parquet`) reads them all, and every file carries its `day` column.
@@ -61,6 +62,8 @@ export async function writeParquetBundles(
     target: (name: string) => string;
     /** Files not to write (a sealed month's, on the file host already): listed in order with `file: null`, their sources never asked for. */
     skip?: (name: string) => boolean;
+    /** Remove the cached months this build did not use (the deploy's build, whose cache is its own). */
+    prune?: boolean;
   },
 ): Promise<ParquetFile[]> {
   const work = path.join(opts.cacheDir, 'parquet');
@@ -131,7 +134,7 @@ export async function writeParquetBundles(
     }
     await write('runs.parquet', 'runs', fromJson([jsonl('runs', a.runs.map((r) => JSON.stringify(r)))], columnsOf(Run)), null);
     await write('contract-intervals.parquet', 'contract-intervals', fromJson([jsonl('intervals', a.intervals.map((i) => JSON.stringify(i)))], INTERVAL_FIELDS.map((f) => [f.name, fieldType(f)])), null);
-    for (const name of readdirSync(work)) if (name.endsWith('.parquet') && !used.has(path.join(work, name))) rmSync(path.join(work, name), { force: true });
+    if (opts.prune) for (const name of readdirSync(work)) if (name.endsWith('.parquet') && !used.has(path.join(work, name))) rmSync(path.join(work, name), { force: true });
   } finally {
     con.closeSync();
     db.closeSync();
