@@ -15,6 +15,7 @@ export const CLIS: { script: string; module: string; what: string }[] = [
   { script: 'edition', module: './edition.ts', what: 'cut the monthly edition' },
   { script: 'months', module: './month-parts.ts', what: 'the monthly parts: closed, write, verify, manifest' },
   { script: 'publish-files', module: '../collector/ops/publish-files-cli.ts', what: "upload the file host's folder" },
+  { script: 'bundles', module: './bundles.ts', what: "the site's month bundles alone, for the file host" },
   { script: 'chain', module: '../collector/ops/chain-cli.ts', what: 'adopt a chain, make a key pair, print the head' },
   { script: 'restate', module: '../collector/ops/restate-cli.ts', what: 're-derive a series from the raw objects' },
   { script: 'migrate', module: '../collector/ops/migrate-cli.ts', what: 'move an old archive to the packed-page layout' },

@@ -40,7 +40,8 @@ import { buildDaySummary, DAY_SUMMARY_VERSION, splitDaySummary, type DaySummary 
 
 /** Where the cache lives and where the sources its keys depend on are. */
 export interface CacheOptions {
-  dir: string;
+  /** The cache folder; null: none (a day's key is still computed under the contract, nothing is kept). */
+  dir: string | null;
   /** The repository root: src/lib is fingerprinted from here (a change to the derivation code is a new key). */
   sourceRoot: string;
 }

@@ -305,7 +305,8 @@ function cutLatest(r: ObservationV2): V2Latest {
   };
 }
 
-async function summariseDay(dir: string, day: DayFiles): Promise<V2DaySummary> {
+/** One v2 day's summary, read from its files (the bundles step counts a day's rows and problems with it too). */
+export async function summariseDay(dir: string, day: DayFiles): Promise<V2DaySummary> {
   const byRun = new Map<string, { day: string; rows: ObservationV2[] }>();
   let rows = 0;
   let problems = 0;

@@ -58,9 +58,17 @@ export async function writeBundles(
     onStage?: (stage: string, ms: number, extra?: Record<string, unknown>) => void;
     /** The sealed-months record the last upload kept (sealed-months.ts; null or absent: none). */
     sealed?: SealedBundles | null;
+    /**
+     * The bundles step's build (src/site/bundles-step.ts, with a file host and the recent months only):
+     * write the months' raw files the record lacks, open month included, and the record; nothing else.
+     * `archive` may then be a month view (src/loader/month-view.ts): only its months and days are read.
+     */
+    monthsOnly?: boolean;
   },
 ): Promise<WrittenBundles> {
   const { pub } = opts;
+  const monthsOnly = opts.monthsOnly ?? false;
+  if (monthsOnly && !(pub.fileHost && pub.partsOnly)) throw new Error('the month bundles alone are written for a file host with the recent months only (MCP_SCHEMA_FILES_DIR and MCP_SCHEMA_RELEASE=parts)');
   // With partsOnly, the recent months alone: no whole-archive file, no day read outside them.
   const a = bundledArchive(archive, pub);
   const wholeFiles = !pub.partsOnly;
@@ -69,7 +77,8 @@ export async function writeBundles(
   const relDir = pub.releaseDir;
   await mkdir(siteDir, { recursive: true });
   if (relDir) await mkdir(relDir, { recursive: true });
-  const where = new Map(plannedBundles(a, pub).map((b) => [b.name, b.where]));
+  // The month bundles alone are all the site's (the recent months): no plan of the rest is needed.
+  const where = new Map(monthsOnly ? [] : plannedBundles(a, pub).map((b) => [b.name, b.where]));
   const dirOf = (name: string) => (where.get(name) === 'release' && relDir ? relDir : siteDir);
   const site: BundleFile[] = [];
   const release: BundleFile[] = [];
@@ -82,7 +91,7 @@ export async function writeBundles(
   // A simulated build's data files carry -SIMULATED in their names (publication.ts simulatedName).
   const nm = (name: string) => simulatedName(name, pub);
   // Closed months already on the file host are taken from the record, not written (sealed-months.ts).
-  const seal = sealPlan(a, pub, opts.sealed ?? null);
+  const seal = sealPlan(a, pub, opts.sealed ?? null, { all: monthsOnly });
   const reused = (month: string) => (seal?.reuse.has(month) ? month : null);
   // With a file host the build is the deploy's, whose carried cache leaves members out (deploy.yml):
   // a day's members and the day files fetched for them are scratch, removed once copied into the
@@ -141,7 +150,7 @@ export async function writeBundles(
     record({ name, resource, rows, ...(await file.end()) });
   };
 
-  await small(nm('runs.jsonl'), 'runs', a.runs.length, a.runs.map((r) => JSON.stringify(r) + '\n').join(''));
+  if (!monthsOnly) await small(nm('runs.jsonl'), 'runs', a.runs.length, a.runs.map((r) => JSON.stringify(r) + '\n').join(''));
 
   // Methodology v2 (observations-v2/), when the archive holds it: JSON Lines and CSV per month and
   // whole, the days' members built as v1's are (verbatim lines; a closed clean day copied as it stands;
@@ -149,53 +158,18 @@ export async function writeBundles(
   const v2 = a.v2;
   if (v2 && v2.dayFiles.length > 0) {
     await seriesFiles('observations-v2', v2Months(a), v2.dayFiles, (i) => members.ofV2(v2.dayFiles[i]!), { emptyWhole: false });
-    await small(nm('runs-v2.jsonl'), 'runs-v2', v2.runs.length, v2.runs.map((r) => JSON.stringify(r) + '\n').join(''));
+    if (!monthsOnly) await small(nm('runs-v2.jsonl'), 'runs-v2', v2.runs.length, v2.runs.map((r) => JSON.stringify(r) + '\n').join(''));
   }
+  if (!monthsOnly) await siteWideFiles();
 
-  // Drift events with their findings (oldest first, as an append-only log reads), streamed through gzip.
-  const changesName = nm('changes.jsonl.gz');
-  const changes = new HashedFile(path.join(dirOf(changesName), changesName));
-  await changes.gzipLines(
-    (function* () {
-      for (let i = a.changes.length - 1; i >= 0; i--) {
-        yield JSON.stringify(changeRecord(a.changes[i]!)) + '\n';
-      }
-    })(),
-  );
-  record({ name: changesName, resource: 'changes', rows: a.changes.length, ...(await changes.end()) });
-
-  // Contract intervals: enough to redo the survival estimate elsewhere.
-  const intervals = [csvLine(INTERVAL_FIELDS.map((f) => f.name)), ...a.intervals.map((i) => csvLine(INTERVAL_FIELDS.map((f) => i[f.name as keyof typeof i])))].join('');
-  await small(nm('contract-intervals.csv'), 'contract-intervals', a.intervals.length, intervals);
-  await small(nm('survival.csv'), 'survival', a.km.length, survivalCsv(a, pub.simulated));
-  // Contract families (families-download.ts): one row per stretch of membership, JSON Lines and CSV.
-  const families = familyRecords(await familiesOf(archive));
-  await small(nm('families.jsonl'), 'families', families.length, families.map((r) => JSON.stringify(r) + '\n').join(''));
-  await small(nm('families.csv'), 'families', families.length, [csvLine(FAMILY_FIELDS.map((f) => f.name)), ...families.map((r) => csvLine(FAMILY_FIELDS.map((f) => r[f.name])))].join(''));
-
-  // Roster snapshots: one validated roster per line, each file's member cached by its content.
-  const rostersName = nm('rosters.jsonl.gz');
-  if (wholeFiles) {
-    const rosters = new HashedFile(path.join(dirOf(rostersName), rostersName));
-    let rosterCount = 0;
-    for (const file of a.rosterFiles) {
-      const m = await members.roster(file);
-      if (m) {
-        await rosters.copy(m);
-        rosterCount++;
-      }
-    }
-    record({ name: rostersName, resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
-  }
-
-  // Parquet (parquet.ts): from the same day and roster members, written by DuckDB, then hashed.
+  // Parquet (parquet.ts): from the months' parts and roster members, written by DuckDB, then hashed.
   const t1 = performance.now();
   opts.onStage?.('bundles-jsonl', t1 - t0);
   const parquet = await writeParquetBundles(a, {
     pub,
     cacheDir: opts.cacheDir,
     target: (name) => path.join(dirOf(nm(name)), nm(name)),
-    skip: (name) => (sealableMonth(name) !== null && reused(sealableMonth(name)!) !== null),
+    skip: (name) => (sealableMonth(name) === null ? monthsOnly : reused(sealableMonth(name)!) !== null),
     prune: seal !== null,
     sources: {
       dayMembers: async (month) => [partFiles.get(`observations:${month}`)!],
@@ -212,7 +186,8 @@ export async function writeBundles(
   });
   for (const p of parquet) {
     if (p.file === null) {
-      site.push(reusedEntry(seal!, sealableMonth(p.name)!, nm(p.name)));
+      // Skipped: a reused month's file (its recorded entry), or with monthsOnly a site-wide one (none).
+      if (sealableMonth(p.name) !== null) site.push(reusedEntry(seal!, sealableMonth(p.name)!, nm(p.name)));
       continue;
     }
     const hashed = new HashedFile(null);
@@ -220,6 +195,51 @@ export async function writeBundles(
     record({ name: nm(p.name), resource: p.resource, rows: p.rows, ...(await hashed.end()) });
   }
   opts.onStage?.('parquet', performance.now() - t1, { files: parquet.length, rows: parquet.reduce((n, p) => n + (p.resource === 'observations' ? p.rows : 0), 0) });
+  members.finish();
+  if (monthsOnly) {
+    await writeSealRecord(seal!, pub.fileHost!.dir, site, nm);
+    members.prune();
+    return { site, release };
+  }
+
+  // Files besides the rows: the site build's (siteWideFiles, above; the chain, licences, the datapackage and SHA256SUMS, below).
+  async function siteWideFiles(): Promise<void> {
+    // Drift events with their findings (oldest first, as an append-only log reads), streamed through gzip.
+    const changesName = nm('changes.jsonl.gz');
+    const changes = new HashedFile(path.join(dirOf(changesName), changesName));
+    await changes.gzipLines(
+      (function* () {
+        for (let i = a.changes.length - 1; i >= 0; i--) {
+          yield JSON.stringify(changeRecord(a.changes[i]!)) + '\n';
+        }
+      })(),
+    );
+    record({ name: changesName, resource: 'changes', rows: a.changes.length, ...(await changes.end()) });
+
+    // Contract intervals: enough to redo the survival estimate elsewhere.
+    const intervals = [csvLine(INTERVAL_FIELDS.map((f) => f.name)), ...a.intervals.map((i) => csvLine(INTERVAL_FIELDS.map((f) => i[f.name as keyof typeof i])))].join('');
+    await small(nm('contract-intervals.csv'), 'contract-intervals', a.intervals.length, intervals);
+    await small(nm('survival.csv'), 'survival', a.km.length, survivalCsv(a, pub.simulated));
+    // Contract families (families-download.ts): one row per stretch of membership, JSON Lines and CSV.
+    const families = familyRecords(await familiesOf(archive));
+    await small(nm('families.jsonl'), 'families', families.length, families.map((r) => JSON.stringify(r) + '\n').join(''));
+    await small(nm('families.csv'), 'families', families.length, [csvLine(FAMILY_FIELDS.map((f) => f.name)), ...families.map((r) => csvLine(FAMILY_FIELDS.map((f) => r[f.name])))].join(''));
+
+    // Roster snapshots: one validated roster per line, each file's member cached by its content.
+    const rostersName = nm('rosters.jsonl.gz');
+    if (wholeFiles) {
+      const rosters = new HashedFile(path.join(dirOf(rostersName), rostersName));
+      let rosterCount = 0;
+      for (const file of a.rosterFiles) {
+        const m = await members.roster(file);
+        if (m) {
+          await rosters.copy(m);
+          rosterCount++;
+        }
+      }
+      record({ name: rostersName, resource: 'rosters', rows: rosterCount, ...(await rosters.end()) });
+    }
+  }
 
   // The hash chain and its head (src/archive/chain.ts): SHA256SUMS lists them, so it carries the head.
   if (a.chain.head) {
@@ -244,7 +264,6 @@ export async function writeBundles(
   await writeFile(path.join(siteDir, 'SHA256SUMS'), site.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
   if (seal) await writeSealRecord(seal, pub.fileHost!.dir, site, nm);
   // With the file host, members no month of this build used (written by the loader's workers, or left by an earlier build) go.
-  members.finish();
   members.prune();
   if (relDir) await writeFile(path.join(relDir, 'SHA256SUMS'), release.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
   return { site, release };

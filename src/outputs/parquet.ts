@@ -120,9 +120,9 @@ export async function writeParquetBundles(
         await write(`roster-targets-${month}.parquet`, 'roster-targets', rosters.length ? targets : empty([...rosterCols, ...targetCols]), key('roster-targets', rosters, [...rosterCols, ...targetCols], kv));
       }
       // Changes are newest first in the archive view; files read oldest first, as the JSONL log does.
-      const changes = a.changes.filter((c) => c.day.startsWith(month)).reverse();
-      await write(`changes-${month}.parquet`, 'changes', fromJson([jsonl(`changes-${month}`, changes.map((c) => JSON.stringify(changeRecord(c))))], changeCols), null);
-      await write(`findings-${month}.parquet`, 'findings', fromJson([jsonl(`findings-${month}`, changes.flatMap((c) => findingRecords(c).map((r) => JSON.stringify(r))))], findingCols), null);
+      const changes = () => a.changes.filter((c) => c.day.startsWith(month)).reverse();
+      if (!skipped(`changes-${month}.parquet`, 'changes')) await write(`changes-${month}.parquet`, 'changes', fromJson([jsonl(`changes-${month}`, changes().map((c) => JSON.stringify(changeRecord(c))))], changeCols), null);
+      if (!skipped(`findings-${month}.parquet`, 'findings')) await write(`findings-${month}.parquet`, 'findings', fromJson([jsonl(`findings-${month}`, changes().flatMap((c) => findingRecords(c).map((r) => JSON.stringify(r))))], findingCols), null);
     }
     // Methodology v2's rows, per month of its own (catalogue.ts parquetNames keeps this order).
     const v2Cols = ROW_SERIES['observations-v2'].parquet();
@@ -132,8 +132,8 @@ export async function writeParquetBundles(
       const dayKeys = (a.v2?.dayFiles ?? []).filter((d) => d.day.startsWith(month)).map((d) => d.key);
       await write(`observations-v2-${month}.parquet`, 'observations-v2', fromJson(days, v2Cols), key('observations-v2', dayKeys, v2Cols, kv));
     }
-    await write('runs.parquet', 'runs', fromJson([jsonl('runs', a.runs.map((r) => JSON.stringify(r)))], columnsOf(Run)), null);
-    await write('contract-intervals.parquet', 'contract-intervals', fromJson([jsonl('intervals', a.intervals.map((i) => JSON.stringify(i)))], INTERVAL_FIELDS.map((f) => [f.name, fieldType(f)])), null);
+    if (!skipped('runs.parquet', 'runs')) await write('runs.parquet', 'runs', fromJson([jsonl('runs', a.runs.map((r) => JSON.stringify(r)))], columnsOf(Run)), null);
+    if (!skipped('contract-intervals.parquet', 'contract-intervals')) await write('contract-intervals.parquet', 'contract-intervals', fromJson([jsonl('intervals', a.intervals.map((i) => JSON.stringify(i)))], INTERVAL_FIELDS.map((f) => [f.name, fieldType(f)])), null);
     if (opts.prune) for (const name of readdirSync(work)) if (name.endsWith('.parquet') && !used.has(path.join(work, name))) rmSync(path.join(work, name), { force: true });
   } finally {
     con.closeSync();

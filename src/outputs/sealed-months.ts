@@ -1,11 +1,11 @@
 // Sealed months (DESIGN "Sealed months"): with the file host and the site's recent months only
-// (Publication.partsOnly), a closed month's raw bundles — its rows as JSON Lines, CSV and Parquet in
-// each series, and its roster targets as Parquet — are the same bytes every day. The build that first
-// writes them after the month closed records them (SEALED_BUNDLES_FILE in the file host's folder);
-// publish-files keeps the record in its manifest once they are uploaded and hands it to the next build,
-// which then takes their entries from the record: it neither reads the month's days nor writes those
-// files again. The day's bundle work is then the open month's (and, on a month's first day, the month
-// just closed), not the site's three months.
+// (Publication.partsOnly), a month's raw bundles — its rows as JSON Lines, CSV and Parquet in each
+// series, and its roster targets as Parquet — are a function of its days. Whoever writes them records
+// them (SEALED_BUNDLES_FILE in the file host's folder): the bundles step (src/site/bundles-step.ts, a
+// job of its own) every month it wrote, the site build the closed months it wrote. publish-files keeps
+// the record in its manifest once they are uploaded and hands it to the next build, which takes their
+// entries from it: it neither reads those days nor writes those files again. A closed month is then
+// written once; the open month by the bundles step, each day, off the site build's disk.
 //
 // A month's seal key is a hash of everything those files are written from: each day's content key in
 // both series (DayInfo.key: the files' SHA-256s under the contract), each roster's bytes (by the
@@ -95,18 +95,22 @@ export function sealKeys(a: Bundled, pub: Pick<Publication, 'simulated' | 'fileH
   return out;
 }
 
-/** The plan for a build handed `published` (the record publish-files kept; null: none yet). */
-export function sealPlan(a: Bundled, pub: Pick<Publication, 'simulated' | 'fileHost' | 'partsOnly'>, published: SealedBundles | null): SealPlan | null {
+/**
+ * The plan for a build handed `published` (the record publish-files kept; null: none yet). A month
+ * whose record has its current key is reused, open or closed (the bundles step writes the open month
+ * under the key of its days as they stand: a day appended to since changes it). Of the others, the
+ * site build seals the closed ones; the bundles step (`all`) every month it writes.
+ */
+export function sealPlan(a: Bundled, pub: Pick<Publication, 'simulated' | 'fileHost' | 'partsOnly'>, published: SealedBundles | null, opts: { all?: boolean } = {}): SealPlan | null {
   if (!pub.fileHost || !pub.partsOnly) return null;
   const keys = sealKeys(a, pub);
   const closed = closedMonths(a);
   const reuse = new Map<string, SealedFile[]>();
   const seal = new Set<string>();
   for (const [month, key] of keys) {
-    if (!closed.has(month)) continue;
     const rec = published?.months[month];
     if (rec && rec.key === key) reuse.set(month, rec.files);
-    else seal.add(month);
+    else if (opts.all || closed.has(month)) seal.add(month);
   }
   return { reuse, seal, keys };
 }

@@ -22,6 +22,9 @@ import { forgetArchive, loadArchive } from '../../src/loader/load-archive.ts';
 import { writeBundles } from '../../src/outputs/bundles.ts';
 import type { Publication } from '../../src/outputs/publication.ts';
 import { closedMonths, readSealRecord, sealableMonth, sealedNames } from '../../src/outputs/sealed-months.ts';
+import { bundledArchive, SITE_MONTHS } from '../../src/outputs/catalogue.ts';
+import { monthView } from '../../src/loader/month-view.ts';
+import type { Archive } from '../../src/loader/views.ts';
 import { collectArchive } from '../helpers/archive.ts';
 import { TEST_PUBLICATION } from '../helpers/publication.ts';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
@@ -93,8 +96,10 @@ afterAll(async () => {
   if (full) rmSync(full, { recursive: true, force: true });
 });
 
+/** The first build after the month closed (no record): what every later build must describe the same. */
+let first: Awaited<ReturnType<typeof build>>;
+
 describe('sealed months', () => {
-  let first: Awaited<ReturnType<typeof build>>;
 
   it('the archive spans a closed month and an open one', async () => {
     forgetArchive();
@@ -163,6 +168,61 @@ describe('sealed months', () => {
   it('a record missing one of the month\'s files is refused with a sentence that says how to start again', async () => {
     const cut: SealedBundles = { format: 1, months: { [CLOSED]: { ...first.record!.months[CLOSED]!, files: first.record!.months[CLOSED]!.files.filter((f) => !f.name.endsWith('.csv.gz')) } } };
     await expect(build(hosted, cut)).rejects.toThrow(/sealed-months record for 2025-12 has no entry for observations-2025-12\.csv\.gz/);
+  });
+});
+
+describe('the bundles step: the month bundles alone, in a job of their own', () => {
+  let stepRecord: SealedBundles;
+  let stepFiles: string;
+
+  it('its month view has the site build\'s days: the same keys, rows and problems in both series, read one day at a time', async () => {
+    const gets: string[] = [];
+    const dir = checkout(gets);
+    const view = await monthView(dir, { sourceRoot: process.cwd(), months: SITE_MONTHS });
+    forgetArchive();
+    // As the site build loads it: under the contract's fingerprint (a build cache), which the keys carry.
+    const a = bundledArchive(await loadArchive(full, { cache: { dir: temp('mcps-sealed-view-cache-'), sourceRoot: process.cwd() } }), { partsOnly: true });
+    expect(view.months).toEqual(a.months);
+    expect(view.dayFiles.map(({ day, rows, problems, key }) => ({ day, rows, problems, key }))).toEqual(a.dayFiles.map(({ day, rows, problems, key }) => ({ day, rows, problems, key })));
+    expect(view.v2.dayFiles.map(({ day, rows, problems, key }) => ({ day, rows, problems, key }))).toEqual(a.v2!.dayFiles.map(({ day, rows, problems, key }) => ({ day, rows, problems, key })));
+    expect(view.v2.dayFiles.length).toBeGreaterThan(0);
+    expect(view.rosterFiles).toEqual(a.rosterFiles);
+    // Every day was fetched to be counted, and none is left behind.
+    expect(gets.length).toBeGreaterThanOrEqual(view.dayFiles.length + view.v2.dayFiles.length);
+    expect([...listDays(dir), ...listDays(dir, 'observations-v2')]).toEqual([]);
+  });
+
+  it('writes every month the record lacks, the open one included, and records them all', async () => {
+    const dir = checkout();
+    const view = await monthView(dir, { sourceRoot: process.cwd(), months: SITE_MONTHS });
+    const out = temp('mcps-sealed-step-');
+    stepFiles = join(out, 'files');
+    const w = await writeBundles(view as unknown as Archive, stepFiles, { pub: hosted(stepFiles), cacheDir: temp('mcps-sealed-step-cache-'), sealed: null, monthsOnly: true });
+    stepRecord = parseSealedBundles(JSON.parse(readFileSync(join(stepFiles, SEALED_BUNDLES_FILE), 'utf8')))!;
+    expect(Object.keys(stepRecord.months)).toEqual([CLOSED, '2026-01']);
+    // Only the months' raw files: nothing site-wide (no changes, runs, SHA256SUMS or datapackage).
+    expect(w.site.map((f) => f.name).sort()).toEqual([...sealedNames(CLOSED), ...sealedNames('2026-01')].sort());
+    expect(readdirSync(join(stepFiles, 'data')).sort()).toEqual(w.site.map((f) => f.name).sort());
+    // The same bytes the site build writes for the closed month.
+    for (const f of stepRecord.months[CLOSED]!.files) expect(f, f.name).toEqual(first.record!.months[CLOSED]!.files.find((x) => x.name === f.name));
+  });
+
+  it('a site build handed its record writes no month file and reads no day for the bundles, and describes the same files', async () => {
+    const site = await build(hosted, stepRecord);
+    expect(site.readDays).toEqual([]);
+    for (const m of [CLOSED, '2026-01']) for (const name of sealedNames(m)) expect(existsSync(site.data(name)), name).toBe(false);
+    expect(site.sums).toBe(first.sums);
+    expect(site.pkg).toBe(first.pkg);
+  });
+
+  it('handed its own record again (nothing changed), it writes nothing; without a file host it refuses', async () => {
+    const view = await monthView(checkout(), { sourceRoot: process.cwd(), months: SITE_MONTHS });
+    const files = join(temp('mcps-sealed-step-again-'), 'files');
+    const w = await writeBundles(view as unknown as Archive, files, { pub: hosted(files), cacheDir: temp('mcps-sealed-step-cache-'), sealed: stepRecord, monthsOnly: true });
+    expect(readdirSync(files).sort()).toEqual([SEALED_BUNDLES_FILE, 'data']);
+    expect(readdirSync(join(files, 'data'))).toEqual([]);
+    expect(w.site.length).toBe(stepRecord.months[CLOSED]!.files.length + stepRecord.months['2026-01']!.files.length);
+    await expect(writeBundles(view as unknown as Archive, files, { pub: { ...hosted(files), fileHost: null }, cacheDir: temp('mcps-sealed-step-cache-'), monthsOnly: true })).rejects.toThrow(/file host with the recent months only/);
   });
 });
 
