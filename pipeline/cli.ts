@@ -7,7 +7,7 @@ import type { Ctx } from './exec.ts';
 import { delay, guard, recover, releaseEditions } from './github.ts';
 import { publish } from './publish.ts';
 import { keep, plan, probe, restore, seal, verifyCopy, verifyPlan } from './shards.ts';
-import { build, close, collect, commit, isRepoData, prepare, verifyFull } from './steps.ts';
+import { build, bundles, close, collect, commit, isRepoData, prepare, verifyFull } from './steps.ts';
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url));
 
@@ -28,6 +28,7 @@ export const STEPS: Record<string, { run: Step; what: string; github?: true; col
   commit: { run: commit, what: 'scripts/commit-day.sh (retry, else a bundle; a new edition kept beside it)' },
   recover: { run: recover, what: "push a kept day's bundle (verified), then delete its artifact (gh)", github: true },
   'release-editions': { run: releaseEditions, what: "a new edition's bundles as its own release, never replaced (gh)", github: true },
+  bundles: { run: bundles, what: 'file host: publish-files --sealed-out, npm run bundles (the recent months the record lacks), publish-files --dir' },
   build: { run: build, what: 'verify, npm run build (days brought as read; file host: both or neither, its sealed months not written again)' },
   publish: { run: publish, what: 'publish-files (file host), each closed month once as its part, the site\'s manifest of parts' },
   'verify-plan': { run: verifyPlan, what: 'npm run verify -- --plan-parts --json: the parts the archive\'s size needs; outputs matrix {"part":[1..n]}' },
@@ -48,11 +49,11 @@ commands, printing each before it runs, and fails with the step's name. Configur
 the workflows set: MCP_SCHEMA_STORE (and its endpoint and keys), MCP_SCHEMA_FILES_URL and
 MCP_SCHEMA_FILES_STORE, MCP_SCHEMA_SIGNING_KEY, RELEASE_URL (an edition's bundles), COMMIT_DAY_*
 (scripts/commit-day.sh), RUNNER_TEMP (where steps leave things for the next: the collect summary,
-editions/, files/, parts/; default the system's temp folder), GITHUB_REPOSITORY and GH_TOKEN (the
-GitHub-only steps), MAX_DELAY, RECOVER_RUN_ID and DAY_DIR, PARTS_SITE_URL and PARTS_RELEASE_URL;
-the sharded day's COLLECT_WORK (the plan and shard folders), COLLECT_NOW (the run's clock),
-KEPT_DAY_DIR and RESUME_RUN_ID, and GITHUB_OUTPUT (where plan and verify-plan write their matrix);
-MCP_SCHEMA_STORE_COPY (verify-copy) and MCP_SCHEMA_PUBLISHED_FINGERPRINTS (build, with a file host).
+editions/, files/, bundles/, parts/; default the system's temp folder), GITHUB_REPOSITORY and
+GH_TOKEN (the GitHub-only steps), MAX_DELAY, RECOVER_RUN_ID and DAY_DIR, PARTS_SITE_URL and
+PARTS_RELEASE_URL; the sharded day's COLLECT_WORK (the plan and shard folders), COLLECT_NOW (the
+run's clock), KEPT_DAY_DIR and RESUME_RUN_ID, and GITHUB_OUTPUT (where plan and verify-plan write
+their matrix); MCP_SCHEMA_STORE_COPY (verify-copy) and MCP_SCHEMA_PUBLISHED_FINGERPRINTS (build, with a file host).
 
 steps:
 ${Object.entries(STEPS)

@@ -3,7 +3,7 @@
 // variables the workflows set (MCP_SCHEMA_STORE, MCP_SCHEMA_FILES_*, RUNNER_TEMP, COMMIT_DAY_*, …), so a
 // workflow step is one `npm run pipeline -- <step>`, and an operator's machine or the demo runs the
 // same steps with `day`. The GitHub-only steps (a kept day, a recovery, releases) are github.ts.
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { CliError, EXIT } from '../collector/cli-kit/index.ts';
 import { envOf, npmRun, run, type Ctx } from './exec.ts';
@@ -16,6 +16,8 @@ export { summaryFile, tempRoot };
 export const editionsDir = (ctx: Ctx) => envOf(ctx, 'EDITIONS_DIR') || path.join(tempRoot(ctx), 'editions');
 /** The file host's folder the build writes and publish uploads. */
 export const filesDir = (ctx: Ctx) => envOf(ctx, 'MCP_SCHEMA_FILES_DIR') || path.join(tempRoot(ctx), 'files');
+/** The month bundles the bundles step writes and uploads: a folder of its own, emptied before each run. */
+export const bundlesDir = (ctx: Ctx) => path.join(tempRoot(ctx), 'bundles');
 /** The monthly parts (written, or their descriptors downloaded) before the site's manifest of them. */
 export const partsDir = (ctx: Ctx) => envOf(ctx, 'PARTS_DIR') || path.join(tempRoot(ctx), 'parts');
 /** The fingerprints the file host last published (publish-files --fingerprints-out), for an incremental build. */
@@ -82,6 +84,33 @@ export async function commit(ctx: Ctx): Promise<void> {
   throw new CliError(`commit: scripts/commit-day.sh exited with ${r.code}`, r.code);
 }
 
+/** The file host's URL ('' without one), refused (exit 2) when its bucket is not set with it or the reverse. */
+function fileHostUrl(ctx: Ctx, step: string): string {
+  const url = envOf(ctx, 'MCP_SCHEMA_FILES_URL');
+  // Both or neither: a URL without its bucket would publish links to files nobody uploads.
+  if (Boolean(url) !== Boolean(envOf(ctx, 'MCP_SCHEMA_FILES_STORE'))) throw new CliError(`${step}: MCP_SCHEMA_FILES_URL and MCP_SCHEMA_FILES_STORE go together (the file host's public URL and its bucket): set both or neither`, EXIT.usage);
+  return url;
+}
+/** The archive for a command that reads it through MCP_SCHEMA_DATA (unset: the repository's data/). */
+const dataEnv = (ctx: Ctx) => (isRepoData(ctx) ? {} : { MCP_SCHEMA_DATA: path.resolve(ctx.cwd, ctx.data) });
+
+/**
+ * bundles: with a file host, the month bundles of the site's recent months that the sealed-months
+ * record does not hold under their current key (the open month too) are written and uploaded here,
+ * so the build that follows takes them from the record: in a job of their own (deploy.yml), a
+ * month's bundles (≈ 5 GB at the registry's year 5) leave the build job's disk to the site.
+ */
+export async function bundles(ctx: Ctx): Promise<void> {
+  if (!fileHostUrl(ctx, 'bundles')) return ctx.log('bundles: no file host (MCP_SCHEMA_FILES_URL unset): the site build writes the bundles');
+  await npmRun(ctx, 'publish-files', ['--sealed-out', sealedFile(ctx)]);
+  // Emptied first: a file an earlier run left would be uploaded as today's.
+  const dir = bundlesDir(ctx);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  await npmRun(ctx, 'bundles', [], { env: { ...dataEnv(ctx), MCP_SCHEMA_FILES_DIR: dir, MCP_SCHEMA_PUBLISHED_BUNDLES: sealedFile(ctx), MCP_SCHEMA_RELEASE: 'parts' } });
+  await npmRun(ctx, 'publish-files', ['--dir', dir]);
+}
+
 /**
  * build: verify the archive and build the site; with a file host (MCP_SCHEMA_FILES_URL and
  * MCP_SCHEMA_FILES_STORE, both or neither) into its folder too. With a bucket, no month is pulled
@@ -90,10 +119,7 @@ export async function commit(ctx: Ctx): Promise<void> {
  * not the site's three months.
  */
 export async function build(ctx: Ctx): Promise<void> {
-  const url = envOf(ctx, 'MCP_SCHEMA_FILES_URL');
-  const store = envOf(ctx, 'MCP_SCHEMA_FILES_STORE');
-  // Both or neither: a URL without its bucket would publish links to files nobody uploads.
-  if (Boolean(url) !== Boolean(store)) throw new CliError('build: MCP_SCHEMA_FILES_URL and MCP_SCHEMA_FILES_STORE go together (the file host\'s public URL and its bucket): set both or neither', EXIT.usage);
+  const url = fileHostUrl(ctx, 'build');
   await npmRun(ctx, 'verify', dataArgs(ctx));
   // With a file host, server pages are rendered only for the servers that changed since the last
   // publish, and closed months already there are not written again: the fingerprints and the
@@ -101,7 +127,7 @@ export async function build(ctx: Ctx): Promise<void> {
   if (url) await npmRun(ctx, 'publish-files', ['--fingerprints-out', fingerprintsFile(ctx), '--sealed-out', sealedFile(ctx)]);
   await npmRun(ctx, 'build', [], {
     env: {
-      ...(isRepoData(ctx) ? {} : { MCP_SCHEMA_DATA: path.resolve(ctx.cwd, ctx.data) }),
+      ...dataEnv(ctx),
       MCP_SCHEMA_FILES_DIR: url ? filesDir(ctx) : undefined,
       MCP_SCHEMA_SERVER_PAGES: url ? 'changed' : undefined,
       MCP_SCHEMA_PUBLISHED_FINGERPRINTS: url ? fingerprintsFile(ctx) : undefined,

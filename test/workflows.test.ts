@@ -341,15 +341,10 @@ describe('collect.yml: the sharded day, its commit, a kept day and its recovery 
 
 describe('deploy.yml: the carried build cache, the build and the once-only monthly parts', () => {
   const text = () => readFileSync(join(dir, 'deploy.yml'), 'utf8');
-  const steps = () =>
-    text()
-      .slice(text().indexOf('    steps:\n'))
-      .split(/\n(?= {6}- )/)
-      .slice(1)
-      .map((block) => ({ name: /^ {6}- (?:name|uses): (.+)$/m.exec(block)?.[1] ?? '', text: block }));
+  const steps = () => stepsOf(jobOf(text(), 'build'));
   const step = (name: string) => {
     const found = steps().filter((s) => s.name.startsWith(name));
-    expect(found.map((s) => s.name), `one step named '${name}…' in deploy.yml`).toHaveLength(1);
+    expect(found.map((s) => s.name), `one step named '${name}…' in deploy.yml's build`).toHaveLength(1);
     return found[0]!.text;
   };
   const index = (name: string) => steps().findIndex((s) => s.name.startsWith(name));
@@ -399,6 +394,33 @@ describe('deploy.yml: the carried build cache, the build and the once-only month
     expect(index('Build')).toBeLessThan(index('Publish the file host'));
     expect(index('Publish the file host')).toBeLessThan(index('actions/upload-pages-artifact'));
     expect(text()).not.toMatch(/gh release upload|clobber/);
+  });
+
+  it('a bundles job before the build writes the month bundles through the pipeline, without the build cache; the build and Pages follow it even when it failed', () => {
+    const bundles = jobOf(text(), 'bundles');
+    const build = jobOf(text(), 'build');
+    expect(text().indexOf('\n  bundles:\n')).toBeLessThan(text().indexOf('\n  build:\n'));
+    const runs = stepsOf(bundles).map((s) => /^ +(?:- )?run: (.+)$/m.exec(s.text)?.[1]).filter(Boolean);
+    expect(runs).toEqual(['npm ci --no-audit --no-fund', 'npm run pipeline -- bundles']);
+    expect(bundles).not.toMatch(/actions\/cache|MCP_SCHEMA_CACHE/);
+    expect(Number(field(bundles, 'timeout-minutes'))).toBeLessThanOrEqual(360);
+    const collected = "github.event_name != 'workflow_run' || github.event.workflow_run.conclusion == 'success'";
+    expect(field(bundles, 'if')).toBe(collected);
+    // The file host, the store and its copy as the build has them; the site's address from configure-pages.
+    for (const name of ['MCP_SCHEMA_FILES_URL', 'MCP_SCHEMA_FILES_STORE', 'MCP_SCHEMA_STORE', 'MCP_SCHEMA_STORE_ENDPOINT', 'MCP_SCHEMA_STORE_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'MCP_SCHEMA_STORE_COPY', 'MCP_SCHEMA_STORE_COPY_ENDPOINT', 'MCP_SCHEMA_STORE_COPY_REGION', 'MCP_SCHEMA_STORE_COPY_ACCESS_KEY_ID', 'MCP_SCHEMA_STORE_COPY_SECRET_ACCESS_KEY']) {
+      expect(field(bundles, name), name).toBe(`\${{ secrets.${name} }}`);
+      expect(field(build, name), name).toBe(`\${{ secrets.${name} }}`);
+    }
+    const write = stepsOf(bundles).find((s) => field(s.text, 'run') === 'npm run pipeline -- bundles')!.text;
+    for (const name of ['MCP_SCHEMA_SITE_URL', 'MCP_SCHEMA_BASE', 'MCP_SCHEMA_RELEASE']) expect(field(write, name), name).toBe(field(step('Build'), name));
+    expect(stepsOf(bundles).some((s) => field(s.text, 'uses') === 'actions/configure-pages@v5' && /^ +- id: pages$/m.test(s.text))).toBe(true);
+    // The build runs after it, also when it failed (it then writes the months itself); Pages after a
+    // successful build, which a failed bundles job two jobs up would otherwise skip.
+    expect(field(build, 'needs')).toBe('bundles');
+    expect(field(build, 'if')).toBe(`\${{ !cancelled() && (${collected}) }}`);
+    const deploy = jobOf(text(), 'deploy');
+    expect(field(deploy, 'needs')).toBe('build');
+    expect(field(deploy, 'if')).toBe("${{ !cancelled() && needs.build.result == 'success' }}");
   });
 
   it('verify-full.yml: a plan job decides the parts by the archive\'s size; verify and verify-copy run its matrix; the copy only when configured', () => {
