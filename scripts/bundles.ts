@@ -26,7 +26,7 @@ main(import.meta.url, COMMAND, async (_args, io) => {
   try {
     io.stdout(`bundles: ${await bundlesStep()}\n`);
   } catch (e) {
-    if (e instanceof BundlesSettingsError) throw new CliError(`bundles: ${e.message}`, EXIT.usage, { cause: e });
+    if (e instanceof BundlesSettingsError) throw new CliError(e.message, EXIT.usage, { cause: e });
     throw e;
   }
 });

@@ -37,8 +37,9 @@ export async function bundlesStep(): Promise<string> {
   try {
     // The view holds what the month bundles read of an archive (its months, days and rosters): nothing else is asked of it.
     const written = await writeBundles(view as unknown as Archive, pub.fileHost.dir, { pub, cacheDir: scratch, sealed, monthsOnly: true });
-    const reused = Object.keys(sealed?.months ?? {}).filter((m) => written.site.some((f) => sealed!.months[m]!.files.some((x) => x.name === f.name && x.sha256 === f.sha256))).length;
-    return `${view.months.length} months: ${written.site.length} files described, ${reused} months already on the file host, the rest written to ${pub.fileHost.dir} (${((Date.now() - t0) / 1000).toFixed(1)} s)`;
+    const months = new Set([...view.months, ...view.v2.dayFiles.map((d) => d.day.slice(0, 7))]);
+    const reused = [...months].filter((m) => sealed?.months[m]?.files.every((x) => written.site.some((f) => f.name === x.name && f.sha256 === x.sha256))).length;
+    return `${months.size} months, ${months.size - reused} written to ${pub.fileHost.dir} (${reused} already on the file host), ${written.site.length} files described, in ${((Date.now() - t0) / 1000).toFixed(1)} s`;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
