@@ -96,6 +96,8 @@ export interface Costs {
     bundleBytesPerDayByte: number;
     /** Roster members held while a month's roster targets are written, per byte of its closed day files. */
     rosterMemberBytesPerDayByte: number;
+    /** The bundles job's time a row of the month it writes (each day read, counted, copied, converted; Parquet). */
+    bundleSecondsPerRow: number;
     bulkBytesPerServer: number;
     baseDiskBytes: number;
     source: string;
@@ -222,10 +224,13 @@ export function projectPipeline(rate: Rate, c: Costs): { rows: JobRow[]; registr
   // with servers × days kept.
   add('deploy (build)', 'build cache carried', 'bytes', 4 * 2 ** 30, 'actions/cache: not saved over 4 GiB', (r) => r.servers * c.deploy.cacheBytesPerServer, c.deploy.source);
   add('deploy (build)', 'load + derive (days since the checkpoint)', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => r.servers * (c.deploy.loadSecondsPerServer + c.deploy.deriveSecondsPerServer * (r.servers > c.render.serversPerRenderShard ? c.deploy.derivePasses : 1)), `${c.deploy.source}; with more than one loader shard every pass over the servers (${c.deploy.derivePasses}: site bodies, families, fingerprints, registry hygiene, routes, pages, change pages, repositories, files) derives every shard again`);
-  // Sealed months: a build writes one month's bundles at most, reading its days one at a time (a day file
-  // and its members are scratch); the rest of the site's months are the file host's already.
+  // Sealed months and the bundles job (deploy.yml): the bundles job writes one month's bundles at most
+  // (the open month at its end, or the month just closed, with its roster members), reading its days
+  // one at a time, with no build cache; the site build takes every month from the record.
   const monthBundle = (r: RegistryAt) => c.deploy.monthDays * r.servers * c.deploy.closedBytesPerTargetDay * (c.deploy.bundleBytesPerDayByte + c.deploy.rosterMemberBytesPerDayByte);
-  add('deploy (build)', "disk (checkout, cache, servers.json, a month's bundles and roster members, a day's scratch)", 'bytes', LIMITS.diskBytes, 'runner disk 14 GB', (r) => c.deploy.baseDiskBytes + r.servers * (c.deploy.cacheBytesPerServer + c.deploy.bulkBytesPerServer + 2 * c.deploy.closedBytesPerTargetDay) + monthBundle(r), `closed day files ${Math.round(c.deploy.closedBytesPerTargetDay)} B a target-day (bench:years); a month's bundles ${c.deploy.bundleBytesPerDayByte.toFixed(2)}× and roster members ${c.deploy.rosterMemberBytesPerDayByte.toFixed(2)}× its day files (${c.deploy.source.includes('measured here') ? 'measured here' : 'bench:pipeline'}); the bulk descriptors ${(c.deploy.bulkBytesPerServer / 1000).toFixed(1)} kB a server`);
+  add('deploy (bundles job)', "disk (checkout, a month's bundles and roster members, a day's scratch)", 'bytes', LIMITS.diskBytes, 'runner disk 14 GB', (r) => c.deploy.baseDiskBytes + 2 * r.servers * c.deploy.closedBytesPerTargetDay + monthBundle(r), `closed day files ${Math.round(c.deploy.closedBytesPerTargetDay)} B a target-day (bench:years); a month's bundles ${c.deploy.bundleBytesPerDayByte.toFixed(2)}× and roster members ${c.deploy.rosterMemberBytesPerDayByte.toFixed(2)}× its day files (${c.deploy.source.includes('measured here') ? 'measured here' : 'bench:pipeline'})`);
+  add('deploy (bundles job)', 'wall (a month of rows)', 'seconds', LIMITS.jobSeconds, 'job 6 h', (r) => c.shard.setupSeconds + c.deploy.monthDays * r.servers * c.deploy.bundleSecondsPerRow, `${(c.deploy.bundleSecondsPerRow * 1e6).toFixed(1)} µs a row, a row a server a day (v1 or v2; both on a bridge day: twice)`);
+  add('deploy (build)', 'disk (checkout, cache, servers.json)', 'bytes', LIMITS.diskBytes, 'runner disk 14 GB', (r) => c.deploy.baseDiskBytes + r.servers * (c.deploy.cacheBytesPerServer + c.deploy.bulkBytesPerServer + 2 * c.deploy.closedBytesPerTargetDay), `the months' bundles are the bundles job's; the bulk descriptors ${(c.deploy.bulkBytesPerServer / 1000).toFixed(1)} kB a server, two days read after the checkpoint`);
   add('object store', 'R2 Class A operations a month (store + CDN uploads)', 'count', null, 'R2: 1M a month free, then $4.50 a million (a cost, not a limit)', (r) => 30 * (storeKeysDay(r) + uploads(r)), `${c.store.keysPerTargetDay.toFixed(3)} store keys a target a day (${c.store.source}) + the publish uploads`);
   add('site', 'Pages site', 'bytes', LIMITS.pagesBytes, 'Pages 1 GB', (r) => c.site.pagesOtherBytes + r.servers * c.site.pagesBytesPerServer, 'site-wide pages and the paged server lists only');
   add('site', 'Pages files', 'count', LIMITS.pagesFiles, '100,000 files', (r) => c.site.pagesOtherFiles + r.servers * c.site.pagesFilesPerServer, '');

@@ -11,7 +11,8 @@
 //   - a month's bundles against its day files: a generated archive (bench/archive-gen.ts, 3,000
 //     targets × 12 days across a month's end) written by the site's own writer (src/outputs/bundles.ts,
 //     the file host's months only), its month files' bytes and the roster members Parquet reads, each
-//     over the bytes of the JSON Lines part (the month's day files as they stand).
+//     over the bytes of the JSON Lines part (the month's day files as they stand); and the bundles job
+//     itself (src/loader/month-view.ts and the months-only writer) timed, in seconds a row.
 // Every other per-unit cost is a measured figure of another benchmark, named beside it (COSTS).
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -22,6 +23,9 @@ import { Store } from '../collector/store.ts';
 import type { RosterTarget } from '../src/lib/index.ts';
 import { forgetArchive, loadArchive } from '../src/loader/load-archive.ts';
 import { writeBundles } from '../src/outputs/bundles.ts';
+import { SITE_MONTHS } from '../src/outputs/catalogue.ts';
+import { monthView } from '../src/loader/month-view.ts';
+import type { Archive } from '../src/loader/views.ts';
 import type { Publication } from '../src/outputs/publication.ts';
 import { generateArchive } from './archive-gen.ts';
 import { projectPipeline, RATES, renderPipeline, type Costs } from './pipeline-project.ts';
@@ -88,7 +92,7 @@ export const COSTS: Costs = {
   shard: { maxEndpoints: 5_000, setupSeconds: 120 },
   seal: { secondsPerRow: 0.0005, rssBytes: 500e6, source: 'measured at run time' },
   close: { verifySecondsPerRow: 18.4 / 42_000, scrubSecondsAt42k: 0, verifyRssBytesPerRow: 408e6 / 42_000, baseRssBytes: 0, source: 'incremental verify 18.4 s, 408 MB at 42,000 (bench:years), ∝ targets' },
-  deploy: { cacheBytesPerServer: 3_470, loadSecondsPerServer: 0.923 / 2_000, deriveSecondsPerServer: 2.577 / 2_000, derivePasses: 9, closedBytesPerTargetDay: 4.9e6 / 42_000, monthDays: 31, bundleBytesPerDayByte: 2.3, rosterMemberBytesPerDayByte: 0.4, bulkBytesPerServer: 4_800, baseDiskBytes: 1.5e9, source: 'bench:checkpoint 2,000 × 60, a daily build: cache 6.94 MB, load 923 ms, derive 2,577 ms (∝ servers); closed files 4.9 MB a day at 42,000 (bench:years); bundle ratios measured at run time' },
+  deploy: { cacheBytesPerServer: 3_470, loadSecondsPerServer: 0.923 / 2_000, deriveSecondsPerServer: 2.577 / 2_000, derivePasses: 9, closedBytesPerTargetDay: 4.9e6 / 42_000, monthDays: 31, bundleBytesPerDayByte: 2.3, rosterMemberBytesPerDayByte: 0.4, bundleSecondsPerRow: 60e-6, bulkBytesPerServer: 4_800, baseDiskBytes: 1.5e9, source: 'bench:checkpoint 2,000 × 60, a daily build: cache 6.94 MB, load 923 ms, derive 2,577 ms (∝ servers); closed files 4.9 MB a day at 42,000 (bench:years); bundle ratios measured at run time' },
   render: { secondsPerServer: 0.017, siteWideSeconds: 60, serversPerRenderShard: 20_000, shardsKept: 2, heapBytesPerServer: 4_500, compactBytesPerServer: 1_200, heapBaseBytes: 127e6, changedShare: 0.02, source: 'bench:incremental on the sandbox world: 1 of 56 servers re-rendered the day after (1.8 %); the build keeps 1.2 kB a server and two shards\' views at 4.5 kB (bench/memory.ts --walk, 10,000 × 30, S = 1 and 4)' },
   site: { pagesBytesPerServer: 300, pagesFilesPerServer: 1 / 500, pagesOtherBytes: 10e6, pagesOtherFiles: 1_000, cdnBytesPerServer: 30_000, cdnFilesPerServer: 6, cdnBytesPerChange: 12_000, changedJsonFiles: 3, changedJsonBytes: 11_000, statusShards: 256, statusBytesPerServer: 750, indexShards: 512, indexBytesPerServer: 1_500, siteWideFiles: 30, source: 'file-host builds (bench:years FILE_HOST_SITE); status files ≈ 750 B and name indexes ≈ 1.5 kB a server and 30 site-wide files a quiet day, bench:incremental (2026-12-07, the sandbox world: few tools a server)' },
   store: { keysPerTargetDay: 4_000 / 42_000, bytesPerTargetDay: 13.9e6 / 42_000, source: 'bench:years, second run' },
@@ -107,8 +111,8 @@ at years 1, 3 and 5, beside the limits (job 6 h, runner RAM 16 GB and disk 14 GB
   -h, --help    this text
 `;
 
-/** A month's bundles and roster members per byte of its day files (see the header). */
-async function measureBundleRatios(): Promise<{ bundles: number; rosterMembers: number }> {
+/** A month's bundles and roster members per byte of its day files, and the bundles job's time a row (see the header). */
+async function measureBundleRatios(): Promise<{ bundles: number; rosterMembers: number; secondsPerRow: number }> {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'mcps-bench-bundles-'));
   try {
     const dir = path.join(scratch, 'archive');
@@ -122,7 +126,13 @@ async function measureBundleRatios(): Promise<{ bundles: number; rosterMembers: 
     const all = month(/^(observations-\d{4}-\d{2}\.(jsonl\.gz|csv\.gz|parquet)|roster-targets-\d{4}-\d{2}\.parquet)$/);
     const members = path.join(cacheDir, 'members');
     const rosters = readdirSync(members).filter((f) => f.endsWith('.roster.gz')).reduce((n, f) => n + statSync(path.join(members, f)).size, 0);
-    return { bundles: all / jsonl, rosterMembers: rosters / jsonl };
+    // The bundles job itself: the month view (each day read and counted) and the months' files, timed.
+    const t0 = performance.now();
+    const view = await monthView(dir, { sourceRoot: process.cwd(), months: SITE_MONTHS });
+    const files = path.join(scratch, 'files');
+    await writeBundles(view as unknown as Archive, files, { pub: { ...pub, fileHost: { dir: files, url: 'https://files.example.org/' } }, cacheDir: path.join(scratch, 'step-cache'), monthsOnly: true });
+    const rows = view.dayFiles.reduce((n, d) => n + d.rows, 0) + view.v2.dayFiles.reduce((n, d) => n + d.rows, 0);
+    return { bundles: all / jsonl, rosterMembers: rosters / jsonl, secondsPerRow: (performance.now() - t0) / 1000 / rows };
   } finally {
     forgetArchive();
     rmSync(scratch, { recursive: true, force: true });
@@ -142,11 +152,11 @@ async function main(): Promise<void> {
   const ratios = await measureBundleRatios();
   const costs: Costs = {
     ...COSTS,
-    deploy: { ...COSTS.deploy, bundleBytesPerDayByte: ratios.bundles, rosterMemberBytesPerDayByte: ratios.rosterMembers, source: `${COSTS.deploy.source.replace('; bundle ratios measured at run time', '')}; a month's bundles and roster members measured here` },
+    deploy: { ...COSTS.deploy, bundleBytesPerDayByte: ratios.bundles, rosterMemberBytesPerDayByte: ratios.rosterMembers, bundleSecondsPerRow: ratios.secondsPerRow, source: `${COSTS.deploy.source.replace('; bundle ratios measured at run time', '')}; a month's bundles and roster members measured here` },
     roster: { ...COSTS.roster, bytesPerTarget },
     seal: { ...COSTS.seal, secondsPerRow, source: `measured here: ${(1 / secondsPerRow).toFixed(0)} rows a second through Store.appendObservationV2 (validated, one line each); seal reads each shard's rows and appends them once` },
   };
-  process.stdout.write(`measured here: a roster target ${bytesPerTarget} B of heap${(globalThis as { gc?: unknown }).gc ? '' : ' (no --expose-gc: an upper bound)'}; the seal's append ${(secondsPerRow * 1e6).toFixed(1)} µs a row; a month's bundles ${ratios.bundles.toFixed(2)}× and its roster members ${ratios.rosterMembers.toFixed(2)}× its day files\n\n`);
+  process.stdout.write(`measured here: a roster target ${bytesPerTarget} B of heap${(globalThis as { gc?: unknown }).gc ? '' : ' (no --expose-gc: an upper bound)'}; the seal's append ${(secondsPerRow * 1e6).toFixed(1)} µs a row; a month's bundles ${ratios.bundles.toFixed(2)}× and its roster members ${ratios.rosterMembers.toFixed(2)}× its day files, the bundles job ${(ratios.secondsPerRow * 1e6).toFixed(1)} µs a row\n\n`);
   for (const r of rates) process.stdout.write(`${renderPipeline(r, costs)}\n\n`);
   if (values.json) writeFileSync(path.resolve(values.json), JSON.stringify({ costs, projections: rates.map((r) => ({ rate: r, ...projectPipeline(r, costs) })) }, null, 2));
 }
