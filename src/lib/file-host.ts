@@ -29,7 +29,7 @@
 export const SERVER_FINGERPRINTS_FILE = '.server-fingerprints.json';
 
 /**
- * The closed months whose data bundles the build wrote to the file host (src/outputs/sealed-bundles.ts),
+ * The months whose data bundles a build or the bundles step wrote to the file host (src/outputs/sealed-months.ts),
  * written into its folder beside the fingerprints: the upload records them in its manifest once every
  * file is up, never publishes the file itself, and hands them back to the next build, which then
  * neither reads those months' days nor writes their files again.

@@ -1,7 +1,7 @@
-// Sealed months: the closed months whose /data/ bundles (JSON Lines, CSV, Parquet of the row series and
-// roster targets) a build wrote to the file host. A closed month's days never change, so its bundles are
-// the same bytes every day; once they are uploaded, a later build takes their names, sizes, rows and
-// SHA-256s from this record instead of reading the month's days and writing the files again. The record
+// Sealed months: the months whose /data/ bundles (JSON Lines, CSV, Parquet of the row series and roster
+// targets) were written to the file host, each under a key of the days it was written from. Once they
+// are uploaded, a later build whose month has the same key takes their names, sizes, rows and SHA-256s
+// from this record instead of reading the month's days and writing the files again. The record
 // travels with the file host's manifest (npm run publish-files keeps it, and hands it to the next build),
 // so it says only what was uploaded. Pure: parsing, checking and merging; the build and the upload do the I/O.
 

@@ -1,4 +1,4 @@
-// Sealed months (DESIGN "Sealed months"): with the file host and the site's recent months only
+// Sealed months (DESIGN "Sealed months and the bundles job"): with the file host and the site's recent months only
 // (Publication.partsOnly), a month's raw bundles — its rows as JSON Lines, CSV and Parquet in each
 // series, and its roster targets as Parquet — are a function of its days. Whoever writes them records
 // them (SEALED_BUNDLES_FILE in the file host's folder): the bundles step (src/site/bundles-step.ts, a
