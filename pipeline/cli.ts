@@ -34,11 +34,11 @@ export const STEPS: Record<string, { run: Step; what: string; github?: true; col
   'verify-plan': { run: verifyPlan, what: 'npm run verify -- --plan-parts --json: the parts the archive\'s size needs; outputs matrix {"part":[1..n]}' },
   'verify-full': { run: (ctx, v) => verifyFull(ctx, v.part), what: 'npm run verify -- --full [--part k/n] (the weekly full verify)' },
   'verify-copy': { run: (ctx, v) => verifyCopy(ctx, v.part), what: 'npm run verify -- --against copy [--part k/n] (with MCP_SCHEMA_STORE_COPY; else nothing)' },
-  day: { run: async () => {}, what: 'prepare, collect, close, commit (data/ only), build, publish: a whole day', collectArgs: true },
+  day: { run: async () => {}, what: 'prepare, collect, close, commit (data/ only), bundles, build, publish: a whole day', collectArgs: true },
 };
 
 /** What `day` runs, in order. */
-export const DAY = ['prepare', 'collect', 'close', 'commit', 'build', 'publish'] as const;
+export const DAY = ['prepare', 'collect', 'close', 'commit', 'bundles', 'build', 'publish'] as const;
 
 const width = Math.max(...Object.keys(STEPS).map((s) => s.length));
 
