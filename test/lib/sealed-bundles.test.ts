@@ -33,7 +33,7 @@ describe('parseSealedBundles', () => {
     for (const month of ['2026-1', '2026-13', '2026-00', '26-01', '2026-01-01', 'x2026-01', '2026-01x']) expect(parseSealedBundles(record([], month)), month).toBeNull();
     for (const month of ['2026-01', '2026-09', '2026-10', '2026-12']) expect(parseSealedBundles(record([], month)), month).not.toBeNull();
     for (const m of [null, [], 'x', 1]) expect(parseSealedBundles({ format: 1, months: { '2026-01': m } }), JSON.stringify(m)).toBeNull();
-    for (const key of [null, 1, 'A'.repeat(64), 'a'.repeat(63), 'a'.repeat(65), 'g'.repeat(64)]) expect(parseSealedBundles(record([], '2026-01', key)), String(key)).toBeNull();
+    for (const key of [null, 1, 'A'.repeat(64), 'a'.repeat(63), 'a'.repeat(65), 'g'.repeat(64), [A]]) expect(parseSealedBundles(record([], '2026-01', key)), String(key)).toBeNull();
     expect(parseSealedBundles({ format: 1, months: { '2026-01': { key: B, files: 'x' } } })).toBeNull();
     expect(parseSealedBundles({ format: 1, months: { '2026-01': { key: B } } })).toBeNull();
   });
@@ -44,14 +44,15 @@ describe('parseSealedBundles', () => {
   });
 
   it('refuses a bad SHA-256, size, row count, resource or url (near misses pass)', () => {
-    for (const sha256 of ['', 'A'.repeat(64), 'a'.repeat(63), 'z'.repeat(64), 1, null]) expect(one(file({ sha256 })), String(sha256)).toBeNull();
+    // An array whose text is a SHA-256 is still not a string.
+    for (const sha256 of ['', 'A'.repeat(64), 'a'.repeat(63), 'z'.repeat(64), 1, null, [A]]) expect(one(file({ sha256 })), String(sha256)).toBeNull();
     for (const bytes of [-1, 1.5, '10', null, Number.MAX_SAFE_INTEGER + 1]) expect(one(file({ bytes })), String(bytes)).toBeNull();
     for (const bytes of [0, 1, Number.MAX_SAFE_INTEGER]) expect(one(file({ bytes })), String(bytes)).not.toBeNull();
     for (const rows of [-1, 0.5, '3', undefined]) expect(one(file({ rows })), String(rows)).toBeNull();
     for (const rows of [0, null, 7]) expect(one(file({ rows })), String(rows)).not.toBeNull();
     for (const resource of [1, undefined, {}]) expect(one(file({ resource })), String(resource)).toBeNull();
     expect(one(file({ resource: null }))!.months['2026-01']!.files[0]!.resource).toBeNull();
-    for (const url of ['ftp://x', 'files.example.org/x', 'javascript:alert(1)', 1, null]) expect(one(file({ url })), String(url)).toBeNull();
+    for (const url of ['ftp://x', 'files.example.org/x', 'javascript:alert(1)', 'javascript:https://x', 1, null, ['https://x']]) expect(one(file({ url })), String(url)).toBeNull();
     for (const url of ['http://x', 'https://files.example.org/data/x']) expect(one(file({ url })), url).not.toBeNull();
     for (const f of [null, 'x', 1, []]) expect(parseSealedBundles(record([f])), JSON.stringify(f)).toBeNull();
   });
