@@ -29,7 +29,7 @@ export const STEPS: Record<string, { run: Step; what: string; github?: true; col
   recover: { run: recover, what: "push a kept day's bundle (verified), then delete its artifact (gh)", github: true },
   'release-editions': { run: releaseEditions, what: "a new edition's bundles as its own release, never replaced (gh)", github: true },
   bundles: { run: bundles, what: 'file host: publish-files --sealed-out, npm run bundles (the recent months the record lacks), publish-files --dir' },
-  build: { run: build, what: 'verify, npm run build (days brought as read; file host: both or neither, its sealed months not written again)' },
+  build: { run: build, what: 'verify, npm run build (days brought as read; file host: both or neither, months on it under their key not written again)' },
   publish: { run: publish, what: 'publish-files (file host), each closed month once as its part, the site\'s manifest of parts' },
   'verify-plan': { run: verifyPlan, what: 'npm run verify -- --plan-parts --json: the parts the archive\'s size needs; outputs matrix {"part":[1..n]}' },
   'verify-full': { run: (ctx, v) => verifyFull(ctx, v.part), what: 'npm run verify -- --full [--part k/n] (the weekly full verify)' },

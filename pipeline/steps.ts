@@ -115,15 +115,15 @@ export async function bundles(ctx: Ctx): Promise<void> {
  * build: verify the archive and build the site; with a file host (MCP_SCHEMA_FILES_URL and
  * MCP_SCHEMA_FILES_STORE, both or neither) into its folder too. With a bucket, no month is pulled
  * whole: the loader and the bundles bring each day they read (its summary missing from the build
- * cache, or its month not sealed on the file host), so the disk holds the days the day's work reads,
- * not the site's three months.
+ * cache, or its month not on the file host under its key), so the disk holds the days the day's work
+ * reads, not the site's three months.
  */
 export async function build(ctx: Ctx): Promise<void> {
   const url = fileHostUrl(ctx, 'build');
   await npmRun(ctx, 'verify', dataArgs(ctx));
   // With a file host, server pages are rendered only for the servers that changed since the last
-  // publish, and closed months already there are not written again: the fingerprints and the
-  // sealed-months record it kept are read first (no file: nothing published yet, everything).
+  // publish, and months already there under their key (the bundles step's) are not written again:
+  // the fingerprints and the sealed-months record it kept are read first (no file: everything).
   if (url) await npmRun(ctx, 'publish-files', ['--fingerprints-out', fingerprintsFile(ctx), '--sealed-out', sealedFile(ctx)]);
   await npmRun(ctx, 'build', [], {
     env: {

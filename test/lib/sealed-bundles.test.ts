@@ -5,7 +5,7 @@ import { mergeSealedBundles, parseSealedBundles, unpublishedSealedFiles, type Se
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
-const file = (over: Partial<SealedFile> & Record<string, unknown> = {}): Record<string, unknown> => ({ name: 'observations-2026-01.jsonl.gz', resource: 'observations', rows: 3, sha256: A, bytes: 10, ...over });
+const file = (over: Record<string, unknown> = {}): Record<string, unknown> => ({ name: 'observations-2026-01.jsonl.gz', resource: 'observations', rows: 3, sha256: A, bytes: 10, ...over });
 const record = (files: unknown[], month = '2026-01', key: unknown = B): unknown => ({ format: 1, months: { [month]: { key, files } } });
 const one = (f: Record<string, unknown>) => parseSealedBundles(record([f]));
 
