@@ -1,7 +1,7 @@
 // The sealed-months record (src/lib/sealed-bundles.ts): every field it checks, with the near miss
 // that passes beside each refusal, the merge month by month, and the check against a host's manifest.
 import { describe, expect, it } from 'vitest';
-import { mergeSealedBundles, parseSealedBundles, unpublishedSealedFiles, type SealedBundles } from '../../src/lib/index.ts';
+import { mergeSealedBundles, parseSealedBundles, unpublishedSealedFiles, type SealedBundles } from '../../src/lib/sealed-bundles.ts';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
