@@ -92,7 +92,7 @@ export async function writeBundles(
   const nm = (name: string) => simulatedName(name, pub);
   // Closed months already on the file host are taken from the record, not written (sealed-months.ts).
   const seal = sealPlan(a, pub, opts.sealed ?? null, { all: monthsOnly });
-  const reused = (month: string) => (seal?.reuse.has(month) ? month : null);
+  const reused = (month: string) => seal?.reuse.has(month) ?? false;
   // With a file host the build is the deploy's, whose carried cache leaves members out (deploy.yml):
   // a day's members and the day files fetched for them are scratch, removed once copied into the
   // month's parts, so the disk holds a day of them, not a month.
@@ -169,7 +169,10 @@ export async function writeBundles(
     pub,
     cacheDir: opts.cacheDir,
     target: (name) => path.join(dirOf(nm(name)), nm(name)),
-    skip: (name) => (sealableMonth(name) === null ? monthsOnly : reused(sealableMonth(name)!) !== null),
+    skip: (name) => {
+      const month = sealableMonth(name);
+      return month === null ? monthsOnly : reused(month);
+    },
     prune: seal !== null,
     sources: {
       dayMembers: async (month) => [partFiles.get(`observations:${month}`)!],
